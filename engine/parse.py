@@ -1,0 +1,163 @@
+"""Typed formulas: parse_expression('tanh(x1*w1 + x2*w2 + b)') -> an Expression. Parsed, never eval-ed.
+
+Python's own `ast` reads the text; only a whitelist of node kinds is accepted. Limits, fit for a
+public demo: at most MAX_LENGTH characters, MAX_NODES values in the graph, MAX_DEPTH levels of
+nesting, and exponents that are plain numbers no larger than MAX_EXPONENT.
+"""
+import ast
+import math
+
+from .presets import Expression
+from .value import Value
+
+MAX_LENGTH = 500
+MAX_NODES = 250
+MAX_DEPTH = 40
+MAX_EXPONENT = 100
+MAX_NAME = 24
+DEFAULT_INPUT = 1.0
+FUNCTIONS = {'tanh': Value.tanh, 'exp': Value.exp, 'log': Value.log, 'relu': Value.relu, 'sigmoid': Value.sigmoid}
+BINARY = {ast.Add: Value.__add__, ast.Sub: Value.__sub__, ast.Mult: Value.__mul__, ast.Div: Value.__truediv__}
+NOT_ALLOWED = {
+    ast.Attribute: 'attribute access with "." is not allowed',
+    ast.Subscript: 'indexing with [ ] is not allowed',
+    ast.Lambda: 'lambda is not allowed',
+    ast.ListComp: 'comprehensions are not allowed',
+    ast.GeneratorExp: 'comprehensions are not allowed',
+    ast.Compare: 'comparisons are not allowed',
+    ast.BoolOp: '"and" / "or" are not allowed',
+    ast.BitXor: 'use ** for powers, not ^',
+    ast.MatMult: '@ is not allowed',
+    ast.FloorDiv: 'use / for division, not //',
+    ast.Mod: '% is not allowed',
+}  # fmt: skip
+
+
+class ExpressionError(ValueError):
+    """A typed formula that cannot be drawn, with a message for a student and the column (1-based) if known."""
+
+    def __init__(self, message, column=None):
+        super().__init__(f'column {column}: {message}' if column else message)
+        self.message, self.column = message, column
+
+
+def parse_expression(text):
+    """Parse a formula such as 'tanh(x1*w1 + x2*w2 + b)' or 'L = (a*b + c) * f'.
+
+    Its variables become the inputs, in order of first use; a name used twice is one leaf.
+    Raises ExpressionError for anything else.
+    """
+    text = text.strip()
+    if not text:
+        raise ExpressionError('type a formula, e.g. tanh(x1*w1 + x2*w2 + b)')
+    if len(text) > MAX_LENGTH:
+        raise ExpressionError(f'the formula is {len(text)} characters long; the limit is {MAX_LENGTH}')
+    if '\n' in text or ';' in text:
+        raise ExpressionError('write one formula on one line')
+    out_name, body, shift = _split_assignment(text)
+    try:
+        tree = ast.parse(body, mode='eval').body
+    except SyntaxError as e:
+        column = e.offset + shift if e.offset else None
+        raise ExpressionError(_syntax_message(e), column) from None
+    except (RecursionError, MemoryError):
+        raise ExpressionError(f'the formula is nested too deeply (the limit is {MAX_DEPTH} levels)') from None
+    names, size = [], _check(tree, shift, names, depth=0)
+    if size + len(names) > MAX_NODES:
+        raise ExpressionError(f'the graph would have {size + len(names)} values; the limit is {MAX_NODES}')
+
+    def make(leaves):
+        out = _build(tree, leaves)
+        out = out if out._prev or out_name is None else out + 0.0  # a bare name still needs a node to name
+        if out_name:
+            out.label = out_name
+        return out
+
+    return Expression(text, {name: DEFAULT_INPUT for name in names}, make)
+
+
+def _split_assignment(text):
+    """'L = a*b' -> ('L', 'a*b', offset of 'a*b'); anything else -> (None, text, 0)."""
+    head, eq, body = text.partition('=')
+    if eq and head.strip().isidentifier() and not body.startswith('='):
+        name = head.strip()
+        _check_name(name, 1)
+        return name, body, len(head) + 1
+    return None, text, 0
+
+
+def _syntax_message(e):
+    if 'nested' in str(e.msg):
+        return f'the formula is nested too deeply (the limit is {MAX_DEPTH} levels)'
+    return 'this is not a formula I can read: check brackets and operators'
+
+
+def _check_name(name, column):
+    if name in FUNCTIONS:
+        raise ExpressionError(f'{name} is a function: write {name}(x)', column)
+    if name.startswith('_') or len(name) > MAX_NAME or not name.isascii():
+        raise ExpressionError(f'use a short plain name such as x1 or w (letters, digits, no leading _): {name[:30]}', column)
+
+
+def _check(node, shift, names, depth):
+    """Raise ExpressionError unless node is on the whitelist; return how many values it adds."""
+    column = getattr(node, 'col_offset', -1) + 1 + shift
+    if depth > MAX_DEPTH:
+        raise ExpressionError(f'the formula is nested too deeply (the limit is {MAX_DEPTH} levels)', column)
+    if isinstance(node, ast.Constant):
+        if type(node.value) not in (int, float) or not math.isfinite(float(node.value)):
+            raise ExpressionError(f'{node.value!r:.30} is not a number I can use', column)
+        return 1
+    if isinstance(node, ast.Name):
+        _check_name(node.id, column)
+        if node.id not in names:
+            names.append(node.id)
+        return 0  # counted once, as an input
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _check(node.operand, shift, names, depth + 1) + isinstance(node.op, ast.USub)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        exponent = _number(node.right)
+        if exponent is None:
+            raise ExpressionError('the exponent after ** must be a plain number, such as x**2', column)
+        if abs(exponent) > MAX_EXPONENT:
+            raise ExpressionError(f'the exponent {exponent:g} is too large (the limit is {MAX_EXPONENT})', column)
+        return _check(node.left, shift, names, depth + 1) + 1
+    if isinstance(node, ast.BinOp) and type(node.op) in BINARY:
+        return _check(node.left, shift, names, depth + 1) + _check(node.right, shift, names, depth + 1) + 1
+    if isinstance(node, ast.Call):
+        fname = node.func.id if isinstance(node.func, ast.Name) else None
+        if fname not in FUNCTIONS:
+            known = ', '.join(FUNCTIONS)
+            raise ExpressionError(f'{fname or "that"} is not a function I know; I know {known}', column)
+        if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
+            raise ExpressionError(f'{fname} takes exactly one argument, e.g. {fname}(x)', column)
+        return _check(node.args[0], shift, names, depth + 1) + 1
+    kind = type(node.op) if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.BoolOp)) else type(node)
+    message = NOT_ALLOWED.get(kind, f'{type(node).__name__} is not part of a formula here')
+    raise ExpressionError(message, column)
+
+
+def _number(node):
+    """The value of a plain number or a negated one, else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        n = _number(node.operand)
+        return None if n is None else -n
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return float(node.value)
+    return None
+
+
+def _build(node, leaves):
+    """The graph of a checked tree, with the variables taken from `leaves` (name -> Value)."""
+    if isinstance(node, ast.Constant):
+        return Value(float(node.value), label=f'{node.value:g}')
+    if isinstance(node, ast.Name):
+        return leaves[node.id]
+    if isinstance(node, ast.UnaryOp):
+        operand = _build(node.operand, leaves)
+        return -operand if isinstance(node.op, ast.USub) else operand
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
+        return _build(node.left, leaves) ** _number(node.right)
+    if isinstance(node, ast.BinOp):
+        return BINARY[type(node.op)](_build(node.left, leaves), _build(node.right, leaves))
+    return FUNCTIONS[node.func.id](_build(node.args[0], leaves))

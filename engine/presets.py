@@ -1,0 +1,154 @@
+"""The seed's build() and grads_of(), and the lecture's examples, each an Expression the page can show."""
+from dataclasses import dataclass
+from typing import Callable
+
+from .value import Value, backward
+
+NEURON_B = 6.8813735870195432  # the lecture's bias: makes n = 0.8814, so o = tanh(n) = 0.7071
+
+
+def build(expr, vals, n=10):
+    """The seed's three expressions; n is the chain's length."""
+    names = {'neuron': ['x1', 'w1', 'x2', 'w2', 'b'], 'reuse': ['a', 'b'], 'chain': ['x', 'w']}[expr]
+    leaves = [Value(v, label=name) for v, name in zip(vals, names)]
+    if expr == 'neuron':
+        x1, w1, x2, w2, b = leaves
+        out = (x1 * w1 + x2 * w2 + b).tanh()
+    elif expr == 'reuse':
+        a, b = leaves
+        out = a * b + a * a
+    else:
+        x, w = leaves
+        out = x
+        for _ in range(n):
+            out = (out * w).tanh()
+    return leaves, out
+
+
+def grads_of(expr, vals, grad, n=10):
+    leaves, out = build(expr, vals, n)
+    backward(out)
+    for i in range(len(leaves)):
+        grad[i] = round(leaves[i].grad, 9)  # same digits in every language
+    return grad
+
+
+@dataclass(frozen=True)
+class Expression:
+    """Something the page can draw: named inputs with defaults, and how to build the graph from them."""
+
+    title: str
+    defaults: dict  # input name -> default value, in the order the page lists them
+    make: Callable  # make(values: dict) -> the output Value; it labels the leaves with their names
+    lesson: str = ''  # one line on what this example teaches
+
+    def build(self, values=None):
+        """(leaves, out): the input leaves in the order of `defaults`, and the output."""
+        values = {**self.defaults, **(values or {})}
+        leaves = {name: Value(float(values[name]), label=name) for name in self.defaults}
+        out = self.make(leaves)
+        return list(leaves.values()), out
+
+
+def named(v, label):
+    v.label = label
+    return v
+
+
+def _neuron(v):
+    x1w1 = named(v['x1'] * v['w1'], 'x1*w1')
+    x2w2 = named(v['x2'] * v['w2'], 'x2*w2')
+    x1w1x2w2 = named(x1w1 + x2w2, 'x1*w1 + x2*w2')
+    n = named(x1w1x2w2 + v['b'], 'n')
+    return named(n.tanh(), 'o')
+
+
+def _reuse(v):
+    a, b = v['a'], v['b']
+    return named(named(a * b, 'a*b') + named(a * a, 'a*a'), 'out')
+
+
+def chain(n=10):
+    """The seed's chain: tanh applied to out × w, n times over, starting from x."""
+
+    def make(v):
+        out, w = v['x'], v['w']
+        for k in range(1, n + 1):
+            out = named(named(out * w, f'z{k}').tanh(), f'h{k}')
+        return out
+
+    return Expression(
+        f'chain: tanh(… tanh(x·w) … · w), {n} times',
+        {'x': 0.5, 'w': 1.5},
+        make,
+        'The chain rule multiplies local gradients along a path: watch the grad shrink as it flows back.',
+    )
+
+
+def _lecture_L(v):
+    e = named(v['a'] * v['b'], 'e')
+    d = named(e + v['c'], 'd')
+    return named(d * v['f'], 'L')
+
+
+def _mlp(v):
+    x1, x2 = v['x1'], v['x2']
+    hidden = []
+    for j in (1, 2, 3):
+        pre = named(x1 * v[f'w{j}1'] + x2 * v[f'w{j}2'] + v[f'b{j}'], f'n{j}')
+        hidden.append(named(pre.tanh(), f'h{j}'))
+    h1, h2, h3 = hidden
+    y = named((h1 * v['v1'] + h2 * v['v2'] + h3 * v['v3'] + v['c']).tanh(), 'y')
+    err = named(y - v['target'], 'y - target')
+    return named(err**2, 'loss')
+
+
+# hidden neuron j has weights wj1, wj2 and bias bj; the output neuron has weights v1..v3 and bias c
+_MLP_DEFAULTS = {
+    'x1': 2.0, 'x2': -1.0,
+    'w11': 0.5, 'w12': -0.3, 'b1': 0.1,
+    'w21': -0.4, 'w22': 0.8, 'b2': 0.2,
+    'w31': 0.3, 'w32': 0.6, 'b3': -0.5,
+    'v1': 0.7, 'v2': -0.6, 'v3': 0.4, 'c': 0.1,
+    'target': 1.0,
+}  # fmt: skip
+
+PRESETS = {
+    'neuron': Expression(
+        'neuron: o = tanh(x1·w1 + x2·w2 + b)',
+        {'x1': 2.0, 'w1': -3.0, 'x2': 0.0, 'w2': 1.0, 'b': NEURON_B},
+        _neuron,
+        'The lecture neuron: x2 = 0, so w2 gets no gradient, however much it matters elsewhere.',
+    ),
+    'reuse': Expression(
+        'reuse: a·b + a·a',
+        {'a': 3.0, 'b': -2.0},
+        _reuse,
+        'a is used three times: its grad collects from every use, which is why _backward uses +=.',
+    ),
+    'chain': chain(10),
+    'lecture': Expression(
+        'lecture: L = (a·b + c) · f',
+        {'a': 2.0, 'b': -3.0, 'c': 10.0, 'f': -2.0},
+        _lecture_L,
+        "Karpathy's first example, with his names: e = a·b, d = e + c, L = d · f.",
+    ),
+    'a_plus_a': Expression(
+        'pitfall: b = a + a',
+        {'a': 3.0},
+        lambda v: named(v['a'] + v['a'], 'b'),
+        'With = instead of +=, the second use overwrites the first and a.grad comes out 1, not 2.',
+    ),
+    'ab_times_a_plus_b': Expression(
+        'pitfall: f = (a·b) · (a + b)',
+        {'a': -2.0, 'b': 3.0},
+        lambda v: named(named(v['a'] * v['b'], 'd') * named(v['a'] + v['b'], 'e'), 'f'),
+        'a and b each reach f by two paths: their grads are the sums over both.',
+    ),
+    'mlp': Expression(
+        'tiny MLP: 2 inputs, 3 tanh neurons, 1 tanh output, squared error',
+        _MLP_DEFAULTS,
+        _mlp,
+        'A larger graph: every weight gets its grad in one backward pass.',
+    ),
+}
