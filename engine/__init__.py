@@ -1,11 +1,12 @@
 """A micrograd-style autograd engine that records its backward pass step by step. Pure Python."""
+
 from .parse import MAX_DEPTH, MAX_LENGTH, MAX_NODES, ExpressionError, parse_expression
-from .presets import PRESETS, Expression, build, chain, grads_of
+from .presets import PRESETS, Expression, build, chain, grads_of, numeric_grads
 from .trace import Contribution, Node, Step, Trace, trace_backward
 from .value import Value, backward, topological_order
 
 __all__ = [
-    'Value', 'backward', 'topological_order', 'build', 'grads_of', 'chain', 'Expression', 'PRESETS',
+    'Value', 'backward', 'topological_order', 'build', 'grads_of', 'chain', 'Expression', 'PRESETS', 'numeric_grads',
     'Trace', 'Node', 'Step', 'Contribution', 'trace_backward',
     'parse_expression', 'ExpressionError', 'MAX_LENGTH', 'MAX_NODES', 'MAX_DEPTH',
 ]  # fmt: skip

@@ -4,6 +4,7 @@ Python's own `ast` reads the text; only a whitelist of node kinds is accepted. L
 public demo: at most MAX_LENGTH characters, MAX_NODES values in the graph, MAX_DEPTH levels of
 nesting, and exponents that are plain numbers no larger than MAX_EXPONENT.
 """
+
 import ast
 import math
 
@@ -62,7 +63,8 @@ def parse_expression(text):
         raise ExpressionError(_syntax_message(e), column) from None
     except (RecursionError, MemoryError):
         raise ExpressionError(f'the formula is nested too deeply (the limit is {MAX_DEPTH} levels)') from None
-    names, size = [], _check(tree, shift, names, depth=0)
+    names = []  # the variables, in order of first use
+    size = _check(tree, shift, names, depth=0)
     if size + len(names) > MAX_NODES:
         raise ExpressionError(f'the graph would have {size + len(names)} values; the limit is {MAX_NODES}')
 
@@ -96,7 +98,7 @@ def _check_name(name, column):
     if name in FUNCTIONS:
         raise ExpressionError(f'{name} is a function: write {name}(x)', column)
     if name.startswith('_') or len(name) > MAX_NAME or not name.isascii():
-        raise ExpressionError(f'use a short plain name such as x1 or w (letters, digits, no leading _): {name[:30]}', column)
+        raise ExpressionError(f'use a short plain name such as x1 or w (no leading _): {name[:30]}', column)
 
 
 def _check(node, shift, names, depth):

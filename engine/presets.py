@@ -1,6 +1,7 @@
 """The seed's build() and grads_of(), and the lecture's examples, each an Expression the page can show."""
+
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .value import Value, backward
 
@@ -152,3 +153,13 @@ PRESETS = {
         'A larger graph: every weight gets its grad in one backward pass.',
     ),
 }
+
+
+def numeric_grads(expression, values, h=1e-6):
+    """Central finite differences (f(x+h) - f(x-h)) / 2h for each input: a check that never runs backward."""
+
+    def output(name, delta):
+        shifted = {**values, name: values[name] + delta}
+        return expression.build(shifted)[1].data
+
+    return {name: (output(name, h) - output(name, -h)) / (2 * h) for name in expression.defaults}

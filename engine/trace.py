@@ -4,6 +4,7 @@ The trace calls each node's own `_backward` closure, the very code backward() ru
 redo their math. To see each `+=` one at a time, it lets the nodes' grad reads and writes pass
 through a watcher while the closures run (see _Watched).
 """
+
 from dataclasses import dataclass, field
 
 from .value import Value, topological_order

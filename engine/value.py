@@ -1,4 +1,5 @@
 """The autograd core: a scalar Value that remembers what it was made from, and backward()."""
+
 import math
 
 

@@ -1,0 +1,73 @@
+"""Backprop, step by step: pick an expression, set its inputs, and watch backward() run one node at a time."""
+
+import streamlit as st
+
+import state
+from components.explanation import caption, explain, show_explanation
+from components.graph import build_dot, show_graph
+from components.inputs import input_values
+from components.node_table import node_table, show_node_table
+from components.numbers import number_width
+from components.picker import choose_expression
+from components.stepper import advance_if_playing, stepper
+from components.summary import grad_check, show_summary
+from engine import numeric_grads, trace_backward
+from engine.frames import frames
+
+st.set_page_config(page_title='Backprop, step by step', page_icon='∂', layout='wide')
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
+def traced(_expression, expression_id, values):
+    """The trace of one (expression, inputs), its number width and the finite-difference check; shared, read-only."""
+    leaves, out = _expression.build(dict(values))
+    trace = trace_backward(out, leaves)
+    return trace, number_width(trace), numeric_grads(_expression, dict(values))
+
+
+s = st.session_state
+if 'expr' not in s:  # a new visitor: start from the link they followed, if any
+    page, ignored = state.from_query(st.query_params.to_dict())
+    s.update(state.to_session(page))
+    if ignored:
+        st.toast(f'Parts of this link could not be read and were reset: {", ".join(ignored)}', icon=':material/link:')
+
+with st.sidebar:
+    st.header('∂ Backprop, step by step')
+    expression = choose_expression()
+    if expression is None:
+        st.stop()
+    values = input_values(s.expr, expression)
+    st.toggle('Step through the forward pass too', key='forward')
+    st.select_slider('Play speed (steps per second)', options=state.SPEEDS, key='speed')
+
+st.subheader(expression.title)
+if expression.lesson:
+    st.caption(expression.lesson)
+expression_id = (s.expr, s.formula if s.expr == state.CUSTOM else s.chain_length if s.expr == 'chain' else '')
+trace, width, numeric = traced(expression, expression_id, tuple(values.items()))
+all_frames = frames(trace, s.forward)
+s.timer_on = s.get('playing', False)
+
+
+@st.fragment(run_every=1 / s.speed if s.timer_on else None)
+def step_view():
+    advance_if_playing(len(all_frames))
+    k = stepper(len(all_frames), lambda k: caption(trace, all_frames[k]))
+    frame = all_frames[k]
+    show_graph(build_dot(trace, frame, width))
+    left, right = st.columns([3, 2])
+    with left:
+        show_explanation(explain(trace, frame))
+        if k == len(all_frames) - 1:
+            show_summary(grad_check(trace, numeric), trace.nodes[-1].name)
+    with right:
+        show_node_table(node_table(trace, frame), frame.node)
+
+
+step_view()
+
+with st.sidebar:
+    share = 'Puts a link to this expression, these inputs and this frame in the address bar, to share.'
+    if st.button('Link to this frame', key='link', help=share):
+        st.query_params.from_dict(state.to_query(state.from_session(s, expression.defaults)))

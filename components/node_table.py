@@ -1,0 +1,30 @@
+"""Every node in topological order, with its grad at this frame and its final grad."""
+
+import pandas as pd
+import streamlit as st
+
+from components.numbers import fmt
+from engine.frames import grads_at
+
+HIGHLIGHT = 'background-color: #FBDCC6'  # the graph's vermillion tint: the node this frame is about
+
+
+def node_table(trace, frame):
+    grads = grads_at(trace, frame)
+    final = trace.grads(len(trace.steps))
+    return pd.DataFrame(
+        {
+            'node': [n.name for n in trace.nodes],
+            'op': [n.op or ('input' if n.is_input else 'constant') for n in trace.nodes],
+            'data': [fmt(n.data) if frame.has_data(trace, i) else fmt(None) for i, n in enumerate(trace.nodes)],
+            'grad now': [fmt(g) for g in grads],
+            'final grad': [fmt(g) for g in final],
+        }
+    )
+
+
+def show_node_table(table, current):
+    def highlight(row):
+        return [HIGHLIGHT if row.name == current else ''] * len(row)
+
+    st.dataframe(table.style.apply(highlight, axis=1), hide_index=True, width='stretch')

@@ -1,0 +1,27 @@
+"""How numbers are written on the page: one fixed width per graph, so that no node moves between frames."""
+
+import math
+
+NOT_COMPUTED = '·'
+
+
+def fmt(x):
+    """4 decimals, or 3 significant digits in e-notation where 4 decimals would mislead."""
+    if x is None:
+        return NOT_COMPUTED
+    if not math.isfinite(x):
+        return str(x)
+    if x != 0 and (abs(x) >= 1e6 or abs(x) < 1e-4):
+        return f'{x:.3e}'
+    return f'{x:.4f}'
+
+
+def number_width(trace):
+    """The widest number any frame of this trace will show."""
+    numbers = [node.data for node in trace.nodes] + [1.0]
+    numbers += [c.after for step in trace.steps for c in step.contributions]
+    return max(len(fmt(x)) for x in numbers)
+
+
+def padded(x, width):
+    return fmt(x).rjust(width)

@@ -1,0 +1,38 @@
+"""Choosing what to draw: a preset, the chain's length, or a typed formula."""
+
+import streamlit as st
+
+from engine import PRESETS, ExpressionError, chain, parse_expression
+from state import CUSTOM, EXPRESSIONS, MAX_CHAIN
+
+
+def title_of(key):
+    return 'type your own formula…' if key == CUSTOM else PRESETS[key].title
+
+
+def choose_expression():
+    """The chosen expression, or None (with a message on the page) when a typed formula cannot be read."""
+    key = st.selectbox('Expression', EXPRESSIONS, format_func=title_of, key='expr')
+    if key == 'chain':
+        n = st.number_input('Chain length', min_value=1, max_value=MAX_CHAIN, step=1, key='chain_length')
+        return chain(int(n))
+    if key != CUSTOM:
+        return PRESETS[key]
+    text = st.text_input(
+        'Formula',
+        key='formula',
+        max_chars=None,
+        help='Numbers, names, + - * / **, and tanh exp log relu sigmoid. "L = ..." names the output.',
+    )
+    try:
+        return parse_expression(text)
+    except ExpressionError as e:
+        show_formula_error(text, e)
+        return None
+
+
+def show_formula_error(text, error):
+    where = ''
+    if error.column and len(text) <= 120:
+        where = f'\n\n```text\n{text}\n{" " * (error.column - 1)}^\n```'
+    st.error(f'**This formula can’t be drawn:** {error}{where}', icon='✏️')

@@ -1,0 +1,31 @@
+"""The frames the page steps through: the forward pass op by op, the seed, then each backward step."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    kind: str  # 'inputs', 'forward', 'seed' or 'backward'
+    node: int  # the node this frame is about: just computed, seeded, or whose _backward runs; -1 for none
+    computed: int  # leaves always have their data; an op node i has it when i < computed
+    steps_done: int  # backward steps done, counting this frame's; -1 before the seed
+
+    def has_data(self, trace, i):
+        return i < self.computed or not trace.nodes[i].op
+
+
+def frames(trace, forward=True):
+    """All frames of a trace: with `forward`, first the inputs set and one frame per op computed."""
+    n = len(trace.nodes)
+    out = []
+    if forward:
+        out.append(Frame('inputs', -1, 0, -1))
+        out += [Frame('forward', i, i + 1, -1) for i, node in enumerate(trace.nodes) if node.op]
+    out.append(Frame('seed', n - 1, n, 0))
+    out += [Frame('backward', step.node, n, k) for k, step in enumerate(trace.steps, start=1)]
+    return out
+
+
+def grads_at(trace, frame):
+    """Each node's grad as the frame shows it: None where nothing has written it yet."""
+    return trace.grads(frame.steps_done) if frame.steps_done >= 0 else [None] * len(trace.nodes)
