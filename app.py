@@ -31,15 +31,17 @@ if 'expr' not in s:  # a new visitor: start from the link they followed, if any
     s.update(state.to_session(page))
     if ignored:
         st.toast(f'Parts of this link could not be read and were reset: {", ".join(ignored)}', icon=':material/link:')
+state.keep_widget_values(s)
 
 with st.sidebar:
     st.header('∂ Backprop, step by step')
     expression = choose_expression()
-    if expression is None:
-        st.stop()
-    values = input_values(s.expr, expression)
+    values = input_values(s.expr, expression) if expression else {}
     st.toggle('Step through the forward pass too', key='forward')
     st.select_slider('Play speed (steps per second)', options=state.SPEEDS, key='speed')
+if expression is None:
+    st.info('Fix the formula in the sidebar to see its graph.', icon=':material/edit:')
+    st.stop()
 
 st.subheader(expression.title)
 if expression.lesson:

@@ -29,6 +29,17 @@ class PageState:
     speed: float = 2.0
 
 
+def keep_widget_values(session):
+    """Streamlit drops the value of a widget that a run does not draw (the formula box while a preset is shown).
+
+    Setting each value again through session state keeps it for when the widget comes back.
+    """
+    names = {f.name for f in fields(PageState)}
+    for key in list(session.keys()):
+        if key in names or str(key).startswith('input:'):
+            session[key] = session[key]
+
+
 def input_key(expr, name):
     """The session-state key of one input's number box: each expression keeps its own values."""
     return f'input:{expr}:{name}'

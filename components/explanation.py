@@ -53,7 +53,7 @@ def captured_numbers(fn):
 
 def chain_rule_lines(trace, step):
     """One line per contribution, e.g. 'a.grad += b.data × L.grad = -2.0000 × 1.0000 = -2.0000'."""
-    fn = trace.backward_fns[step.node]
+    fn = trace.backward_fn(step.node)
     node = trace.nodes[step.node]
     code_lines = [line.strip() for line in backward_source(fn).splitlines() if '.grad +=' in line]
     names = {'out': paren(node.name)}
@@ -104,7 +104,7 @@ def explain(trace, frame):
         kind = 'an input' if node.is_input else 'a constant'
         return [('md', f'**{md(node.name)}** is {kind} (a leaf): its `_backward` does nothing. '
                        f'Its grad, **{fmt(step.out_grad)}**, is ∂{md(output)}/∂{md(node.name)}.')]  # fmt: skip
-    fn = trace.backward_fns[step.node]
+    fn = trace.backward_fn(step.node)
     known = ', '.join(f'{k} = {fmt(v)}' for k, v in captured_numbers(fn).items())
     parts = [
         (

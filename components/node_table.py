@@ -11,7 +11,7 @@ HIGHLIGHT = 'background-color: #FBDCC6'  # the graph's vermillion tint: the node
 
 def node_table(trace, frame):
     grads = grads_at(trace, frame)
-    final = trace.grads(len(trace.steps))
+    final = trace.final_grads()
     return pd.DataFrame(
         {
             'node': [n.name for n in trace.nodes],

@@ -9,8 +9,8 @@ def advance_if_playing(n_frames):
     if s.get('timer_on') and not s.get('playing'):
         s.timer_on = False
         st.rerun()  # a full run is what unregisters the fragment's timer
-    if not s.get('playing'):
-        return
+    if not s.get('playing') or s.get('play'):
+        return  # not playing, or this run is the Play/Pause click itself
     if s.frame >= n_frames - 1:
         s.playing = False
         st.rerun()

@@ -8,7 +8,7 @@ from components.numbers import fmt
 
 def grad_check(trace, numeric):
     """The inputs' grads from the trace beside `numeric` ({name: finite difference})."""
-    final = trace.grads(len(trace.steps))
+    final = trace.final_grads()
     rows = [(n.name, final[i], numeric[n.name]) for i, n in enumerate(trace.nodes) if n.is_input]
     return pd.DataFrame(
         {

@@ -63,8 +63,13 @@ def parse_expression(text):
         raise ExpressionError(_syntax_message(e), column) from None
     except (RecursionError, MemoryError):
         raise ExpressionError(f'the formula is nested too deeply (the limit is {MAX_DEPTH} levels)') from None
+    encoded = body.encode()
+
+    def column(node):  # ast counts UTF-8 bytes; a student counts characters
+        return len(encoded[: node.col_offset].decode(errors='ignore')) + 1 + shift
+
     names = []  # the variables, in order of first use
-    size = _check(tree, shift, names, depth=0)
+    size = _check(tree, column, names, depth=0)
     if size + len(names) > MAX_NODES:
         raise ExpressionError(f'the graph would have {size + len(names)} values; the limit is {MAX_NODES}')
 
@@ -84,7 +89,8 @@ def _split_assignment(text):
     if eq and head.strip().isidentifier() and not body.startswith('='):
         name = head.strip()
         _check_name(name, 1)
-        return name, body, len(head) + 1
+        stripped = body.lstrip()
+        return name, stripped, len(text) - len(stripped)
     return None, text, 0
 
 
@@ -101,13 +107,13 @@ def _check_name(name, column):
         raise ExpressionError(f'use a short plain name such as x1 or w (no leading _): {name[:30]}', column)
 
 
-def _check(node, shift, names, depth):
+def _check(node, column_of, names, depth):
     """Raise ExpressionError unless node is on the whitelist; return how many values it adds."""
-    column = getattr(node, 'col_offset', -1) + 1 + shift
+    column = column_of(node)
     if depth > MAX_DEPTH:
         raise ExpressionError(f'the formula is nested too deeply (the limit is {MAX_DEPTH} levels)', column)
     if isinstance(node, ast.Constant):
-        if type(node.value) not in (int, float) or not math.isfinite(float(node.value)):
+        if _number(node) is None:
             raise ExpressionError(f'{node.value!r:.30} is not a number I can use', column)
         return 1
     if isinstance(node, ast.Name):
@@ -116,16 +122,18 @@ def _check(node, shift, names, depth):
             names.append(node.id)
         return 0  # counted once, as an input
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        return _check(node.operand, shift, names, depth + 1) + isinstance(node.op, ast.USub)
+        return _check(node.operand, column_of, names, depth + 1) + isinstance(node.op, ast.USub)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
         exponent = _number(node.right)
         if exponent is None:
             raise ExpressionError('the exponent after ** must be a plain number, such as x**2', column)
         if abs(exponent) > MAX_EXPONENT:
             raise ExpressionError(f'the exponent {exponent:g} is too large (the limit is {MAX_EXPONENT})', column)
-        return _check(node.left, shift, names, depth + 1) + 1
+        return _check(node.left, column_of, names, depth + 1) + 1
     if isinstance(node, ast.BinOp) and type(node.op) in BINARY:
-        return _check(node.left, shift, names, depth + 1) + _check(node.right, shift, names, depth + 1) + 1
+        # a + b + c + ... nests to the left in the tree but reads flat: only the right side goes deeper
+        left_depth = depth if isinstance(node.left, ast.BinOp) else depth + 1
+        return _check(node.left, column_of, names, left_depth) + _check(node.right, column_of, names, depth + 1) + 1
     if isinstance(node, ast.Call):
         fname = node.func.id if isinstance(node.func, ast.Name) else None
         if fname not in FUNCTIONS:
@@ -133,26 +141,30 @@ def _check(node, shift, names, depth):
             raise ExpressionError(f'{fname or "that"} is not a function I know; I know {known}', column)
         if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
             raise ExpressionError(f'{fname} takes exactly one argument, e.g. {fname}(x)', column)
-        return _check(node.args[0], shift, names, depth + 1) + 1
+        return _check(node.args[0], column_of, names, depth + 1) + 1
     kind = type(node.op) if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.BoolOp)) else type(node)
     message = NOT_ALLOWED.get(kind, f'{type(node).__name__} is not part of a formula here')
     raise ExpressionError(message, column)
 
 
 def _number(node):
-    """The value of a plain number or a negated one, else None."""
+    """The value of a plain, finite number or a negated one, else None."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         n = _number(node.operand)
         return None if n is None else -n
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return float(node.value)
+        try:
+            x = float(node.value)
+        except OverflowError:  # an int literal of hundreds of digits
+            return None
+        return x if math.isfinite(x) else None
     return None
 
 
 def _build(node, leaves):
     """The graph of a checked tree, with the variables taken from `leaves` (name -> Value)."""
     if isinstance(node, ast.Constant):
-        return Value(float(node.value), label=f'{node.value:g}')
+        return Value(_number(node), label=f'{node.value:g}')
     if isinstance(node, ast.Name):
         return leaves[node.id]
     if isinstance(node, ast.UnaryOp):

@@ -1,11 +1,14 @@
 """Runs the real backward pass and records it as plain data: the steps the page animates.
 
-The trace calls each node's own `_backward` closure, the very code backward() runs; it does not
-redo their math. To see each `+=` one at a time, it lets the nodes' grad reads and writes pass
-through a watcher while the closures run (see _Watched).
+trace_backward() runs the very loop backward() runs, the same `_backward` closures, and notes
+after each call the grads of that node's inputs: cheap, and linear in the graph. What each call
+added, input by input (for a*a: twice into a), is worked out only when a step is asked for, by
+running that closure's own code once more with stand-ins for its Values (see _replay).
 """
 
-from dataclasses import dataclass, field
+import functools
+import types
+from dataclasses import dataclass
 
 from .value import Value, topological_order
 
@@ -41,102 +44,156 @@ class Step:
     contributions: tuple
 
 
-@dataclass(frozen=True)
 class Trace:
-    nodes: tuple  # Node, in forward (topological) order; the output is last
-    steps: tuple  # Step, one per _backward call, in reverse topological order
-    backward_fns: tuple = field(repr=False, compare=False)  # each node's _backward, to show its code
+    """What backward() did to a graph, step by step. Read-only once made; safe to share between threads."""
+
+    def __init__(self, values, inputs, after):
+        self._values = values  # the graph's Values in forward (topological) order, the output last
+        self._inputs = inputs  # the leaves the user sets
+        self._after = after  # _after[i]: node i's inputs' grads just after node i's _backward ran
+        self._final = tuple(v.grad for v in values)
 
     @property
     def output(self):
-        return len(self.nodes) - 1
+        return len(self._values) - 1
+
+    @functools.cached_property
+    def nodes(self):
+        """Node, in forward (topological) order; the output is last."""
+        index = {v: i for i, v in enumerate(self._values)}
+        return tuple(
+            Node(f'n{i}', v.label or f'n{i}', v._op, v.data, tuple(index[c] for c in v._prev), v in self._inputs)
+            for i, v in enumerate(self._values)
+        )
+
+    @functools.cached_property
+    def steps(self):
+        """Step, one per _backward call, in reverse topological order; each is worked out when first read."""
+        return _Steps(self)
+
+    def backward_fn(self, i):
+        """Node i's own _backward closure, to show its code."""
+        return self._values[i]._backward
 
     def grads(self, steps_done):
         """Every node's grad after the seed out.grad = 1 and the first `steps_done` steps.
 
         None means "not computed": nothing has written that grad yet. Linear in the graph.
         """
-        grads = [None] * len(self.nodes)
+        nodes = self.nodes
+        grads = [None] * len(nodes)
         grads[self.output] = 1.0
-        for step in self.steps[:steps_done]:
-            for c in step.contributions:
-                grads[c.child] = c.after
+        for i in range(self.output, self.output - steps_done, -1):
+            for child, grad in zip(nodes[i].children, self._after[i]):
+                grads[child] = grad
         return grads
+
+    def final_grads(self):
+        return list(self._final)
+
+    def written_grads(self):
+        """Every grad value some step leaves behind, in no particular order."""
+        return [g for grads in self._after for g in grads]
 
     def final_after(self):
         """For each node, how many steps must be done before its grad is final (0: at the seed)."""
         done = [0] * len(self.nodes)
-        for k, step in enumerate(self.steps, start=1):
-            for c in step.contributions:
-                done[c.child] = k
+        for k, i in enumerate(range(self.output, -1, -1), start=1):
+            for child in self.nodes[i].children:
+                done[child] = k
         return done
 
-
-class _Watched(Value):
-    """A Value whose grad goes through a watcher, so the trace sees each `+=` of a real _backward.
-
-    While a node's closure runs, its own grad reads as the watcher says and every other grad
-    reads as 0.0, so `child.grad += x` writes exactly x: the amount that line adds. The trace then
-    adds x to the child's grad itself, the same float sum `+=` would make.
-    """
-
-    @property
-    def grad(self):
-        return self._watcher.out_grad if self is self._watcher.out else 0.0
-
-    @grad.setter
-    def grad(self, x):
-        self._watcher.writes.append((self, x))
+    def _step(self, k):
+        i = self.output - k
+        node = self.nodes[i]
+        v = self._values[i]
+        local_grads = _replay(v, 1.0)  # what each line adds per unit of out.grad
+        amounts = _replay(v, self._final[i])
+        grads = self.grads(k)  # before this step
+        contributions = []
+        for slot, (child, amount, local) in enumerate(zip(node.children, amounts, local_grads)):
+            before = grads[child]
+            grads[child] = (0.0 if before is None else before) + amount  # the float sum `+=` made
+            contributions.append(Contribution(child, slot, amount, local, before, grads[child]))
+        assert all(grads[c] == g for c, g in zip(node.children, self._after[i])), 'a replay must add what the pass did'
+        return Step(i, self._final[i], tuple(contributions))
 
 
-class _Watcher:
-    out = None
-    out_grad = 0.0
+class _Steps:
+    """The steps of a trace as a read-only sequence, each made on first use."""
 
-    def __init__(self):
-        self.writes = []
+    def __init__(self, trace):
+        self._trace = trace
+        self._made = {}
 
-    def call(self, v, out_grad):
-        """Run v._backward with v.grad reading out_grad; return the (child, amount) it wrote, in order."""
-        self.out, self.out_grad, self.writes = v, out_grad, []
-        v._backward()
-        return self.writes
+    def __len__(self):
+        return len(self._trace.nodes)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        if k < 0:
+            k += len(self)
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        if k not in self._made:
+            self._made[k] = self._trace._step(k)
+        return self._made[k]
+
+    def __iter__(self):
+        return (self[k] for k in range(len(self)))
 
 
 def trace_backward(out, inputs=()):
-    """Run backward(out) and record every step. `inputs` are the leaves the user sets.
+    """Run backward(out), noting after each _backward call the grads it wrote. `inputs`: leaves the user sets.
 
-    Leaves the values with the same grads backward(out) would, to the last digit.
+    Leaves the Values with exactly the grads backward(out) gives them.
     """
     order = topological_order(out)
-    index = {v: i for i, v in enumerate(order)}
-    input_set = set(inputs)
-    nodes = tuple(
-        Node(f'n{i}', v.label or f'n{i}', v._op, v.data, tuple(index[c] for c in v._prev), v in input_set)
-        for i, v in enumerate(order)
+    after = [()] * len(order)
+    out.grad = 1.0
+    for i in range(len(order) - 1, -1, -1):  # the loop of backward(), in reverse topological order
+        v = order[i]
+        v._backward()
+        if v._prev:
+            after[i] = [child.grad for child in v._prev]
+    return Trace(tuple(order), frozenset(inputs), after)
+
+
+class _StandIn:
+    """Stands in for a Value while a _backward's code is replayed: its grad reads as given, writes are recorded."""
+
+    __slots__ = ('data', '_grad', '_writes')
+
+    def __init__(self, value, grad, writes):
+        self.data, self._grad, self._writes = value.data, grad, writes
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, new):
+        self._writes.append(new)
+
+
+def _replay(v, out_grad):
+    """Run v._backward's own code once more, on stand-ins: what it adds to each input, in _prev order.
+
+    Its output's grad reads as out_grad and every input's grad as 0.0, so `child.grad += x` records
+    exactly x. The real Values are only read, so traces can be replayed from many threads at once.
+    """
+    fn = v._backward
+    writes, stand_ins = [], {}
+    for value in v._prev:
+        stand_ins.setdefault(value, _StandIn(value, 0.0, writes))
+    stand_ins[v] = _StandIn(v, out_grad, writes)
+    cells = tuple(
+        types.CellType(
+            stand_ins.get(c.cell_contents, c.cell_contents) if isinstance(c.cell_contents, Value) else c.cell_contents
+        )  # fmt: skip
+        for c in fn.__closure__ or ()
     )
-    grads = [None] * len(order)
-    grads[-1] = 1.0
-    steps = []
-    watcher = _Watcher()
-    for v in order:
-        v.__class__, v._watcher = _Watched, watcher
-    try:
-        for i in reversed(range(len(order))):
-            v = order[i]
-            local_grads = watcher.call(v, 1.0)  # what each line adds per unit of out.grad
-            amounts = watcher.call(v, grads[i])
-            contributions = []
-            for slot, ((child, amount), (_, local)) in enumerate(zip(amounts, local_grads)):
-                assert child is v._prev[slot], 'a _backward must write its inputs in the order of _prev'
-                c = index[child]
-                before = grads[c]
-                grads[c] = (0.0 if before is None else before) + amount
-                contributions.append(Contribution(c, slot, amount, local, before, grads[c]))
-            steps.append(Step(i, grads[i], tuple(contributions)))
-    finally:
-        for v, g in zip(order, grads):
-            v.__class__ = Value
-            del v._watcher
-            v.grad = 0.0 if g is None else g
-    return Trace(nodes, tuple(steps), tuple(v._backward for v in order))
+    types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, cells)()
+    assert len(writes) == len(v._prev), 'a _backward adds to each input once, in the order of _prev'
+    return writes

@@ -191,7 +191,7 @@ def _div(a, b):
 
 def _pow(x, n):
     try:
-        y = x**n
+        y = float(x) ** n  # a float, so 10 ** 400 overflows to inf rather than making a 401-digit int
     except OverflowError:  # 10.0 ** 400
         return math.inf
     except ZeroDivisionError:  # 0.0 ** -1
