@@ -11,12 +11,14 @@ Graphs (only + and *, since micrograd has no tanh), built the same way with eith
 Phases, each timed alone with time.perf_counter around a single call:
   build     make the leaves and the graph (the forward pass)
   backward  ours: backward(out); micrograd: out.backward(); traced: trace_backward(out, leaves)
+  every step  the traced pass, then every Node and Step worked out (each step replays its closure):
+            what stepping through every frame of the page costs in all, beside the plain backward
 
 Every repetition builds a fresh graph (grads accumulate otherwise); building it for a backward
 repetition is not timed. Ours and micrograd's alternate repetition by repetition, so drift in the
 machine hits them alike. The traced pass is timed in a cell of its own and compared with the plain
 backward of the ours/micrograd cell: alternated with it, the plain backward ran ~25% slower (the
-trace's many allocations leave the allocator and caches in another state). Timed alone, the
+trace's allocations leave the allocator and caches in another state). Timed alone, the
 plain backward on the chain also swung by 20-40% between runs with memory layout; alternated
 with micrograd's it repeats within a few per cent, the ratios within ~0.05. We report the median
 and the minimum over repetitions.
@@ -104,6 +106,13 @@ def micrograd_backward(graph):
 def ours_traced(graph):
     leaves, out = graph
     return trace_backward(out, leaves)  # returned, so the Trace is freed after the clock stops
+
+
+def ours_traced_every_step(graph):
+    """The traced pass, then every step worked out (what stepping through all frames asks for)."""
+    trace = ours_traced(graph)
+    trace.nodes, list(trace.steps)
+    return trace
 
 
 # --- correctness ---
@@ -195,6 +204,9 @@ def run_all(budget, min_reps, warmup):
         cells[name, 'traced'] = measure(
             {'traced': (lambda build=build: build(Value), ours_traced)}, budget, min_reps, warmup
         )
+        cells[name, 'every step'] = measure(
+            {'every step': (lambda build=build: build(Value), ours_traced_every_step)}, budget, min_reps, warmup
+        )
     return cells
 
 
@@ -220,7 +232,7 @@ def verdict(value, goal, aim=None):
 def report(cells):
     rows, traced_rows = [], []
     for (graph, phase), stats in cells.items():
-        if phase == 'traced':
+        if phase in ('traced', 'every step'):
             continue
         ours, mg = stats['ours'], stats['micrograd']
         row = {
@@ -235,10 +247,13 @@ def report(cells):
             row['goal'] = f'≤ {GOAL_BACKWARD:.1f} (aim {AIM_BACKWARD:.1f})'
             row['verdict'] = verdict(row['ratio_median'], GOAL_BACKWARD, AIM_BACKWARD)
             traced = cells[graph, 'traced']['traced']
+            every = cells[graph, 'every step']['every step']
             traced_rows.append(
                 {
                     'graph': graph,
                     'traced': traced,
+                    'every_step': every,
+                    'every_step_ratio': ratio(every['median_us'], ours['median_us']),
                     'plain': ours,
                     'ratio_median': ratio(traced['median_us'], ours['median_us']),
                     'ratio_min': ratio(traced['min_us'], ours['min_us']),
@@ -262,7 +277,7 @@ def report(cells):
     ]
     print_table(head, body)
     print()
-    head = ['graph', 'traced (µs)', 'plain (µs)', 'ratio traced/plain', 'goal']
+    head = ['graph', 'traced (µs)', 'plain (µs)', 'ratio traced/plain', 'goal', 'traced + every step (µs)', 'ratio']
     body = [
         [
             r['graph'],
@@ -270,6 +285,8 @@ def report(cells):
             fmt_us(r['plain']),
             f'{r["ratio_median"]:.2f} / {r["ratio_min"]:.2f}',
             f'{r["goal"]}: {r["verdict"]}',
+            fmt_us(r['every_step']),
+            f'{r["every_step_ratio"]:.1f}',
         ]
         for r in traced_rows
     ]

@@ -6,6 +6,7 @@ added, input by input (for a*a: twice into a), is worked out only when a step is
 running that closure's own code once more with stand-ins for its Values (see _replay).
 """
 
+import bisect
 import functools
 import types
 from dataclasses import dataclass
@@ -103,13 +104,32 @@ class Trace:
                 done[child] = k
         return done
 
+    @functools.cached_property
+    def _writes(self):
+        """For each node, the steps that wrote its grad, in order, and the grad each left: ([k], [grad])."""
+        writes = [([], []) for _ in self.nodes]
+        for k, i in enumerate(range(self.output, -1, -1)):
+            for child, grad in zip(self.nodes[i].children, self._after[i]):
+                steps, grads = writes[child]
+                if steps and steps[-1] == k:  # a*a: the step's last write is what it left
+                    grads[-1] = grad
+                else:
+                    steps.append(k)
+                    grads.append(grad)
+        return writes
+
+    def _grad_before(self, child, k):
+        steps, grads = self._writes[child]
+        j = bisect.bisect_left(steps, k)
+        return grads[j - 1] if j else None
+
     def _step(self, k):
         i = self.output - k
         node = self.nodes[i]
         v = self._values[i]
         local_grads = _replay(v, 1.0)  # what each line adds per unit of out.grad
         amounts = _replay(v, self._final[i])
-        grads = self.grads(k)  # before this step
+        grads = {child: self._grad_before(child, k) for child in node.children}
         contributions = []
         for slot, (child, amount, local) in enumerate(zip(node.children, amounts, local_grads)):
             before = grads[child]
