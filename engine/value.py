@@ -166,6 +166,9 @@ def topological_order(out):
         for child in children:
             if child not in seen:
                 seen.add(child)
+                if not child._prev:  # a leaf has nothing to come before it
+                    order.append(child)
+                    continue
                 stack.append((child, iter(child._prev)))
                 break
         else:  # all of v's children are placed: v comes after them
