@@ -6,6 +6,7 @@ import state
 from components.explanation import caption, explain, show_explanation
 from components.graph import build_dot, show_graph
 from components.inputs import input_values
+from components.markdown import md
 from components.node_table import node_table, show_node_table
 from components.numbers import number_width
 from components.picker import choose_expression
@@ -30,7 +31,8 @@ if 'expr' not in s:  # a new visitor: start from the link they followed, if any
     page, ignored = state.from_query(st.query_params.to_dict())
     s.update(state.to_session(page))
     if ignored:
-        st.toast(f'Parts of this link could not be read and were reset: {", ".join(ignored)}', icon=':material/link:')
+        unread = md(', '.join(key[:40] for key in ignored[:8]))
+        st.toast(f'Parts of this link could not be read and were reset: {unread}', icon=':material/link:')
 state.keep_widget_values(s)
 
 with st.sidebar:

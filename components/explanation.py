@@ -7,14 +7,10 @@ import textwrap
 
 import streamlit as st
 
+from components.markdown import md
 from components.numbers import fmt
 
 INFIX = {'+': '+', '-': '−', '*': '×', '/': '÷'}
-
-
-def md(text):
-    """Text for st.markdown: names such as x1*w1 must not turn into italics."""
-    return re.sub(r'([*_\\`\[\]<>#|~$])', r'\\\1', text)
 
 
 def paren(name):

@@ -19,7 +19,7 @@ def fmt(x):
 def number_width(trace):
     """The widest number any frame of this trace will show."""
     numbers = [node.data for node in trace.nodes] + [1.0]
-    numbers += trace.written_grads()
+    numbers += [x for step in trace.steps for c in step.contributions for x in (c.amount, c.after)]
     return max(len(fmt(x)) for x in numbers)
 
 

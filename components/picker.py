@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from components.markdown import md
 from engine import PRESETS, ExpressionError, chain, parse_expression
 from state import CUSTOM, EXPRESSIONS, MAX_CHAIN
 
@@ -35,4 +36,4 @@ def show_formula_error(text, error):
     where = ''
     if error.column and len(text) <= 120:
         where = f'\n\n```text\n{text}\n{" " * (error.column - 1)}^\n```'
-    st.error(f'**This formula can’t be drawn:** {error}{where}', icon='✏️')
+    st.error(f'**This formula can’t be drawn:** {md(str(error))}{where}', icon=':material/edit:')

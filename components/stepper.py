@@ -9,8 +9,8 @@ def advance_if_playing(n_frames):
     if s.get('timer_on') and not s.get('playing'):
         s.timer_on = False
         st.rerun()  # a full run is what unregisters the fragment's timer
-    if not s.get('playing') or s.get('play'):
-        return  # not playing, or this run is the Play/Pause click itself
+    if s.pop('play_clicked', False) or not s.get('playing'):
+        return  # not playing, or this run comes from the Play click: the first step waits for the first tick
     if s.frame >= n_frames - 1:
         s.playing = False
         st.rerun()
@@ -41,7 +41,7 @@ def stepper(n_frames, caption):
                  width='stretch')  # fmt: skip
     playing = s.get('playing', False)
     if play.button('⏸ Pause' if playing else '▶ Play', key='play', type='primary', width='stretch'):
-        s.playing = not playing
+        s.playing, s.play_clicked = not playing, True
         if s.playing and s.frame >= n_frames - 1:
             s.frame = 0  # play again from the start
         st.rerun()  # the timer is set up on a full run

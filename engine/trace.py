@@ -92,10 +92,6 @@ class Trace:
     def final_grads(self):
         return list(self._final)
 
-    def written_grads(self):
-        """Every grad value some step leaves behind, in no particular order."""
-        return [g for grads in self._after for g in grads]
-
     def final_after(self):
         """For each node, how many steps must be done before its grad is final (0: at the seed)."""
         done = [0] * len(self.nodes)

@@ -1,0 +1,216 @@
+"""components.explanation on plain data: the chain rule with the numbers plugged in, the engine's own
+_backward source, and names that markdown cannot mangle. Expected numbers are derived by hand."""
+
+import inspect
+import re
+import textwrap
+
+import pytest
+
+from components.explanation import caption, captured_numbers, chain_rule_lines, explain
+from engine import PRESETS, Value, parse_expression, topological_order, trace_backward
+from engine.frames import frames
+
+
+def traced(expression, values=None):
+    leaves, out = expression.build(values)
+    return trace_backward(out, leaves)
+
+
+def traced_with_closures(expression, values=None):
+    """The trace, and each node's own _backward closure, taken from the Values themselves."""
+    leaves, out = expression.build(values)
+    trace = trace_backward(out, leaves)
+    order = topological_order(out)
+    assert [v.data for v in order] == [node.data for node in trace.nodes]
+    return trace, [v._backward for v in order]
+
+
+def backward_frame(trace, name):
+    (frame,) = [f for f in frames(trace) if f.kind == 'backward' and trace.nodes[f.node].name == name]
+    return frame
+
+
+def step_of(trace, name):
+    return trace.steps[backward_frame(trace, name).steps_done - 1]
+
+
+def md_text(parts):
+    return '\n'.join(text for kind, text in parts if kind == 'md')
+
+
+def code_text(parts):
+    return [text for kind, text in parts if kind == 'code']
+
+
+def live_markdown(markdown):
+    """Markdown outside code spans, with backslash-escaped characters blanked: what markdown would interpret."""
+    return re.sub(r'\\.', '\x00', re.sub(r'`[^`]*`', '', markdown))
+
+
+# --- the chain rule, with numbers ---------------------------------------------------------------------
+
+
+def test_reuse_a_times_b_step_lines():
+    # out = a*b + a*a at a=3, b=-2: out.grad = 1 reaches a*b unchanged; a gets b.data = -2, b gets a.data = 3
+    trace = traced(PRESETS['reuse'])
+    assert chain_rule_lines(trace, step_of(trace, 'a*b')) == [
+        'a.grad += b.data × (a*b).grad = -2.0000 × 1.0000 = -2.0000',
+        'b.grad += a.data × (a*b).grad = 3.0000 × 1.0000 = 3.0000',
+    ]
+
+
+def test_reuse_a_times_a_step_adds_a_twice():
+    trace = traced(PRESETS['reuse'])
+    line = 'a.grad += a.data × (a*a).grad = 3.0000 × 1.0000 = 3.0000'
+    assert chain_rule_lines(trace, step_of(trace, 'a*a')) == [line, line]
+    text = md_text(explain(trace, backward_frame(trace, 'a*a')))
+    # the += lesson: a.grad goes from nothing to 3, then from 3 to 6, with more to come (from a*b)
+    assert re.search(r'a\.grad: · → \**3\.0000\**', text), text
+    assert re.search(r'a\.grad: 3\.0000 → \**6\.0000\**', text), text
+    assert text.count('more to come') == 2
+    assert 'final' not in text
+
+
+def test_reuse_a_grad_is_final_after_the_a_times_b_step():
+    trace = traced(PRESETS['reuse'])
+    text = md_text(explain(trace, backward_frame(trace, 'a*b')))
+    assert re.search(r'a\.grad: 6\.0000 → \**4\.0000\** \(final\)', text), text
+    assert re.search(r'b\.grad: · → \**3\.0000\** \(final\)', text), text
+
+
+def test_lecture_l_step_lines():
+    # L = d * f with d = 4, f = -2: d.grad += f.data * 1 = -2, f.grad += d.data * 1 = 4
+    trace = traced(PRESETS['lecture'])
+    assert chain_rule_lines(trace, step_of(trace, 'L')) == [
+        'd.grad += f.data × L.grad = -2.0000 × 1.0000 = -2.0000',
+        'f.grad += d.data × L.grad = 4.0000 × 1.0000 = 4.0000',
+    ]
+    # e = a*b gets dL/de = -2; then a.grad = b.data * -2 = 6, b.grad = a.data * -2 = -4
+    assert chain_rule_lines(trace, step_of(trace, 'e')) == [
+        'a.grad += b.data × e.grad = -3.0000 × -2.0000 = 6.0000',
+        'b.grad += a.data × e.grad = 2.0000 × -2.0000 = -4.0000',
+    ]
+
+
+def test_neuron_tanh_step_shows_local_gradient_and_captured_t():
+    # o = tanh(n) with n = 0.8814: t = 0.7071 = 1/sqrt(2), so the local gradient 1 - t**2 = 0.5
+    trace, closures = traced_with_closures(PRESETS['neuron'])
+    step = step_of(trace, 'o')
+    (contribution,) = step.contributions
+    assert contribution.local_grad == pytest.approx(0.5, abs=1e-12)
+    assert chain_rule_lines(trace, step) == ['n.grad += (1 - t**2) × o.grad = 0.5000 × 1.0000 = 0.5000']
+    parts = explain(trace, backward_frame(trace, 'o'))
+    text = md_text(parts)
+    assert 't = 0.7071' in text
+    assert captured_numbers(closures[step.node])['t'] == pytest.approx(2**-0.5, abs=1e-12)
+    (code,) = code_text(parts)
+    assert 'self.grad += (1 - t**2) * out.grad' in code
+
+
+def test_neuron_x1_times_w1_step_gives_the_lecture_grads():
+    trace = traced(PRESETS['neuron'])
+    assert chain_rule_lines(trace, step_of(trace, 'x1*w1')) == [
+        'x1.grad += w1.data × (x1*w1).grad = -3.0000 × 0.5000 = -1.5000',
+        'w1.grad += x1.data × (x1*w1).grad = 2.0000 × 0.5000 = 1.0000',
+    ]
+
+
+# --- the code shown is the engine's ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize('key', ['neuron', 'reuse', 'mlp', 'typed'])
+def test_code_shown_is_the_closures_own_source(key):
+    expression = parse_expression('relu(a) / b - exp(a) + log(b) ** 2 + sigmoid(-a)') if key == 'typed' else None
+    trace, closures = traced_with_closures(expression or PRESETS[key], {'a': 0.5, 'b': 2.0} if key == 'typed' else None)
+    shown = 0
+    for frame in frames(trace):
+        if frame.kind != 'backward' or not trace.nodes[frame.node].op:
+            continue
+        fn = closures[frame.node]
+        (code,) = code_text(explain(trace, frame))
+        assert code == textwrap.dedent(inspect.getsource(fn)).strip()
+        assert code.startswith('def _backward():')
+        shown += 1
+    assert shown == sum(1 for node in trace.nodes if node.op)
+
+
+def test_multiplication_shows_its_two_lines():
+    trace = traced(PRESETS['reuse'])
+    (code,) = code_text(explain(trace, backward_frame(trace, 'a*b')))
+    assert code.splitlines()[1:] == ['    self.grad += other.data * out.grad', '    other.grad += self.data * out.grad']
+
+
+# --- leaves, the seed, the forward pass --------------------------------------------------------------
+
+
+def test_leaf_steps_say_their_backward_does_nothing():
+    trace = traced(PRESETS['neuron'])
+    hand = {'x1': '-1.5000', 'w1': '1.0000', 'x2': '0.5000', 'w2': '0.0000', 'b': '0.5000'}
+    for name, grad in hand.items():
+        parts = explain(trace, backward_frame(trace, name))
+        assert not code_text(parts)
+        text = md_text(parts)
+        assert '_backward` does nothing' in text
+        assert f'**{grad}**' in text
+        assert f'∂o/∂{name}' in text
+        assert 'leaf' in caption(trace, backward_frame(trace, name))
+
+
+def test_a_constant_leaf_is_called_a_constant():
+    trace = traced(parse_expression('2*a'), {'a': 3.0})
+    text = md_text(explain(trace, backward_frame(trace, '2')))
+    assert 'constant' in text and 'does nothing' in text
+    # d(2a)/d2 = a = 3
+    assert '**3.0000**' in text
+
+
+def test_seed_frame_sets_the_output_grad_to_one():
+    trace = traced(PRESETS['lecture'])
+    (seed,) = [f for f in frames(trace) if f.kind == 'seed']
+    assert 'L.grad = 1' in md_text(explain(trace, seed))
+    assert 'L.grad = 1' in caption(trace, seed)
+
+
+def test_forward_frames_show_the_op_with_its_numbers():
+    trace = traced(PRESETS['lecture'])
+    forward = [f for f in frames(trace) if f.kind == 'forward']
+    texts = [md_text(explain(trace, f)) for f in forward]
+    # e = a*b = 2 * -3 = -6; d = e + c = -6 + 10 = 4; L = d * f = 4 * -2 = -8
+    assert '2.0000 × -3.0000 = **-6.0000**' in texts[0]
+    assert '-6.0000 + 10.0000 = **4.0000**' in texts[1]
+    assert '4.0000 × -2.0000 = **-8.0000**' in texts[2]
+    inputs = md_text(explain(trace, frames(trace)[0]))
+    for part in ('a = 2.0000', 'b = -3.0000', 'c = 10.0000', 'f = -2.0000'):
+        assert part in inputs
+
+
+# --- markdown escaping --------------------------------------------------------------------------------
+
+
+def test_names_with_stars_do_not_become_italics():
+    trace = traced(PRESETS['neuron'])
+    step_frame = backward_frame(trace, 'x1*w1')
+    text = md_text(explain(trace, step_frame))
+    assert 'x1\\*w1' in text
+    assert 'x1\\*w1' in caption(trace, step_frame)
+    for frame in frames(trace):
+        for part in [md_text(explain(trace, frame)), caption(trace, frame)]:
+            assert 'x1*w1' not in live_markdown(part), part
+            assert 'x2*w2' not in live_markdown(part), part
+
+
+@pytest.mark.parametrize('name', ['a_b_c', '*x*', '[link](https://example.com)', '<b>', '#h', '$x$', 'a|b', '~s~'])
+def test_markdown_special_names_are_escaped_everywhere(name):
+    a = Value(2.0, label=name)
+    b = Value(3.0, label='b')
+    out = a * b + a
+    out.label = 'out'
+    trace = trace_backward(out, [a, b])
+    escaped = re.sub(r'([*_\\`\[\]<>#|~$])', r'\\\1', name)
+    seen_escaped = False
+    for frame in frames(trace):
+        for part in [md_text(explain(trace, frame)), caption(trace, frame)]:
+            assert name not in live_markdown(part), part
+            seen_escaped |= escaped in part
+    assert seen_escaped

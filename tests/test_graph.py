@@ -1,0 +1,227 @@
+"""components.graph.build_dot on plain data: one op node per op, one edge per input slot, the active step
+highlighted with its amounts, escaped labels, and a layout that never moves between frames (laid out by `dot`)."""
+
+import json
+import re
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+
+import graphviz
+import pytest
+
+from components.graph import ACTIVE, build_dot
+from components.numbers import number_width
+from engine import PRESETS, Value, chain, parse_expression, trace_backward
+from engine.frames import frames
+
+EXPRESSIONS = {**PRESETS, 'chain5': chain(5), 'typed': parse_expression('L=tanh(x*w + b) * y - x/2 + exp(-y)')}
+
+
+def traced(expression, values=None):
+    leaves, out = expression.build(values)
+    return trace_backward(out, leaves)
+
+
+def edges(source):
+    """[(tail, head, {attr: value})] in the order of the DOT source."""
+    found = []
+    for match in re.finditer(r'^\s*(\w+) -> (\w+)(?: \[(.*)\])?$', source, flags=re.M):
+        found.append((match.group(1), match.group(2), attrs(match.group(3) or '')))
+    return found
+
+
+def nodes(source):
+    """{node id: {attr: value}}, the attributes outside the HTML label."""
+    found = {}
+    for match in re.finditer(r'^\s*(\w+) \[(.*)\]$', source, flags=re.M):
+        if match.group(1) in ('graph', 'node', 'edge'):
+            continue
+        found[match.group(1)] = attrs(re.sub(r'label=<.*</table>>', '', match.group(2)))
+    return found
+
+
+def attrs(text):
+    pairs = re.findall(r'(\w+)=("(?:[^"\\]|\\.)*"|\S+)', text)
+    return {key: value[1:-1] if value.startswith('"') else value for key, value in pairs}
+
+
+def frame_at(trace, node_name, kind='backward'):
+    (frame,) = [f for f in frames(trace) if f.kind == kind and f.node >= 0 and trace.nodes[f.node].name == node_name]
+    return frame
+
+
+# --- the shape of the graph -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize('key', EXPRESSIONS)
+def test_one_op_node_per_op_and_one_edge_per_input_slot(key):
+    trace = traced(EXPRESSIONS[key])
+    source = build_dot(trace, frames(trace)[0], number_width(trace)).source
+    ops = [i for i, node in enumerate(trace.nodes) if node.op]
+    ids = set(nodes(source))
+    assert ids == {f'n{i}' for i in range(len(trace.nodes))} | {f'n{i}_op' for i in ops}
+    all_edges = [(tail, head) for tail, head, _ in edges(source)]
+    for i in ops:
+        into = sorted(tail for tail, head in all_edges if head == f'n{i}_op')
+        assert into == sorted(f'n{c}' for c in trace.nodes[i].children)
+        assert all_edges.count((f'n{i}_op', f'n{i}')) == 1
+    assert len(all_edges) == sum(len(trace.nodes[i].children) + 1 for i in ops)
+
+
+def test_a_times_a_draws_two_edges_from_a_into_the_same_op():
+    # reuse in forward order: a=n0, b=n1, a*b=n2, a*a=n3, out=n4
+    trace = traced(PRESETS['reuse'])
+    assert [n.name for n in trace.nodes] == ['a', 'b', 'a*b', 'a*a', 'out']
+    source = build_dot(trace, frames(trace)[-1], number_width(trace)).source
+    pairs = [(tail, head) for tail, head, _ in edges(source)]
+    assert pairs.count(('n0', 'n3_op')) == 2
+    assert pairs.count(('n0', 'n2_op')) == 1 and pairs.count(('n1', 'n2_op')) == 1
+    assert len(re.findall(r'^\s*n0 -> n3_op\b', source, flags=re.M)) == 2
+
+
+def test_node_ids_are_stable_across_builds():
+    sources = set()
+    for _ in range(3):
+        trace = traced(PRESETS['neuron'])
+        sources.add(build_dot(trace, frames(trace)[5], number_width(trace)).source)
+    assert len(sources) == 1
+    (source,) = sources
+    assert set(re.findall(r'\bn(\d+)(?:_op)?\b', source)) == {str(i) for i in range(10)}
+
+
+# --- the active step --------------------------------------------------------------------------------
+
+
+def test_reuse_number_width_is_its_widest_number():
+    # data 3, -2, -6, 9, 3 and grads up to 6: '-6.0000' is the widest, 7 characters
+    assert number_width(traced(PRESETS['reuse'])) == 7
+
+
+def test_the_a_times_b_step_highlights_its_node_and_edges_with_the_amounts():
+    trace = traced(PRESETS['reuse'])
+    width = 7
+    source = build_dot(trace, frame_at(trace, 'a*b'), width).source
+    node_attrs = nodes(source)
+    assert node_attrs['n2']['color'] == ACTIVE
+    assert node_attrs['n2_op']['color'] == ACTIVE
+    for other in ('n0', 'n1', 'n3', 'n4', 'n3_op', 'n4_op'):
+        assert node_attrs[other].get('color') != ACTIVE, other
+    by_pair = {}
+    for tail, head, a in edges(source):
+        by_pair.setdefault((tail, head), []).append(a)
+    # a*b's _backward: a.grad += b.data * 1 = -2, b.grad += a.data * 1 = 3
+    (into_a,) = by_pair[('n0', 'n2_op')]
+    (into_b,) = by_pair[('n1', 'n2_op')]
+    assert into_a['label'] == '+= ' + '-2.0000'.rjust(width)
+    assert into_b['label'] == '+= ' + '3.0000'.rjust(width)
+    assert into_a['color'] == into_b['color'] == ACTIVE
+    (out_edge,) = by_pair[('n2_op', 'n2')]
+    assert out_edge['color'] == ACTIVE
+    for pair in (('n0', 'n3_op'), ('n2', 'n4_op'), ('n3', 'n4_op')):
+        for a in by_pair[pair]:
+            assert a.get('color') != ACTIVE
+            assert a['label'] == ' ' * (width + 3)
+
+
+def test_the_a_times_a_step_carries_three_along_both_edges():
+    trace = traced(PRESETS['reuse'])
+    source = build_dot(trace, frame_at(trace, 'a*a'), 7).source
+    labels = [a['label'] for tail, head, a in edges(source) if (tail, head) == ('n0', 'n3_op')]
+    assert labels == ['+= ' + '3.0000'.rjust(7)] * 2
+    hot = [(tail, head) for tail, head, a in edges(source) if a.get('color') == ACTIVE]
+    assert sorted(hot) == [('n0', 'n3_op'), ('n0', 'n3_op'), ('n3_op', 'n3')]
+
+
+def test_the_seed_frame_highlights_only_the_output():
+    trace = traced(PRESETS['lecture'])
+    seed = frames(trace)[4]  # inputs, e, d, L, then the seed
+    assert seed.kind == 'seed'
+    source = build_dot(trace, seed, number_width(trace)).source
+    node_attrs = nodes(source)
+    output = f'n{len(trace.nodes) - 1}'
+    assert [i for i, a in node_attrs.items() if a.get('color') == ACTIVE] == [output]
+    assert not [e for e in edges(source) if e[2].get('color') == ACTIVE]
+
+
+def test_leaf_steps_highlight_the_leaf_and_no_edge():
+    trace = traced(PRESETS['lecture'])
+    source = build_dot(trace, frames(trace)[-1], number_width(trace)).source
+    assert [i for i, a in nodes(source).items() if a.get('color') == ACTIVE] == [f'n{trace.steps[-1].node}']
+    assert not [e for e in edges(source) if e[2].get('color') == ACTIVE]
+
+
+@pytest.mark.parametrize(
+    ('key', 'values'),
+    [*((key, None) for key in EXPRESSIONS), pytest.param('tiny amount', {'a': 6.0}, id='tiny amount')],
+)
+def test_every_edge_label_keeps_its_width_through_all_frames(key, values):
+    # 'tanh(a) + a' at a = 6: tanh's _backward adds 1 - tanh(6)**2 ≈ 2.5e-5, written in e-notation
+    expression = parse_expression('tanh(a) + a') if key == 'tiny amount' else EXPRESSIONS[key]
+    trace = traced(expression, values)
+    width = number_width(trace)
+    for frame in frames(trace):
+        for tail, head, a in edges(build_dot(trace, frame, width).source):
+            if head.endswith('_op'):
+                assert len(a['label']) == width + 3, (frame, tail, head, a['label'])
+
+
+# --- escaping ---------------------------------------------------------------------------------------
+
+
+def test_names_are_html_escaped_in_labels():
+    a = Value(2.0, label='<b>')
+    b = Value(-3.0, label='x & "y"')
+    out = a * b
+    out.label = '</td></tr></table>>'
+    trace = trace_backward(out, [a, b])
+    source = build_dot(trace, frames(trace)[-1], number_width(trace)).source
+    assert '<b>&lt;b&gt;</b>' in source
+    assert '<b>x &amp; &quot;y&quot;</b>' in source
+    assert '<b>&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;&gt;</b>' in source
+    layout = json.loads(graphviz.Source(source).pipe(format='json'))
+    texts = [op['text'] for obj in layout['objects'] for op in obj.get('_ldraw_', []) if op.get('op') == 'T']
+    assert '<b>' in texts and 'x & "y"' in texts and '</td></tr></table>>' in texts
+
+
+@pytest.mark.parametrize('text', ['<b> + 1', 'a<b', 'x&y', '"a"'])
+def test_typed_formulas_cannot_name_values_with_markup(text):
+    from engine import ExpressionError
+
+    with pytest.raises(ExpressionError):
+        parse_expression(text)
+
+
+# --- the layout (needs Graphviz's `dot`) -------------------------------------------------------------
+
+
+def layout(source):
+    """(bounding box, {object name: pos}) as `dot` lays the DOT out."""
+    laid = json.loads(graphviz.Source(source).pipe(format='json'))
+    return laid['bb'], {obj['name']: obj['pos'] for obj in laid['objects']}
+
+
+def assert_layout_never_moves(trace):
+    width = number_width(trace)
+    sources = [build_dot(trace, frame, width).source for frame in frames(trace)]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        layouts = list(pool.map(layout, sources))
+    first_bb, first_pos = layouts[0]
+    assert len(first_pos) == len(nodes(sources[0]))
+    for k, (bb, pos) in enumerate(layouts):
+        assert bb == first_bb, f'frame {k}: bounding box {bb} != {first_bb}'
+        moved = {name: (first_pos[name], p) for name, p in pos.items() if p != first_pos[name]}
+        assert not moved, f'frame {k}: nodes moved {moved}'
+
+
+def test_graphviz_dot_is_installed():
+    assert shutil.which('dot'), 'Graphviz `dot` is missing: apt-get install graphviz'
+
+
+@pytest.mark.parametrize('key', EXPRESSIONS)
+def test_layout_is_identical_at_every_frame(key):
+    assert_layout_never_moves(traced(EXPRESSIONS[key]))
+
+
+def test_layout_is_identical_at_every_frame_when_an_amount_is_tiny():
+    # tanh(a) + a at a = 6: every number shown fits '7.0000', but tanh's step adds ≈ 2.458e-05 along its edge
+    assert_layout_never_moves(traced(parse_expression('tanh(a) + a'), {'a': 6.0}))

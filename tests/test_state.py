@@ -1,0 +1,215 @@
+"""The page's state and its link form: a link round-trips, and an untrusted link never breaks the page."""
+
+import math
+from dataclasses import replace
+from urllib.parse import parse_qsl, urlencode
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import state
+from state import MAX_CHAIN, MAX_INPUTS, SPEEDS, PageState, from_query, from_session, to_query, to_session
+
+DEFAULT = PageState()
+KNOWN_KEYS = ('expr', 'formula', 'n', 'step', 'forward', 'speed', 'embed', 'embed_options')
+MAX_FORMULA = state.MAX_LENGTH
+
+# --- strategies ------------------------------------------------------------------------------------
+
+text = st.text(st.characters(blacklist_categories=('Cs',)))  # no lone surrogates: a URL cannot carry them
+names = st.from_regex(r'[A-Za-z][A-Za-z0-9_]{0,23}', fullmatch=True)
+numbers = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False)
+page_states = st.builds(
+    PageState,
+    expr=st.sampled_from(state.EXPRESSIONS),
+    formula=st.text(st.characters(blacklist_categories=('Cs',)), min_size=1, max_size=MAX_FORMULA),
+    chain_length=st.integers(1, MAX_CHAIN),
+    inputs=st.dictionaries(names, numbers, max_size=MAX_INPUTS),
+    frame=st.integers(0, 10**6),
+    forward=st.booleans(),
+    speed=st.sampled_from(SPEEDS),
+)
+nasty_values = st.sampled_from(
+    ['', 'nan', 'NaN', 'inf', '-inf', '1e999', '-1', '0', '1', '2', '10', '1e6', '1e7', '0.5', '3.5', ' 4 ',
+     '../../etc', 'custom', 'chain', 'neuron', '9' * 5000, 'x' * 10_000, '\x00', 'True']
+)  # fmt: skip
+nasty_keys = st.sampled_from(
+    [*KNOWN_KEYS, 'v.a', 'v.b', 'v.x1', 'v.__class__', 'v._a', 'v.', 'v.1a', 'v.a-b', 'v.' + 'a' * 25, 'v.step',
+     'v.ª', 'V.a', 'foo', '[x](https://example.com)']
+)  # fmt: skip
+queries = st.dictionaries(nasty_keys | text, nasty_values | text, max_size=12)
+
+
+def expected_after_link(s):
+    """What a link can carry: the formula only for a typed formula, the length only for the chain."""
+    return replace(
+        s,
+        formula=s.formula if s.expr == state.CUSTOM else DEFAULT.formula,
+        chain_length=s.chain_length if s.expr == 'chain' else DEFAULT.chain_length,
+    )
+
+
+# --- round trips -----------------------------------------------------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(page_states)
+def test_query_round_trip_keeps_everything_a_link_carries(s):
+    query = to_query(s)
+    assert all(isinstance(k, str) and isinstance(v, str) for k, v in query.items())
+    back, ignored = from_query(query)
+    assert ignored == []
+    assert back == expected_after_link(s)
+
+
+@settings(max_examples=100, deadline=None)
+@given(page_states)
+def test_query_round_trip_survives_url_encoding(s):
+    url_query = dict(parse_qsl(urlencode(to_query(s)), keep_blank_values=True))
+    back, ignored = from_query(url_query)
+    assert ignored == []
+    assert back == expected_after_link(s)
+
+
+@settings(max_examples=100, deadline=None)
+@given(page_states)
+def test_session_round_trip(s):
+    assert from_session(to_session(s), list(s.inputs)) == s
+
+
+def test_session_reads_only_the_current_expressions_inputs():
+    session = to_session(PageState(expr='reuse', inputs={'a': 2.0}))
+    session[state.input_key('neuron', 'b')] = 99.0
+    back = from_session(session, ['a', 'b'])
+    assert back.inputs == {'a': 2.0}
+
+
+def test_session_keys_are_per_expression():
+    assert state.input_key('neuron', 'b') != state.input_key('reuse', 'b')
+    entries = to_session(PageState(expr='lecture', inputs={'a': 3.0}))
+    assert entries[state.input_key('lecture', 'a')] == 3.0
+    assert entries['expr'] == 'lecture'
+
+
+def test_default_page_link_is_short():
+    query = to_query(PageState())
+    assert query['expr'] == 'neuron'
+    assert 'forward' not in query and 'speed' not in query and 'formula' not in query and 'n' not in query
+
+
+def test_non_default_settings_appear_in_the_link():
+    query = to_query(PageState(expr='chain', chain_length=3, forward=False, speed=0.5, frame=4))
+    assert from_query(query) == (PageState(expr='chain', chain_length=3, forward=False, speed=0.5, frame=4), [])
+    assert {'n', 'forward', 'speed', 'step'} <= set(query)
+
+
+# --- untrusted links ---------------------------------------------------------------------------------
+
+
+def check_valid(s):
+    assert s.expr in state.EXPRESSIONS
+    assert isinstance(s.formula, str) and 0 < len(s.formula) <= MAX_FORMULA
+    assert isinstance(s.chain_length, int) and 1 <= s.chain_length <= MAX_CHAIN
+    assert isinstance(s.frame, int) and 0 <= s.frame <= 10**6
+    assert s.forward in (True, False)
+    assert s.speed in SPEEDS
+    assert len(s.inputs) <= MAX_INPUTS
+    for name, value in s.inputs.items():
+        assert name.isidentifier() and not name.startswith('_') and len(name) <= 24
+        assert isinstance(value, float) and math.isfinite(value) and abs(value) <= 1e6
+
+
+@settings(max_examples=400, deadline=None)
+@given(queries)
+def test_from_query_never_raises_and_always_gives_a_valid_state(query):
+    s, ignored = from_query(query)
+    check_valid(s)
+    assert len(ignored) == len(set(ignored))
+    assert set(ignored) <= set(query)
+
+
+@settings(max_examples=400, deadline=None)
+@given(queries)
+def test_from_query_uses_exactly_the_parameters_it_does_not_ignore(query):
+    s, ignored = from_query(query)
+    used = {key for key in query if key not in ignored}
+    assert used <= set(KNOWN_KEYS) | {key for key in query if key.startswith('v.')}
+    fields = {'expr': 'expr', 'formula': 'formula', 'n': 'chain_length', 'step': 'frame', 'speed': 'speed'}
+    for key, field in fields.items():
+        if key in used:
+            assert str(getattr(s, field)) == str(type(getattr(DEFAULT, field))(query[key]))
+        else:
+            assert getattr(s, field) == getattr(DEFAULT, field)
+    assert s.forward == (query['forward'] == '1' if 'forward' in used else DEFAULT.forward)
+    assert s.inputs == {key[2:]: float(query[key]) for key in used if key.startswith('v.')}
+
+
+BAD = [
+    ({'expr': '../../etc'}, 'expr'),
+    ({'expr': 'NEURON'}, 'expr'),
+    ({'expr': ''}, 'expr'),
+    ({'step': '-1'}, 'frame'),
+    ({'step': 'abc'}, 'frame'),
+    ({'step': '1.5'}, 'frame'),
+    ({'step': '1000001'}, 'frame'),
+    ({'step': '9' * 5000}, 'frame'),
+    ({'speed': '1e999'}, 'speed'),
+    ({'speed': 'nan'}, 'speed'),
+    ({'speed': '3'}, 'speed'),
+    ({'speed': '-2'}, 'speed'),
+    ({'n': '0'}, 'chain_length'),
+    ({'n': '501'}, 'chain_length'),
+    ({'n': '2.5'}, 'chain_length'),
+    ({'forward': 'yes'}, 'forward'),
+    ({'forward': ''}, 'forward'),
+    ({'formula': ''}, 'formula'),
+    ({'formula': 'a+' * 5000}, 'formula'),
+]
+
+
+@pytest.mark.parametrize(('query', 'field'), BAD)
+def test_a_bad_value_falls_back_to_the_default_and_is_listed(query, field):
+    s, ignored = from_query(query)
+    assert getattr(s, field) == getattr(DEFAULT, field)
+    assert ignored == list(query)
+    check_valid(s)
+
+
+@pytest.mark.parametrize('value', ['nan', 'inf', '-inf', '1e999', '1e7', '-1000001', 'abc', ''])
+def test_a_bad_input_value_is_ignored(value):
+    s, ignored = from_query({'v.a': value, 'v.b': '2'})
+    assert s.inputs == {'b': 2.0}
+    assert ignored == ['v.a']
+
+
+@pytest.mark.parametrize('key', ['v.__class__', 'v._a', 'v.', 'v.1a', 'v.a-b', 'v.a.b', 'v.' + 'a' * 25])
+def test_a_bad_input_name_is_ignored(key):
+    s, ignored = from_query({key: '1', 'v.ok': '2'})
+    assert s.inputs == {'ok': 2.0}
+    assert ignored == [key]
+
+
+def test_unknown_parameters_are_listed_but_streamlits_own_are_not():
+    s, ignored = from_query({'foo': 'bar', 'embed': 'true', 'embed_options': 'light_theme'})
+    assert s == DEFAULT
+    assert ignored == ['foo']
+
+
+def test_too_many_inputs_keeps_the_first_ones():
+    query = {f'v.x{i}': str(i) for i in range(MAX_INPUTS + 3)}
+    s, ignored = from_query(query)
+    assert s.inputs == {f'x{i}': float(i) for i in range(MAX_INPUTS)}
+    assert ignored == [f'v.x{i}' for i in range(MAX_INPUTS, MAX_INPUTS + 3)]
+
+
+def test_an_input_may_be_named_like_a_page_parameter():
+    s, ignored = from_query({'v.step': '3', 'step': '2'})
+    assert (s.inputs, s.frame, ignored) == ({'step': 3.0}, 2, [])
+
+
+def test_a_good_link_is_read_in_full():
+    query = {'expr': 'lecture', 'v.a': '3', 'step': '5', 'forward': '0', 'speed': '0.5'}
+    s, ignored = from_query(query)
+    assert ignored == []
+    assert s == PageState(expr='lecture', inputs={'a': 3.0}, frame=5, forward=False, speed=0.5)
