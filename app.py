@@ -40,7 +40,7 @@ with st.sidebar:
     expression = choose_expression()
     values = input_values(s.expr, expression) if expression else {}
     st.toggle('Step through the forward pass too', key='forward')
-    st.select_slider('Play speed (steps per second)', options=state.SPEEDS, key='speed')
+    st.select_slider('Play speed', options=state.SPEEDS, key='speed', format_func=lambda v: f'{v:g} steps/s')
 if expression is None:
     st.info('Fix the formula in the sidebar to see its graph.', icon=':material/edit:')
     st.stop()

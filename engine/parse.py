@@ -78,6 +78,8 @@ def parse_expression(text):
         out = out if out._prev or out_name is None else out + 0.0  # a bare name still needs a node to name
         if out_name:
             out.label = out_name
+        elif out._prev and 'out' not in leaves:
+            out.label = 'out'
         return out
 
     return Expression(text, {name: DEFAULT_INPUT for name in names}, make)

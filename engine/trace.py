@@ -61,11 +61,13 @@ class Trace:
     @functools.cached_property
     def nodes(self):
         """Node, in forward (topological) order; the output is last."""
-        index = {v: i for i, v in enumerate(self._values)}
-        return tuple(
-            Node(f'n{i}', v.label or f'n{i}', v._op, v.data, tuple(index[c] for c in v._prev), v in self._inputs)
-            for i, v in enumerate(self._values)
-        )
+        index, names, nodes = {}, [], []
+        for i, v in enumerate(self._values):
+            index[v] = i
+            children = tuple(index[c] for c in v._prev)
+            names.append(v.label or _formula_name(v._op, [names[c] for c in children], i))
+            nodes.append(Node(f'n{i}', names[i], v._op, v.data, children, v in self._inputs))
+        return tuple(nodes)
 
     @functools.cached_property
     def steps(self):
@@ -133,6 +135,40 @@ class Trace:
             contributions.append(Contribution(child, slot, amount, local, before, grads[child]))
         assert all(grads[c] == g for c, g in zip(node.children, self._after[i])), 'a replay must add what the pass did'
         return Step(i, self._final[i], tuple(contributions))
+
+
+MAX_FORMULA_NAME = 16
+
+
+def _formula_name(op, args, i):
+    """A name for a value without a label: its formula while that is short ('x1*w11'), else '#i'."""
+    if not op or any(a.startswith('#') for a in args):
+        return f'#{i}'
+    if op in ('+', '-', '*', '/', 'neg') or op.startswith('**'):
+        name = _infix(op, args)
+    else:
+        name = f'{op}({args[0]})'  # a function: tanh(n)
+    return name if len(name) <= MAX_FORMULA_NAME else f'#{i}'
+
+
+def _infix(op, args):
+    """a+b, a-(b+c), (a+b)*c, a/(b*c), -(a*b), (a+b)**2: brackets only where precedence needs them."""
+
+    def wrap(a, needs):
+        return f'({a})' if any(ch in a for ch in needs) else a
+
+    sums, all_ops = ' +-', ' +-*/'
+    if op == '+':
+        return f'{args[0]}+{args[1]}'
+    if op == '-':
+        return f'{args[0]}-{wrap(args[1], sums)}'
+    if op == '*':
+        return f'{wrap(args[0], sums)}*{wrap(args[1], sums)}'
+    if op == '/':
+        return f'{wrap(args[0], sums)}/{wrap(args[1], all_ops)}'
+    if op == 'neg':
+        return f'-{wrap(args[0], all_ops)}'
+    return f'{wrap(args[0], all_ops)}{op}'
 
 
 class _Steps:

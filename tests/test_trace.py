@@ -282,13 +282,32 @@ def test_is_input_marks_the_given_leaves_not_constants():
     assert a.grad == 3.0  # d(2a + a)/da
 
 
-def test_unlabelled_nodes_are_named_by_their_stable_id():
+def test_nodes_have_stable_ids_and_unlabelled_ones_are_named_by_their_short_formula():
     a = Value(3.0)
     out = a * a
     trace = trace_backward(out, [a])
     assert [node.id for node in trace.nodes] == ['n0', 'n1']
-    assert [node.name for node in trace.nodes] == ['n0', 'n1']
+    assert [node.name for node in trace.nodes] == ['#0', '#1']  # '#0*#0' would say nothing: #index
     assert trace.nodes[1].children == (0, 0)
+
+
+def test_unlabelled_ops_are_named_by_their_formula_with_brackets_only_where_needed():
+    a, b, c = Value(1.0, label='a'), Value(2.0, label='b'), Value(3.0, label='c')
+    s = a + b
+    p = s * (a - b)
+    q = c / (b * c)
+    r = -(a * b)
+    out = p + q + r + (a + b) ** 2
+    trace = trace_backward(out, [a, b, c])
+    names = {node.name for node in trace.nodes}
+    assert {'a+b', 'a-b', '(a+b)*(a-b)', 'b*c', 'c/(b*c)', 'a*b', '-(a*b)', '(a+b)**2'} <= names
+
+
+def test_a_formula_name_too_long_to_read_falls_back_to_the_index():
+    x = [Value(1.0, label=f'long_name_{k}') for k in range(2)]
+    out = x[0] * x[1]
+    trace = trace_backward(out, x)
+    assert trace.nodes[-1].name == f'#{len(trace.nodes) - 1}'
 
 
 def test_trace_of_the_seed_build_matches_backward():
