@@ -71,7 +71,10 @@ def build_dot(trace, frame, width):
 
 
 def _value_label(name, data, grad, width, has_data):
-    """micrograd's box of name, data and grad, stacked to keep the graph narrow (an HTML-like label, text escaped)."""
+    """micrograd's box of name, data and grad, stacked to keep the graph narrow (an HTML-like label, text escaped).
+
+    The rule under the name is a cell border: the browser's renderer cannot redraw an <hr/> between frames.
+    """
     rows = ''
     for title, value, known in (('data', data, has_data), ('grad', grad, grad is not None)):
         colour = INK if known else FAINT
@@ -82,7 +85,7 @@ def _value_label(name, data, grad, width, has_data):
         )
     return (
         '<<table border="0" cellborder="0" cellspacing="0" cellpadding="1">'
-        f'<tr><td colspan="2"><b>{html.escape(name)}</b></td></tr><hr/>{rows}</table>>'
+        f'<tr><td colspan="2" border="1" sides="b"><b>{html.escape(name)}</b></td></tr>{rows}</table>>'
     )
 
 

@@ -32,16 +32,20 @@ def start(expr=None, query=None):
     return at
 
 
+def frame_slider(at):
+    return at.slider(key='frame_slider')
+
+
 def frame(at):
-    return int(at.slider(key='frame').value)
+    return int(frame_slider(at).value)
 
 
 def last_frame(at):
-    return int(at.slider(key='frame').max)
+    return int(frame_slider(at).max)
 
 
 def go(at, k):
-    at.slider(key='frame').set_value(k).run()
+    frame_slider(at).set_value(k).run()
     assert not at.exception
     assert frame(at) == k
     return at

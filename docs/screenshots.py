@@ -1,0 +1,106 @@
+"""Screenshots of the page for the docs: `python docs/screenshots.py` (needs Debian's chromium at /usr/bin/chromium).
+
+Starts `streamlit run app.py` on a free port (tests/serve.py, as the browser tests do), opens each view by its link
+(?expr=...&step=...) in a fresh page, and saves a full-page PNG at 1600x1000 into docs/.
+"""
+
+import re
+import sys
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+sys.path.insert(0, str(DOCS.parent / 'tests'))
+
+from playwright.sync_api import expect, sync_playwright  # noqa: E402
+from serve import CHROMIUM, CHROMIUM_ARGS, check_chromium, serve_app  # noqa: E402
+
+VIEWPORT = {'width': 1600, 'height': 1000}
+GRAPH = '[data-testid="stGraphVizChart"] svg'
+MLP_FRAME = 44  # mid-backward: h2 × v2 passes its grad back; some grads final, some still collecting, some not yet
+
+expect.set_options(timeout=30_000)
+
+
+def caption(page):
+    return page.locator('[data-testid="stCaptionContainer"]').filter(has_text=re.compile(r'^Frame \d+ of \d+'))
+
+
+def open_view(browser, url, query):
+    """A fresh page (its own session) showing `query`, with the graph drawn; returns (page, frame, last frame)."""
+    page = browser.new_page(viewport=VIEWPORT)
+    page.goto(f'{url}/{query}')
+    expect(page.locator('[data-testid="stApp"]')).to_be_visible()
+    expect(page.locator(GRAPH)).to_be_visible()
+    expect(caption(page)).to_be_visible()
+    page.wait_for_load_state('networkidle')
+    page.evaluate('document.fonts.ready')
+    k, n = map(int, re.match(r'Frame (\d+) of (\d+)', caption(page).text_content()).groups())
+    return page, k, n
+
+
+def grads(page):
+    """{name: grad as shown} for every value box in the graph."""
+    rows = page.locator(f'{GRAPH} g.node').evaluate_all(
+        'nodes => nodes.map(g => [...g.querySelectorAll("text")].map(t => t.textContent.trim()))'
+    )
+    return {texts[0]: texts[4] for texts in rows if len(texts) == 5 and texts[1] == 'data'}
+
+
+def save(page, name):
+    """A full-page PNG. The app scrolls inside its own container, so grow the viewport to the content first."""
+    height = page.evaluate(
+        '() => Math.max(...[...document.querySelectorAll(\'[data-testid="stMain"], [data-testid="stSidebarContent"]\')]'
+        '.map(e => e.scrollHeight))'
+    )
+    page.set_viewport_size({'width': VIEWPORT['width'], 'height': max(VIEWPORT['height'], height)})
+    page.wait_for_timeout(500)  # let the chart refit to the new size
+    path = DOCS / name
+    page.screenshot(path=str(path), full_page=True)
+    print(f'wrote {path.relative_to(DOCS.parent)} ({page.viewport_size["width"]}x{page.viewport_size["height"]})')
+    page.close()
+
+
+def reuse_accumulating_frame(browser, url):
+    """The first reuse frame where a's grad is 6.0000 (collected from a·a) before a·b brings it to 4.0000."""
+    page, _, n = open_view(browser, url, '?expr=reuse')
+    page.close()
+    for k in range(n + 1):
+        page, _, _ = open_view(browser, url, f'?expr=reuse&step={k}')
+        a = grads(page)['a']
+        page.close()
+        if a == '6.0000':
+            return k
+        if a == '4.0000':
+            break
+    raise RuntimeError('no reuse frame shows a.grad = 6.0000 before 4.0000')
+
+
+def main():
+    missing = check_chromium()
+    if missing:
+        sys.exit(missing)
+    with serve_app() as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            save(open_view(browser, url, '?expr=neuron&step=0')[0], 'neuron-start.png')
+
+            k = reuse_accumulating_frame(browser, url)
+            print(f'reuse: a.grad is 6.0000, not yet 4.0000, at frame {k}')
+            save(open_view(browser, url, f'?expr=reuse&step={k}')[0], 'reuse-accumulating.png')
+
+            page, k, n = open_view(browser, url, '?expr=reuse&step=1000000')  # the step is capped at the last frame
+            assert k == n, (k, n)
+            expect(
+                page.locator('[data-testid="stDataFrame"]').filter(has=page.locator('th', has_text='finite'))
+            ).to_have_count(1)
+            save(page, 'reuse-end.png')
+
+            page, _, _ = open_view(browser, url, f'?expr=mlp&step={MLP_FRAME}')
+            expect(caption(page)).to_contain_text('backward pass')
+            save(page, 'mlp-backward.png')
+        finally:
+            browser.close()
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,42 @@
+"""Fixtures for the browser tests: a live `streamlit run app.py`, Debian's chromium, and a fresh page per test."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # serve.py, whatever pytest's import mode
+from serve import CHROMIUM, CHROMIUM_ARGS, ServerError, check_chromium, serve_app  # noqa: E402
+
+
+@pytest.fixture(scope='session')
+def app_server():
+    """The base URL of the app, served on a free port of 127.0.0.1 for the whole session."""
+    try:
+        with serve_app(timeout=60) as url:
+            yield url
+    except ServerError as e:
+        pytest.fail(str(e), pytrace=False)
+
+
+@pytest.fixture(scope='session')
+def browser():
+    missing = check_chromium()
+    if missing:
+        pytest.fail(missing, pytrace=False)  # never skip: CI installs chromium, so its absence is a failure
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as e:
+        pytest.fail(f'the playwright package is missing ({e}): pip install -r requirements-dev.txt', pytrace=False)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={'width': 1600, 'height': 1000})
+    page = context.new_page()
+    yield page
+    context.close()

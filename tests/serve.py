@@ -1,0 +1,96 @@
+"""Start `streamlit run app.py` on a free local port and stop it again.
+
+Shared by tests/conftest.py (the browser tests) and docs/screenshots.py.
+"""
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = '/usr/bin/chromium'
+CHROMIUM_ARGS = [
+    '--no-sandbox',
+    '--disable-dev-shm-usage',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+]
+
+
+class ServerError(RuntimeError):
+    """The app did not come up; the message holds the server's log."""
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(('127.0.0.1', 0))
+        return s.getsockname()[1]
+
+
+def _healthy(url):
+    try:
+        with urllib.request.urlopen(f'{url}/_stcore/health', timeout=2) as response:
+            return response.status == 200 and response.read().strip() == b'ok'
+    except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+        return False
+
+
+@contextlib.contextmanager
+def serve_app(timeout=60.0):
+    """Yield the base URL of a running `streamlit run app.py`; stop the server on exit."""
+    port = free_port()
+    url = f'http://127.0.0.1:{port}'
+    command = [
+        sys.executable, '-m', 'streamlit', 'run', 'app.py',
+        '--server.headless', 'true',
+        '--server.port', str(port),
+        '--server.address', '127.0.0.1',
+        '--browser.gatherUsageStats', 'false',
+        '--server.fileWatcherType', 'none',
+    ]  # fmt: skip
+    with tempfile.TemporaryFile(mode='w+', prefix='streamlit-log-') as log:
+        process = subprocess.Popen(
+            command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, 'PYTHONUNBUFFERED': '1'}
+        )
+
+        def server_log():
+            log.flush()
+            log.seek(0)
+            return log.read()
+
+        try:
+            deadline = time.monotonic() + timeout
+            while not _healthy(url):
+                if process.poll() is not None:
+                    raise ServerError(f'streamlit exited with code {process.returncode}:\n{server_log()}')
+                if time.monotonic() > deadline:
+                    raise ServerError(
+                        f'streamlit did not answer {url}/_stcore/health in {timeout:g} s:\n{server_log()}'
+                    )
+                time.sleep(0.2)
+            yield url
+        finally:
+            if process.poll() is None:
+                process.terminate()
+                try:
+                    process.wait(timeout=10)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait(timeout=10)
+
+
+def check_chromium():
+    """A clear message when Debian's chromium is missing (CI installs it); None when it is there."""
+    if not os.path.exists(CHROMIUM):
+        return f'{CHROMIUM} is missing: install it with `apt-get install -y chromium` (Playwright cannot download one)'
+    return None

@@ -1,0 +1,177 @@
+"""The page in a real browser: Debian's chromium driven by Playwright against `streamlit run app.py`.
+
+The fixtures (app_server, browser, page) are in conftest.py; the server helper is serve.py.
+"""
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.browser
+
+TIMEOUT = 20_000  # ms, for every expect(): the first run of a page compiles the app and lays out the graph
+expect.set_options(timeout=TIMEOUT)
+
+GRAPH = '[data-testid="stGraphVizChart"] svg'
+NEURON_START = {'x1': ('2.0000', '·'), 'w1': ('-3.0000', '·'), 'b': ('6.8814', '·'), 'x2': ('0.0000', '·')}
+NEURON_GRADS = {'x1': '-1.5000', 'w1': '1.0000', 'x2': '0.5000', 'w2': '0.0000', 'b': '0.5000', 'o': '1.0000'}
+
+
+def open_page(page: Page, url, query=''):
+    """Open the app at `query` and wait for the graph; the browser console's errors are kept in page.errors."""
+    page.errors = []
+    page.on('console', lambda message: message.type == 'error' and page.errors.append(message.text[:200]))
+    page.goto(f'{url}/{query}')
+    expect(page.locator('[data-testid="stApp"]')).to_be_visible()
+    expect(page.locator(GRAPH)).to_be_visible()
+
+
+def graph(page: Page):
+    return page.locator(GRAPH)
+
+
+def boxes(page: Page):
+    """{name: (data, grad)} of every value box in the graph, as its text shows them."""
+    rows = page.locator(f'{GRAPH} g.node').evaluate_all(
+        'nodes => nodes.map(g => [...g.querySelectorAll("text")].map(t => t.textContent.trim()))'
+    )
+    return {texts[0]: (texts[2], texts[4]) for texts in rows if len(texts) == 5 and texts[1] == 'data'}
+
+
+def caption(page: Page):
+    """The stepper's caption, 'Frame K of N · ...'."""
+    return page.locator('[data-testid="stCaptionContainer"]').filter(has_text=re.compile(r'^Frame \d+ of \d+'))
+
+
+def expect_redrawn(page: Page, *texts, nodes=None):
+    """The graph, redrawn in the browser (by d3-graphviz) for a new frame or formula, shows `texts` and `nodes`."""
+    try:
+        for text in texts:
+            expect(graph(page)).to_contain_text(text)
+        if nodes is not None:
+            expect(graph(page).locator('g.node')).to_have_count(nodes)
+    except AssertionError as e:
+        raise AssertionError(
+            f'the graph was not redrawn ({str(e).splitlines()[0]}) while the page moved on to '
+            f'{caption(page).all_text_contents()}; browser console errors: {page.errors[:3]}'
+        ) from None
+
+
+def expect_frame(page: Page, k, n):
+    expect(caption(page)).to_have_text(re.compile(rf'^Frame {k} of {n}\b'))
+
+
+def grad_check_table(page: Page):
+    """The grad-check dataframe; its cells are in glide-data-grid's hidden accessible <table>."""
+    return page.locator('[data-testid="stDataFrame"]').filter(
+        has=page.locator('th', has_text='finite difference')
+    )  # fmt: skip
+
+
+def expect_no_traceback(page: Page):
+    expect(page.locator('[data-testid="stException"]')).to_have_count(0)
+    expect(page.locator('[data-testid="stApp"]')).not_to_contain_text('Traceback')
+
+
+def test_graph_shows_the_default_neuron(page, app_server):
+    open_page(page, app_server)
+    for number in ('2.0000', '-3.0000', '6.8814'):
+        expect(graph(page)).to_contain_text(number)
+    expect_frame(page, 0, 16)
+    shown = boxes(page)
+    for name, (data, grad) in NEURON_START.items():
+        assert shown[name] == (data, grad), name
+    assert shown['o'] == ('·', '·')  # frame 0 of the forward pass: the output is not computed yet
+    expect_no_traceback(page)
+
+
+def test_slider_end_shows_the_final_grads_and_the_check(page, app_server):
+    open_page(page, app_server)
+    expect(grad_check_table(page)).to_have_count(0)
+    slider = page.locator('[data-testid="stMainBlockContainer"] [data-testid="stSlider"]').get_by_role(
+        'slider', name='Frame'
+    )
+    slider.focus()
+    page.keyboard.press('End')
+    expect_frame(page, 16, 16)
+    expect_redrawn(page, '-1.5000', '0.5000')
+    shown = boxes(page)
+    for name, grad in NEURON_GRADS.items():
+        assert shown[name][1] == grad, name
+    check = grad_check_table(page)
+    expect(check).to_have_count(1)
+    expect(check.locator('table')).to_contain_text('-1.5000')
+    expect(page.get_by_text('Done.', exact=False)).to_be_visible()
+    expect_no_traceback(page)
+
+
+def test_next_and_prev_move_one_frame(page, app_server):
+    open_page(page, app_server, '?expr=reuse&step=4')
+    expect_frame(page, 4, 9)
+    next_button = page.get_by_role('button', name='Next')
+    prev_button = page.get_by_role('button', name='Prev')
+    next_button.click()
+    expect_frame(page, 5, 9)
+    expect_redrawn(page, '+=')  # frame 5: out's _backward writes along its edges
+    next_button.click()
+    expect_frame(page, 6, 9)
+    prev_button.click()
+    expect_frame(page, 5, 9)
+    for k in (4, 3, 2, 1, 0):  # one click, one frame: wait for each (clicks faster than a rerun can be lost)
+        prev_button.click()
+        expect_frame(page, k, 9)
+    expect(prev_button).to_be_disabled()
+    expect(next_button).to_be_enabled()
+
+
+@pytest.mark.parametrize('speed', ['2', '10'])
+def test_play_reaches_the_end_and_stops(page, app_server, speed):
+    open_page(page, app_server, f'?expr=reuse&speed={speed}')
+    expect_frame(page, 0, 9)
+    page.get_by_role('button', name='Play').click()
+    expect_frame(page, 9, 9)
+    expect(page.get_by_role('button', name='Play')).to_be_visible()
+    expect(page.get_by_role('button', name='Pause')).to_have_count(0)
+    expect_redrawn(page, '4.0000')  # a's final grad, drawn at the last frame
+    expect(grad_check_table(page)).to_have_count(1)
+    page.wait_for_timeout(1000)  # two ticks even at the slowest of these speeds: playing must have stopped
+    expect_frame(page, 9, 9)
+    expect_no_traceback(page)
+
+
+def test_typed_formula_draws_its_graph(page, app_server):
+    open_page(page, app_server)
+    page.get_by_role('combobox', name='Expression').click()
+    page.get_by_role('option', name='type your own formula…').click()
+    formula = page.get_by_role('textbox', name='Formula', exact=True)
+    expect(formula).to_be_visible()
+    formula.fill('tanh(x*y + z)')
+    formula.press('Enter')
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    for name in ('x', 'y', 'z'):
+        expect(sidebar.get_by_role('spinbutton', name=name, exact=True)).to_be_visible()
+    expect_redrawn(page, 'tanh', nodes=9)  # x y z, then x*y, + and tanh, each with its op
+    expect_no_traceback(page)
+
+
+def test_bad_formula_shows_its_message_not_a_traceback(page, app_server):
+    open_page(page, app_server, '?expr=custom&formula=a*b%2Ba*a')
+    expect(graph(page).locator('g.node')).to_have_count(8)  # a b, then a*b, a*a and their sum, each with its op
+    formula = page.get_by_role('textbox', name='Formula', exact=True)
+    formula.fill('a +* b')
+    formula.press('Enter')
+    alert = page.locator('[data-testid="stAlert"]').filter(has_text='can’t be drawn')
+    expect(alert).to_be_visible()
+    expect(alert).to_contain_text('column')
+    expect_no_traceback(page)
+
+
+def test_tampered_link_falls_back_to_the_neuron(page, app_server):
+    open_page(page, app_server, '?expr=nonsense&step=-4&v.x1=nan')
+    for number in ('2.0000', '-3.0000', '6.8814'):
+        expect(graph(page)).to_contain_text(number)
+    expect_frame(page, 0, 16)
+    assert boxes(page)['x1'][0] == '2.0000'
+    expect(page.get_by_text('could not be read')).to_be_visible()
+    expect_no_traceback(page)
