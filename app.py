@@ -40,6 +40,7 @@ with st.sidebar:
     expression = choose_expression()
     values = input_values(s.expr, expression) if expression else {}
     st.toggle('Step through the forward pass too', key='forward')
+    st.toggle('Show the final grads in the table', key='answers', help='Switch off to let the class work them out.')
     st.select_slider('Play speed', options=state.SPEEDS, key='speed', format_func=lambda v: f'{v:g} steps/s')
 if expression is None:
     st.info('Fix the formula in the sidebar to see its graph.', icon=':material/edit:')
@@ -66,7 +67,7 @@ def step_view():
         if k == len(all_frames) - 1:
             show_summary(grad_check(trace, numeric), trace.nodes[-1].name)
     with right:
-        show_node_table(node_table(trace, frame), frame.node)
+        show_node_table(node_table(trace, frame, answers=s.answers), frame.node)
 
 
 step_view()

@@ -26,6 +26,7 @@ class PageState:
     inputs: dict = field(default_factory=dict)  # input name -> value; a missing one takes the expression's default
     frame: int = 0
     forward: bool = True  # step through the forward pass too
+    answers: bool = True  # the node table shows each final grad from the start
     speed: float = 2.0
 
 
@@ -69,8 +70,9 @@ def to_query(state):
         query['n'] = str(state.chain_length)
     query.update({INPUT_PREFIX + name: f'{value!r}' for name, value in state.inputs.items()})
     query['step'] = str(state.frame)
-    if state.forward != default.forward:
-        query['forward'] = '1' if state.forward else '0'
+    for flag in ('forward', 'answers'):
+        if getattr(state, flag) != getattr(default, flag):
+            query[flag] = '1' if getattr(state, flag) else '0'
     if state.speed != default.speed:
         query['speed'] = f'{state.speed:g}'
     return query
@@ -96,13 +98,14 @@ def from_query(query):
     formula = read('formula', str, lambda v: 0 < len(v) <= MAX_LENGTH)
     n = read('n', int, lambda v: 1 <= v <= MAX_CHAIN)
     step = read('step', int, lambda v: 0 <= v <= 10**6)
-    forward = read('forward', str, lambda v: v in ('0', '1'))
+    flags = {flag: read(flag, str, lambda v: v in ('0', '1')) for flag in ('forward', 'answers')}
     speed = read('speed', float, lambda v: v in SPEEDS)
     for key, value in (('expr', expr), ('formula', formula), ('chain_length', n), ('frame', step), ('speed', speed)):
         if value is not None:
             setattr(state, key, value)
-    if forward is not None:
-        state.forward = forward == '1'
+    for flag, value in flags.items():
+        if value is not None:
+            setattr(state, flag, value == '1')
     for key in query:
         if key.startswith(INPUT_PREFIX):
             name = key[len(INPUT_PREFIX) :]
@@ -115,6 +118,6 @@ def from_query(query):
             value = read(key, float, lambda v: math.isfinite(v) and abs(v) <= 1e6)
             if value is not None:
                 state.inputs[name] = value
-        elif key not in ('expr', 'formula', 'n', 'step', 'forward', 'speed', 'embed', 'embed_options'):
+        elif key not in ('expr', 'formula', 'n', 'step', 'forward', 'answers', 'speed', 'embed', 'embed_options'):
             ignored.append(key)
     return state, ignored

@@ -9,18 +9,17 @@ from engine.frames import grads_at
 HIGHLIGHT = 'background-color: #FBDCC6'  # the graph's vermillion tint: the node this frame is about
 
 
-def node_table(trace, frame):
-    grads = grads_at(trace, frame)
-    final = trace.final_grads()
-    return pd.DataFrame(
-        {
-            'node': [n.name for n in trace.nodes],
-            'op': [n.op or ('input' if n.is_input else 'constant') for n in trace.nodes],
-            'data': [fmt(n.data) if frame.has_data(trace, i) else fmt(None) for i, n in enumerate(trace.nodes)],
-            'grad now': [fmt(g) for g in grads],
-            'final grad': [fmt(g) for g in final],
-        }
-    )
+def node_table(trace, frame, answers=True):
+    """One row per node; with `answers`, a column of final grads too."""
+    columns = {
+        'node': [n.name for n in trace.nodes],
+        'op': [n.op or ('input' if n.is_input else 'constant') for n in trace.nodes],
+        'data': [fmt(n.data) if frame.has_data(trace, i) else fmt(None) for i, n in enumerate(trace.nodes)],
+        'grad now': [fmt(g) for g in grads_at(trace, frame)],
+    }
+    if answers:
+        columns['final grad'] = [fmt(g) for g in trace.final_grads()]
+    return pd.DataFrame(columns)
 
 
 def show_node_table(table, current):

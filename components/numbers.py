@@ -24,4 +24,5 @@ def number_width(trace):
 
 
 def padded(x, width):
-    return fmt(x).rjust(width)
+    """Right-aligned to width; "not computed" in the middle, where it is easier to see."""
+    return fmt(x).rjust(width) if x is not None else NOT_COMPUTED.center(width)

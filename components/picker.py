@@ -7,13 +7,22 @@ from engine import PRESETS, ExpressionError, chain, parse_expression
 from state import CUSTOM, EXPRESSIONS, MAX_CHAIN
 
 
-def title_of(key):
-    return 'type your own formula…' if key == CUSTOM else PRESETS[key].title
+# short enough for the sidebar; the page's heading gives the whole formula
+MENU = {
+    'neuron': 'neuron (the exercise)',
+    'reuse': 'reuse (the exercise)',
+    'chain': 'chain (the exercise)',
+    'lecture': 'L = (a·b + c)·f',
+    'a_plus_a': 'pitfall: b = a + a',
+    'ab_times_a_plus_b': 'pitfall: (a·b)·(a + b)',
+    'mlp': 'tiny MLP with a loss',
+    CUSTOM: 'type your own formula…',
+}
 
 
 def choose_expression():
     """The chosen expression, or None (with a message on the page) when a typed formula cannot be read."""
-    key = st.selectbox('Expression', EXPRESSIONS, format_func=title_of, key='expr')
+    key = st.selectbox('Expression', EXPRESSIONS, format_func=MENU.get, key='expr')
     if key == 'chain':
         n = st.number_input('Chain length', min_value=1, max_value=MAX_CHAIN, step=1, key='chain_length')
         return chain(int(n))

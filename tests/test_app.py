@@ -537,3 +537,13 @@ def test_a_link_cannot_put_markdown_into_the_page():
     assert not at.exception
     (toast,) = at.toast
     assert '](' not in outside_code(toast.value).replace('\\]', ''), toast.value
+
+
+def test_switching_off_the_answers_hides_the_final_grad_column_until_the_class_has_worked_them_out():
+    at = start('reuse')
+    (table,) = [d.value for d in at.dataframe if 'grad now' in d.value.columns]
+    assert list(table['final grad']) == ['4.0000', '3.0000', '1.0000', '1.0000', '1.0000']  # a, b, a*b, a*a, out
+    at.toggle(key='answers').set_value(False).run()
+    (table,) = [d.value for d in at.dataframe if 'grad now' in d.value.columns]
+    assert 'final grad' not in table.columns
+    assert set(table['grad now']) == {NOT_COMPUTED}  # frame 0: nothing computed, nothing given away

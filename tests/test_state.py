@@ -12,7 +12,7 @@ import state
 from state import MAX_CHAIN, MAX_INPUTS, SPEEDS, PageState, from_query, from_session, to_query, to_session
 
 DEFAULT = PageState()
-KNOWN_KEYS = ('expr', 'formula', 'n', 'step', 'forward', 'speed', 'embed', 'embed_options')
+KNOWN_KEYS = ('expr', 'formula', 'n', 'step', 'forward', 'answers', 'speed', 'embed', 'embed_options')
 MAX_FORMULA = state.MAX_LENGTH
 
 # --- strategies ------------------------------------------------------------------------------------
@@ -28,6 +28,7 @@ page_states = st.builds(
     inputs=st.dictionaries(names, numbers, max_size=MAX_INPUTS),
     frame=st.integers(0, 10**6),
     forward=st.booleans(),
+    answers=st.booleans(),
     speed=st.sampled_from(SPEEDS),
 )
 nasty_values = st.sampled_from(
@@ -142,6 +143,7 @@ def test_from_query_uses_exactly_the_parameters_it_does_not_ignore(query):
         else:
             assert getattr(s, field) == getattr(DEFAULT, field)
     assert s.forward == (query['forward'] == '1' if 'forward' in used else DEFAULT.forward)
+    assert s.answers == (query['answers'] == '1' if 'answers' in used else DEFAULT.answers)
     assert s.inputs == {key[2:]: float(query[key]) for key in used if key.startswith('v.')}
 
 
