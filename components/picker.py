@@ -6,7 +6,6 @@ from components.markdown import md
 from engine import PRESETS, ExpressionError, chain, parse_expression
 from state import CUSTOM, EXPRESSIONS, MAX_CHAIN
 
-
 # short enough for the sidebar; the page's heading gives the whole formula
 MENU = {
     'neuron': 'neuron (the exercise)',
