@@ -26,59 +26,112 @@ def op_symbol(op):
     return OP_SYMBOLS.get(op, op)
 
 
+def value_look(trace, frame, i, grads, final_after, width):
+    """How value node i looks at `frame`: (data text, grad text, grad state, mark).
+
+    grad state: 'none' (not computed), 'accumulating' (more += to come) or 'final';
+    mark: 'active' (its _backward runs, or it is seeded), 'forward' (just computed) or ''.
+    """
+    grad = grads[i]
+    if grad is None:
+        state = 'none'
+    elif frame.steps_done >= final_after[i]:
+        state = 'final'
+    else:
+        state = 'accumulating'
+    mark = ''
+    if i == frame.node:
+        mark = 'active' if frame.kind in ('seed', 'backward') else 'forward'
+    data = trace.nodes[i].data if frame.has_data(trace, i) else None
+    return padded(data, width), padded(grad, width), state, mark
+
+
+def hot_edges(trace, frame, width):
+    """{(op node, input slot): label} for the edges the current _backward writes along."""
+    if frame.kind != 'backward':
+        return {}
+    step = trace.steps[frame.steps_done - 1]
+    return {(step.node, c.slot): f'+= {padded(c.amount, width)}' for c in step.contributions}
+
+
+def blank_label(width):
+    """What an edge into an op shows when it carries nothing now: as wide as any amount, so labels never move nodes."""
+    return ' ' * (width + 3)
+
+
+STATE_STYLE = {
+    'none': {'style': 'rounded', 'fillcolor': 'white'},
+    'accumulating': {'style': 'rounded,filled,dashed', 'fillcolor': ACCUMULATING_FILL},
+    'final': {'style': 'rounded,filled', 'fillcolor': FINAL_FILL},
+}
+MARK_STYLE = {'': {}, 'active': {'color': ACTIVE, 'penwidth': '3'}, 'forward': {'color': FORWARD, 'penwidth': '3'}}
+HOT = {'color': ACTIVE, 'penwidth': '2.5', 'fontcolor': ACTIVE}
+
+
 def build_dot(trace, frame, width):
-    """The graph at `frame`, every number padded to `width` characters."""
+    """The graph at `frame`, numbers padded to `width`. Ids: n3, n3_op, e3_0 (op 3's input 0), e3_out, stops b3_0."""
     grads = grads_at(trace, frame)
     final_after = trace.final_after()
-    step = trace.steps[frame.steps_done - 1] if frame.kind == 'backward' else None
-    hot_slots = {(c.child, c.slot): c for c in step.contributions} if step else {}
-
+    hot = hot_edges(trace, frame, width)
+    active_op = frame.node if hot else None
     dot = graphviz.Digraph(
         graph_attr={'rankdir': 'LR', 'bgcolor': 'white', 'forcelabels': 'true', 'nodesep': '0.3', 'ranksep': '0.5'},
         node_attr={'fontname': FONT, 'fontsize': '14', 'color': INK, 'fontcolor': INK},
         edge_attr={'color': FAINT, 'arrowsize': '0.7', 'fontname': FONT, 'fontsize': '14'},
     )
+    bus_stops = _draw_buses(dot, trace)
     for i, node in enumerate(trace.nodes):
-        has_data = frame.has_data(trace, i)
-        grad = grads[i]
-        if grad is None:
-            fill, style = 'white', 'rounded'
-        elif frame.steps_done >= final_after[i]:
-            fill, style = FINAL_FILL, 'rounded,filled'
-        else:
-            fill, style = ACCUMULATING_FILL, 'rounded,filled,dashed'
-        border, pen = INK, '1'
-        if i == frame.node and frame.kind in ('seed', 'backward'):
-            border, pen = ACTIVE, '3'
-        elif i == frame.node:
-            border, pen = FORWARD, '3'
-        label = _value_label(node.name, node.data if has_data else None, grad, width, has_data)
-        dot.node(node.id, label=label, shape='box', style=style, fillcolor=fill, color=border, penwidth=pen)
+        data, grad, state, mark = value_look(trace, frame, i, grads, final_after, width)
+        label = _value_label(node.name, data, grad, state != 'none', frame.has_data(trace, i))
+        dot.node(node.id, label=label, id=node.id, shape='box', **STATE_STYLE[state], **MARK_STYLE[mark])
         if node.op:
             op_id = f'{node.id}_op'
-            is_hot = step is not None and step.node == i
-            hot = {'color': ACTIVE, 'penwidth': '2.5'} if is_hot else {}
-            dot.node(op_id, label=op_symbol(node.op), shape='circle', width='0.45', margin='0.02', **hot)
+            op_hot = HOT if i == active_op else {}
+            dot.node(op_id, label=op_symbol(node.op), id=op_id, shape='circle', width='0.45', margin='0.02', **op_hot)
             for slot, child in enumerate(node.children):
-                # every edge into an op has a label of the same width, blank unless it carries a
-                # contribution now: so labels never change the layout
-                c = hot_slots.get((child, slot)) if is_hot else None
-                text = f'+= {padded(c.amount, width)}' if c else ' ' * (width + 3)
-                colours = {'color': ACTIVE, 'penwidth': '2.5', 'fontcolor': ACTIVE} if c else {}
-                dot.edge(trace.nodes[child].id, op_id, label=text, **colours)
-            dot.edge(op_id, node.id, **hot)
+                text = hot.get((i, slot))
+                source = bus_stops.get((i, slot), trace.nodes[child].id)
+                dot.edge(source, op_id, label=text or blank_label(width), id=f'e{i}_{slot}', **(HOT if text else {}))
+            dot.edge(op_id, node.id, id=f'e{i}_out', **op_hot)
     return dot
 
 
-def _value_label(name, data, grad, width, has_data):
+BUS_USES = 5  # a value used this often reaches its uses along one line, not an edge each
+
+
+def _draw_buses(dot, trace):
+    """For each value used BUS_USES times or more: a line of small stops from it, one stop before each use.
+
+    The edges from a value to uses far apart (the chain's w feeds every step) would cost dot's layout
+    time that grows much faster than the graph: 40 steps took 30 s. Along a line, each edge is short.
+    Returns {(op node, input slot): the stop its edge starts from}.
+    """
+    uses = {}
+    for i, node in enumerate(trace.nodes):
+        for slot, child in enumerate(node.children):
+            uses.setdefault(child, []).append((i, slot))
+    stops = {}
+    for child, places in uses.items():
+        if len(places) < BUS_USES:
+            continue
+        previous = trace.nodes[child].id
+        for i, slot in places:  # in forward order, so the line runs left to right
+            stop = f'b{i}_{slot}'
+            dot.node(stop, shape='point', width='0.05', id=stop, color=FAINT)
+            dot.edge(previous, stop, arrowhead='none', id=f'{stop}_line')
+            previous = stops[i, slot] = stop
+    return stops
+
+
+def _value_label(name, data_text, grad_text, has_grad, has_data):
     """micrograd's box of name, data and grad, stacked to keep the graph narrow (an HTML-like label, text escaped).
 
     The rule under the name is a cell border: the browser's renderer cannot redraw an <hr/> between frames.
     """
     rows = ''
-    for title, value, known in (('data', data, has_data), ('grad', grad, grad is not None)):
+    for title, text, known in (('data', data_text, has_data), ('grad', grad_text, has_grad)):
         colour = INK if known else FAINT
-        text = html.escape(padded(value, width))
+        text = html.escape(text)
         rows += (
             f'<tr><td align="left"><font color="{FAINT}">{title}</font></td>'
             f'<td align="right"><font color="{colour}">{text}</font></td></tr>'

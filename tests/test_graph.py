@@ -58,14 +58,36 @@ def test_one_op_node_per_op_and_one_edge_per_input_slot(key):
     trace = traced(EXPRESSIONS[key])
     source = build_dot(trace, frames(trace)[0], number_width(trace)).source
     ops = [i for i, node in enumerate(trace.nodes) if node.op]
+    stops = {f'b{i}_{slot}' for i in ops for slot, _ in enumerate(trace.nodes[i].children)}
     ids = set(nodes(source))
-    assert ids == {f'n{i}' for i in range(len(trace.nodes))} | {f'n{i}_op' for i in ops}
+    assert ids - stops == {f'n{i}' for i in range(len(trace.nodes))} | {f'n{i}_op' for i in ops}
     all_edges = [(tail, head) for tail, head, _ in edges(source)]
+    line_from = {head: tail for tail, head in all_edges if head in stops}
+
+    def value_behind(tail):  # a stop on a value's line leads back to the value
+        while tail in line_from:
+            tail = line_from[tail]
+        return tail
+
     for i in ops:
-        into = sorted(tail for tail, head in all_edges if head == f'n{i}_op')
+        into = sorted(value_behind(tail) for tail, head in all_edges if head == f'n{i}_op')
         assert into == sorted(f'n{c}' for c in trace.nodes[i].children)
         assert all_edges.count((f'n{i}_op', f'n{i}')) == 1
-    assert len(all_edges) == sum(len(trace.nodes[i].children) + 1 for i in ops)
+    used_stops = ids & stops
+    assert len(all_edges) == sum(len(trace.nodes[i].children) + 1 for i in ops) + len(used_stops)
+
+
+def test_a_value_used_many_times_reaches_its_uses_along_one_line_of_stops():
+    # the chain's w feeds all 10 multiplies: one edge leaves w, to the first stop; each stop feeds one use
+    trace = traced(chain(10))
+    w = next(i for i, node in enumerate(trace.nodes) if node.name == 'w')
+    source = build_dot(trace, frames(trace)[0], number_width(trace)).source
+    pairs = [(tail, head) for tail, head, _ in edges(source)]
+    multiplies = [i for i, node in enumerate(trace.nodes) if node.op == '*']
+    assert len(multiplies) == 10
+    assert [head for tail, head in pairs if tail == f'n{w}'] == [f'b{multiplies[0]}_1']
+    for i in multiplies:
+        assert (f'b{i}_1', f'n{i}_op') in pairs  # w is the multiply's other (slot 1)
 
 
 def test_a_times_a_draws_two_edges_from_a_into_the_same_op():
