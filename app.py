@@ -10,6 +10,7 @@ from components.markdown import md
 from components.node_table import node_table, show_node_table
 from components.numbers import number_width
 from components.picker import choose_expression
+from components.player import can_lay_out, frame_patches, graph_player, layout_svg
 from components.stepper import advance_if_playing, stepper
 from components.summary import grad_check, show_summary
 from engine import numeric_grads, trace_backward
@@ -24,6 +25,19 @@ def traced(_expression, expression_id, values):
     leaves, out = _expression.build(dict(values))
     trace = trace_backward(out, leaves)
     return trace, number_width(trace), numeric_grads(_expression, dict(values))
+
+
+@st.cache_resource(max_entries=64, show_spinner='Laying out the graph…')
+def laid_out(_trace, structure, width):
+    """The graph's SVG layout: the same for every frame and every input value with this structure and width."""
+    return layout_svg(_trace, frames(_trace, False)[0], width)
+
+
+@st.cache_resource(max_entries=128, show_spinner=False)
+def player_frames(_trace, trace_id, forward, width):
+    """Each frame's patch and caption, for the player."""
+    all_frames = frames(_trace, forward)
+    return frame_patches(_trace, all_frames, width), [caption(_trace, f) for f in all_frames]
 
 
 s = st.session_state
@@ -52,15 +66,36 @@ if expression.lesson:
 expression_id = (s.expr, s.formula if s.expr == state.CUSTOM else s.chain_length if s.expr == 'chain' else '')
 trace, width, numeric = traced(expression, expression_id, tuple(values.items()))
 all_frames = frames(trace, s.forward)
-s.timer_on = s.get('playing', False)
+use_player = can_lay_out()
+s.timer_on = s.get('playing', False) and not use_player
+
+
+def player_frame():
+    """The player's frame; a new expression, new inputs or the forward switch send it to s.frame first."""
+    trace_id = (expression_id, tuple(values.items()))
+    layout = repr((trace_id, s.forward))
+    if s.get('player_layout') != layout:
+        s.player_layout = layout
+        s.player_goto = [s.get('player_goto', [0])[0] + 1, min(s.get('frame', 0), len(all_frames) - 1)]
+        reported = None
+    structure = tuple((n.name, n.op, n.children) for n in trace.nodes)
+    svg = laid_out(trace, structure, width)
+    patches, captions = player_frames(trace, trace_id, s.forward, width)
+    reported = graph_player(layout, svg, patches, captions, s.speed, s.player_goto, width)
+    return min(max(int(s.player_goto[1] if reported is None else reported), 0), len(all_frames) - 1)
 
 
 @st.fragment(run_every=1 / s.speed if s.timer_on else None)
 def step_view():
-    advance_if_playing(len(all_frames))
-    k = stepper(len(all_frames), lambda k: caption(trace, all_frames[k]))
-    frame = all_frames[k]
-    show_graph(build_dot(trace, frame, width))
+    if use_player:
+        s.frame = k = player_frame()
+        frame = all_frames[k]
+    else:
+        advance_if_playing(len(all_frames))
+        k = stepper(len(all_frames), lambda k: caption(trace, all_frames[k]))
+        frame = all_frames[k]
+        show_graph(build_dot(trace, frame, width))
+        st.caption('Graphviz is not installed on this server, so the browser lays the graph out again at every step.')
     left, right = st.columns([3, 2])
     with left:
         show_explanation(explain(trace, frame))

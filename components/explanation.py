@@ -62,11 +62,7 @@ def chain_rule_lines(trace, step):
 
 
 def caption(trace, frame):
-    """Frame k in a few words, for under the slider (as markdown)."""
-    return md(_caption(trace, frame))
-
-
-def _caption(trace, frame):
+    """Frame k in a few words, for under the slider (plain text)."""
     node = trace.nodes[frame.node] if frame.node >= 0 else None
     if frame.kind == 'inputs':
         return 'forward pass: the inputs are set'

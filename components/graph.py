@@ -133,11 +133,11 @@ def _value_label(name, data_text, grad_text, has_grad, has_data):
         colour = INK if known else FAINT
         text = html.escape(text)
         rows += (
-            f'<tr><td align="left"><font color="{FAINT}">{title}</font></td>'
+            f'<tr><td align="left"><font color="{FAINT}">{title} </font></td>'
             f'<td align="right"><font color="{colour}">{text}</font></td></tr>'
         )
     return (
-        '<<table border="0" cellborder="0" cellspacing="0" cellpadding="1">'
+        '<<table border="0" cellborder="0" cellspacing="0" cellpadding="2">'
         f'<tr><td colspan="2" border="1" sides="b"><b>{html.escape(name)}</b></td></tr>{rows}</table>>'
     )
 

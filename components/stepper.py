@@ -9,6 +9,8 @@ import time
 
 import streamlit as st
 
+from components.markdown import md
+
 ECHO_SECONDS = 1.5  # how long after a tick or click the slider's old value counts as an echo
 
 
@@ -71,5 +73,5 @@ def stepper(n_frames, caption):
     s.frame_slider = frame
     slider.slider('Frame', 0, max(n_frames - 1, 1), key='frame_slider', on_change=_dragged,
                   label_visibility='collapsed', disabled=n_frames < 2)  # fmt: skip
-    st.caption(f'Frame {frame} of {n_frames - 1} · {caption(frame)}')
+    st.caption(md(f'Frame {frame} of {n_frames - 1} · {caption(frame)}'))
     return frame

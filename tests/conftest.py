@@ -9,11 +9,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # serve.py, whatever p
 from serve import CHROMIUM, CHROMIUM_ARGS, ServerError, check_chromium, serve_app  # noqa: E402
 
 
-@pytest.fixture(scope='session')
-def app_server():
-    """The base URL of the app, served on a free port of 127.0.0.1 for the whole session."""
+@pytest.fixture(scope='session', params=['player', 'chart'])
+def app_server(request):
+    """The base URL of the app, served on a free port of 127.0.0.1 for the whole session.
+
+    Twice: with the player (the graph laid out once by the server's dot, patched in the browser) and with
+    the fallback a server without Graphviz uses (st.graphviz_chart, laid out again in the browser each frame).
+    """
     try:
-        with serve_app(timeout=60) as url:
+        with serve_app(timeout=60, env={'BACKPROP_RENDERER': request.param}) as url:
             yield url
     except ServerError as e:
         pytest.fail(str(e), pytrace=False)

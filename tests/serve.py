@@ -46,8 +46,8 @@ def _healthy(url):
 
 
 @contextlib.contextmanager
-def serve_app(timeout=60.0):
-    """Yield the base URL of a running `streamlit run app.py`; stop the server on exit."""
+def serve_app(timeout=60.0, env=None):
+    """Yield the base URL of a running `streamlit run app.py` (with `env` added); stop the server on exit."""
     port = free_port()
     url = f'http://127.0.0.1:{port}'
     command = [
@@ -60,7 +60,11 @@ def serve_app(timeout=60.0):
     ]  # fmt: skip
     with tempfile.TemporaryFile(mode='w+', prefix='streamlit-log-') as log:
         process = subprocess.Popen(
-            command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, 'PYTHONUNBUFFERED': '1'}
+            command,
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **(env or {}), 'PYTHONUNBUFFERED': '1'},
         )
 
         def server_log():

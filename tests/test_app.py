@@ -21,6 +21,13 @@ NOT_COMPUTED = '·'
 # --- helpers ---------------------------------------------------------------------------------------
 
 
+@pytest.fixture(autouse=True)
+def fallback_renderer(monkeypatch):
+    """These tests drive the page's own stepper: the path a server without Graphviz takes (tests/test_player.py
+    covers the player)."""
+    monkeypatch.setenv('BACKPROP_RENDERER', 'chart')
+
+
 def start(expr=None, query=None):
     """A fresh visitor's page, optionally opened from a link with `query`, and optionally switched to `expr`."""
     at = AppTest.from_file(APP, default_timeout=30)

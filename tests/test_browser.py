@@ -13,7 +13,7 @@ pytestmark = pytest.mark.browser
 TIMEOUT = 20_000  # ms, for every expect(): the first run of a page compiles the app and lays out the graph
 expect.set_options(timeout=TIMEOUT)
 
-GRAPH = '[data-testid="stGraphVizChart"] svg'
+GRAPH = '[data-testid="stGraphVizChart"] svg, .player svg'  # the fallback chart, or the player
 NEURON_START = {'x1': ('2.0000', '·'), 'w1': ('-3.0000', '·'), 'b': ('6.8814', '·'), 'x2': ('0.0000', '·')}
 NEURON_GRADS = {'x1': '-1.5000', 'w1': '1.0000', 'x2': '0.5000', 'w2': '0.0000', 'b': '0.5000', 'o': '1.0000'}
 
@@ -33,15 +33,19 @@ def graph(page: Page):
 
 def boxes(page: Page):
     """{name: (data, grad)} of every value box in the graph, as its text shows them."""
-    rows = page.locator(f'{GRAPH} g.node').evaluate_all(
-        'nodes => nodes.map(g => [...g.querySelectorAll("text")].map(t => t.textContent.trim()))'
+    rows = (
+        graph(page)
+        .locator('g.node')
+        .evaluate_all('nodes => nodes.map(g => [...g.querySelectorAll("text")].map(t => t.textContent.trim()))')
     )
     return {texts[0]: (texts[2], texts[4]) for texts in rows if len(texts) == 5 and texts[1] == 'data'}
 
 
 def caption(page: Page):
     """The stepper's caption, 'Frame K of N · ...'."""
-    return page.locator('[data-testid="stCaptionContainer"]').filter(has_text=re.compile(r'^Frame \d+ of \d+'))
+    return page.locator('[data-testid="stCaptionContainer"], .player .caption').filter(
+        has_text=re.compile(r'^Frame \d+ of \d+')
+    )
 
 
 def expect_redrawn(page: Page, *texts, nodes=None):
@@ -89,9 +93,7 @@ def test_graph_shows_the_default_neuron(page, app_server):
 def test_slider_end_shows_the_final_grads_and_the_check(page, app_server):
     open_page(page, app_server)
     expect(grad_check_table(page)).to_have_count(0)
-    slider = page.locator('[data-testid="stMainBlockContainer"] [data-testid="stSlider"]').get_by_role(
-        'slider', name='Frame'
-    )
+    slider = page.locator('[data-testid="stMainBlockContainer"]').get_by_role('slider', name='Frame')
     slider.focus()
     page.keyboard.press('End')
     expect_frame(page, 16, 16)
