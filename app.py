@@ -74,15 +74,16 @@ def player_frame():
     """The player's frame; a new expression, new inputs or the forward switch send it to s.frame first."""
     trace_id = (expression_id, tuple(values.items()))
     layout = repr((trace_id, s.forward))
-    if s.get('player_layout') != layout:
+    moved = s.get('player_layout') != layout
+    if moved:
         s.player_layout = layout
         s.player_goto = [s.get('player_goto', [0])[0] + 1, min(s.get('frame', 0), len(all_frames) - 1)]
-        reported = None
     structure = tuple((n.name, n.op, n.children) for n in trace.nodes)
     svg = laid_out(trace, structure, width)
     patches, captions = player_frames(trace, trace_id, s.forward, width)
     reported = graph_player(layout, svg, patches, captions, s.speed, s.player_goto, width)
-    return min(max(int(s.player_goto[1] if reported is None else reported), 0), len(all_frames) - 1)
+    k = s.player_goto[1] if moved or reported is None else reported  # until it reports, it shows the goto frame
+    return min(max(int(k), 0), len(all_frames) - 1)
 
 
 @st.fragment(run_every=1 / s.speed if s.timer_on else None)

@@ -137,3 +137,6 @@ def test_a_new_expression_sends_the_player_to_a_frame_with_a_new_token():
     at.selectbox(key='expr').select('lecture').run()
     after = player_data(at)['goto']
     assert after[0] != before[0] and after[1] == 5
+    assert at.session_state['frame'] == 5  # the page follows the frame it sent, not the old one the player held
+    # lecture frame 5: inputs, e, d, L, the seed, then L's own _backward
+    assert '**`L = d × f`** passes its grad' in explanation(at)

@@ -1,0 +1,219 @@
+"""How fast the page steps, measured in a real browser: Debian's chromium, driven by Playwright, against
+`streamlit run app.py` on 127.0.0.1.
+
+    python bench/bench_page.py                 # every case, both renderers; writes bench/results/page.{json,txt}
+    python bench/bench_page.py --quick         # fewer steps and cases
+
+For each case (the exercise's neuron, reuse and chain, the MLP, chains of 100 and 500) and each renderer
+(the player: laid out once by the server's dot and patched in the browser; the fallback: st.graphviz_chart,
+laid out again in the browser each frame) it measures:
+- first graph: from page.goto to the graph's SVG on screen, with a cold browser (a new context: no cache)
+  on a server that has not drawn this case yet, and warm (the same context, the case drawn before);
+- a step: from the Next click, timed inside the page with performance.now(), to the second animation frame
+  after the SVG shows the new frame (so it has been painted); median and max over the steps;
+- play at 10 steps per second (player only): the frames the screen showed, sampled at every animation
+  frame: a frame never painted is dropped;
+- server time per rerun: the script's run in AppTest for one step (a frame reported by the player, or a
+  Next click on the fallback), median over runs.
+Fallback steps on the 500-chain take tens of seconds each; --quick leaves that case out.
+"""
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / 'tests'))
+
+from playwright.sync_api import Error as PlaywrightError  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
+from serve import CHROMIUM, CHROMIUM_ARGS, serve_app  # noqa: E402
+
+STEP_TIMEOUT_MS = 120_000  # a fallback step still not drawn by then is recorded as this, and reported as '>'
+CASES = {
+    'neuron': 'expr=neuron',
+    'reuse': 'expr=reuse',
+    'chain (10)': 'expr=chain',
+    'mlp': 'expr=mlp',
+    'chain 100': 'expr=chain&n=100',
+    'chain 500': 'expr=chain&n=500',
+}
+GRAPH = {'player': '.player svg', 'chart': '[data-testid="stGraphVizChart"] svg'}
+STEP_PLAYER = """async () => {
+  const host = [...document.querySelectorAll('*')].find(e => e.shadowRoot && e.shadowRoot.querySelector('.player'));
+  const player = host.shadowRoot.querySelector('.player');
+  const slider = player.querySelector('input.slider');
+  if (+player.dataset.frame >= +slider.max) {  // at the end: back to the start first, untimed
+    slider.value = 0;
+    slider.dispatchEvent(new Event('input'));
+    await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  }
+  const before = +player.dataset.frame;
+  const t0 = performance.now();
+  player.querySelector('button.next').click();
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  if (+player.dataset.frame !== before + 1) throw new Error('the player did not step');
+  return performance.now() - t0;
+}"""
+
+STEP_CHART = """async () => {
+  const chart = document.querySelector('[data-testid="stGraphVizChart"]');
+  // the whole SVG, not its text: a leaf's step changes colours only
+  const svgText = () => chart.querySelector('svg') ? chart.querySelector('svg').innerHTML : '';
+  const before = svgText();
+  const next = [...document.querySelectorAll('button')].find(b => b.textContent.includes('Next'));
+  const t0 = performance.now();
+  next.click();
+  await new Promise((resolve, reject) => {
+    const check = () => { if (svgText() !== before) return resolve(); setTimeout(check, 2); };
+    setTimeout(() => reject(new Error('no redraw in 120 s')), 120000);  // STEP_TIMEOUT_MS
+    check();
+  });
+  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  return performance.now() - t0;
+}"""
+
+PLAY_WATCH = """async (seconds) => {
+  const host = [...document.querySelectorAll('*')].find(e => e.shadowRoot && e.shadowRoot.querySelector('.player'));
+  const player = host.shadowRoot.querySelector('.player');
+  const seen = new Set();
+  const start = +player.dataset.frame;
+  player.querySelector('button.play').click();
+  const t0 = performance.now();
+  let paints = 0;
+  await new Promise(resolve => {
+    const tick = () => {
+      paints += 1;
+      seen.add(+player.dataset.frame);
+      if (performance.now() - t0 > seconds * 1000) return resolve();
+      requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  player.querySelector('button.play').click();
+  const last = Math.max(...seen);
+  let dropped = 0;
+  for (let k = start; k <= last; k++) if (!seen.has(k)) dropped += 1;
+  return { shown: last - start + 1, dropped, paints, seconds };
+}"""
+
+
+def open_case(context, url, query, renderer):
+    page = context.new_page()
+    t0 = time.perf_counter()
+    page.goto(f'{url}/?{query}&step=0&speed=10')
+    page.locator(GRAPH[renderer]).first.wait_for(state='visible', timeout=600_000)
+    return page, time.perf_counter() - t0
+
+
+def measure_renderer(browser, renderer, cases, steps, play_seconds):
+    results = {}
+    with serve_app(timeout=120, env={'BACKPROP_RENDERER': renderer}) as url:
+        for name, query in cases.items():
+            cold_context = browser.new_context(viewport={'width': 1600, 'height': 1000})
+            page, cold = open_case(cold_context, url, query, renderer)
+            page.close()
+            page, warm = open_case(cold_context, url, query, renderer)
+            page.wait_for_load_state('networkidle')
+            page.wait_for_timeout(1000)  # let the first run settle: a click during it can be lost
+            last = int(
+                page.get_by_text(re.compile(r'^Frame \d+ of \d+')).first.text_content().split(' of ')[1].split()[0]
+            )
+            n = steps if renderer == 'player' else min(steps, last, 3 if name in ('chain 100', 'chain 500') else steps)
+            try:
+                times = [page.evaluate(STEP_PLAYER if renderer == 'player' else STEP_CHART) for _ in range(n)]
+            except PlaywrightError as e:  # the fallback's redraw of a large graph can take minutes
+                print(f'  {renderer:6} {name:10} a step did not finish: {str(e).splitlines()[0][:80]}', flush=True)
+                times = [STEP_TIMEOUT_MS]
+            row = {'first_graph_cold_s': cold, 'first_graph_warm_s': warm, 'steps': len(times),
+                   'step_median_ms': statistics.median(times), 'step_max_ms': max(times)}  # fmt: skip
+            if renderer == 'player':
+                row['play_10_per_s'] = page.evaluate(PLAY_WATCH, play_seconds)
+            cold_context.close()
+            results[name] = row
+            print(f'  {renderer:6} {name:10} first {cold:5.2f} s cold, {warm:5.2f} s warm; '
+                  f'step median {row["step_median_ms"]:7.1f} ms, max {row["step_max_ms"]:7.1f} ms'
+                  + (f'; play: {row["play_10_per_s"]["dropped"]} of {row["play_10_per_s"]["shown"]} frames dropped'
+                     if 'play_10_per_s' in row else ''), flush=True)  # fmt: skip
+    return results
+
+
+def server_rerun_times(cases, runs):
+    """Median seconds of one script run for a step, per renderer and case (AppTest: no browser, no network)."""
+    from streamlit.testing.v1 import AppTest
+
+    times = {}
+    for renderer in ('player', 'chart'):
+        os.environ['BACKPROP_RENDERER'] = renderer
+        for name, query in cases.items():
+            at = AppTest.from_file(str(ROOT / 'app.py'), default_timeout=600)
+            at.query_params.update(dict(pair.split('=') for pair in query.split('&')))
+            at.run()
+            samples = []
+            for k in range(1, runs + 1):
+                t0 = time.perf_counter()
+                if renderer == 'player':
+                    at.session_state['graph'] = {'frame': k}
+                    at.run()
+                else:
+                    at.button(key='next').click().run()
+                samples.append(time.perf_counter() - t0)
+            times.setdefault(renderer, {})[name] = statistics.median(samples)
+    os.environ.pop('BACKPROP_RENDERER')
+    return times
+
+
+def _ms(x):
+    return f'> {x:.0f}' if x >= STEP_TIMEOUT_MS else f'{x:.1f}'
+
+
+def table(results, server):
+    head = ['case', 'renderer', 'first graph cold (s)', 'warm (s)', 'step median (ms)', 'step max (ms)',
+            'play 10/s dropped', 'server per rerun (ms)']  # fmt: skip
+    rows = []
+    for renderer, cases in results.items():
+        for name, r in cases.items():
+            play = r.get('play_10_per_s')
+            rows.append([name, renderer, f'{r["first_graph_cold_s"]:.2f}', f'{r["first_graph_warm_s"]:.2f}',
+                         _ms(r['step_median_ms']), _ms(r['step_max_ms']),
+                         f'{play["dropped"]} of {play["shown"]}' if play else '-',
+                         f'{server[renderer][name] * 1000:.0f}'])  # fmt: skip
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows, strict=True)]
+    lines = [' | '.join(h.ljust(w) for h, w in zip(head, widths, strict=True))]
+    lines.append('-+-'.join('-' * w for w in widths))
+    lines += [' | '.join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
+    return '\n'.join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--quick', action='store_true', help='fewer steps; no fallback on the 500-chain')
+    parser.add_argument('--out', default=str(ROOT / 'bench' / 'results' / 'page'), help='path stem for .json and .txt')
+    args = parser.parse_args()
+    steps, play_seconds, runs = (10, 3, 5) if args.quick else (20, 5, 10)
+    results = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        for renderer in ('player', 'chart'):
+            cases = dict(CASES)
+            if renderer == 'chart' and args.quick:
+                cases.pop('chain 500')
+            print(f'{renderer}:', flush=True)
+            results[renderer] = measure_renderer(browser, renderer, cases, steps, play_seconds)
+        browser.close()
+    server = server_rerun_times(CASES, runs)
+    text = table(results, server)
+    print('\n' + text)
+    Path(args.out + '.txt').write_text(text + '\n')
+    Path(args.out + '.json').write_text(json.dumps({'browser': results, 'server_rerun_s': server}, indent=2) + '\n')
+    print(f'wrote {args.out}.txt and .json')
+
+
+if __name__ == '__main__':
+    main()
