@@ -104,11 +104,18 @@ PLAY_WATCH = """async (seconds) => {
 }"""
 
 
+FIRST_GRAPH_TIMEOUT_S = 180  # the fallback lays a 500-step chain out in the browser for longer than this
+
+
 def open_case(context, url, query, renderer):
+    """(page, seconds to the first graph), or (page, None) where it did not come within FIRST_GRAPH_TIMEOUT_S."""
     page = context.new_page()
     t0 = time.perf_counter()
     page.goto(f'{url}/?{query}&step=0&speed=10')
-    page.locator(GRAPH[renderer]).first.wait_for(state='visible', timeout=600_000)
+    try:
+        page.locator(GRAPH[renderer]).first.wait_for(state='visible', timeout=FIRST_GRAPH_TIMEOUT_S * 1000)
+    except PlaywrightError:
+        return page, None
     return page, time.perf_counter() - t0
 
 
@@ -119,6 +126,11 @@ def measure_renderer(browser, renderer, cases, steps, play_seconds):
             cold_context = browser.new_context(viewport={'width': 1600, 'height': 1000})
             page, cold = open_case(cold_context, url, query, renderer)
             page.close()
+            if cold is None:
+                print(f'  {renderer:6} {name:10} no graph within {FIRST_GRAPH_TIMEOUT_S} s', flush=True)
+                results[name] = {'first_graph_cold_s': None}
+                cold_context.close()
+                continue
             page, warm = open_case(cold_context, url, query, renderer)
             page.wait_for_load_state('networkidle')
             page.wait_for_timeout(1000)  # let the first run settle: a click during it can be lost
@@ -144,12 +156,12 @@ def measure_renderer(browser, renderer, cases, steps, play_seconds):
     return results
 
 
-def server_rerun_times(cases, runs):
+def server_rerun_times(cases, runs, renderers):
     """Median seconds of one script run for a step, per renderer and case (AppTest: no browser, no network)."""
     from streamlit.testing.v1 import AppTest
 
     times = {}
-    for renderer in ('player', 'chart'):
+    for renderer in renderers:
         os.environ['BACKPROP_RENDERER'] = renderer
         for name, query in cases.items():
             at = AppTest.from_file(str(ROOT / 'app.py'), default_timeout=600)
@@ -162,6 +174,10 @@ def server_rerun_times(cases, runs):
                     at.session_state['graph'] = {'frame': k}
                     at.run()
                 else:
+                    if at.button(key='next').disabled:  # at the last frame: back to the start, untimed
+                        at.session_state['frame'] = 0
+                        at.run()
+                        t0 = time.perf_counter()
                     at.button(key='next').click().run()
                 samples.append(time.perf_counter() - t0)
             times.setdefault(renderer, {})[name] = statistics.median(samples)
@@ -179,6 +195,20 @@ def table(results, server):
     rows = []
     for renderer, cases in results.items():
         for name, r in cases.items():
+            if r['first_graph_cold_s'] is None:
+                rows.append(
+                    [
+                        name,
+                        renderer,
+                        f'> {FIRST_GRAPH_TIMEOUT_S}',
+                        '-',
+                        '-',
+                        '-',
+                        '-',
+                        f'{server[renderer][name] * 1000:.0f}',
+                    ]
+                )
+                continue
             play = r.get('play_10_per_s')
             rows.append([name, renderer, f'{r["first_graph_cold_s"]:.2f}', f'{r["first_graph_warm_s"]:.2f}',
                          _ms(r['step_median_ms']), _ms(r['step_max_ms']),
@@ -194,20 +224,21 @@ def table(results, server):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--quick', action='store_true', help='fewer steps; no fallback on the 500-chain')
+    parser.add_argument('--renderer', choices=['player', 'chart'], action='append', help='only these (default both)')
     parser.add_argument('--out', default=str(ROOT / 'bench' / 'results' / 'page'), help='path stem for .json and .txt')
     args = parser.parse_args()
     steps, play_seconds, runs = (10, 3, 5) if args.quick else (20, 5, 10)
     results = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        for renderer in ('player', 'chart'):
+        for renderer in args.renderer or ('player', 'chart'):
             cases = dict(CASES)
             if renderer == 'chart' and args.quick:
                 cases.pop('chain 500')
             print(f'{renderer}:', flush=True)
             results[renderer] = measure_renderer(browser, renderer, cases, steps, play_seconds)
         browser.close()
-    server = server_rerun_times(CASES, runs)
+    server = server_rerun_times(CASES, runs, args.renderer or ('player', 'chart'))
     text = table(results, server)
     print('\n' + text)
     Path(args.out + '.txt').write_text(text + '\n')

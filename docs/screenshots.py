@@ -15,14 +15,16 @@ from playwright.sync_api import expect, sync_playwright  # noqa: E402
 from serve import CHROMIUM, CHROMIUM_ARGS, check_chromium, serve_app  # noqa: E402
 
 VIEWPORT = {'width': 1600, 'height': 1000}
-GRAPH = '[data-testid="stGraphVizChart"] svg'
+GRAPH = '.player svg, [data-testid="stGraphVizChart"] svg'  # the player, or the fallback chart
 MLP_FRAME = 44  # mid-backward: h2 × v2 passes its grad back; some grads final, some still collecting, some not yet
 
 expect.set_options(timeout=30_000)
 
 
 def caption(page):
-    return page.locator('[data-testid="stCaptionContainer"]').filter(has_text=re.compile(r'^Frame \d+ of \d+'))
+    return page.locator('.player .caption, [data-testid="stCaptionContainer"]').filter(
+        has_text=re.compile(r'^Frame \d+ of \d+')
+    )
 
 
 def open_view(browser, url, query):
@@ -40,8 +42,10 @@ def open_view(browser, url, query):
 
 def grads(page):
     """{name: grad as shown} for every value box in the graph."""
-    rows = page.locator(f'{GRAPH} g.node').evaluate_all(
-        'nodes => nodes.map(g => [...g.querySelectorAll("text")].map(t => t.textContent.trim()))'
+    rows = (
+        page.locator(GRAPH)
+        .locator('g.node')
+        .evaluate_all('nodes => nodes.map(g => [...g.querySelectorAll("text")].map(t => t.textContent.trim()))')
     )
     return {texts[0]: texts[4] for texts in rows if len(texts) == 5 and texts[1] == 'data'}
 

@@ -2,7 +2,9 @@
 // browser, with no round trip; the frame shown is reported to Python for the explanation and the table.
 const FAINT = 'faint';
 const NOT_COMPUTED = '·';
-const REPORT_EVERY_MS = 400; // while playing, tell Python at most this often (a class of 30 plays at once)
+// while playing, tell Python the frame at most this often: each report reruns the explanation and the table,
+// whose redraw can cost a fast play a frame; and a class of 30 may play at once
+const REPORT_EVERY_MS = { slow: 400, fast: 2000 };
 
 function makePlayer(root) {
   root.innerHTML = `
@@ -51,6 +53,8 @@ function load(p, data) {
     if (!g) break;
     const texts = g.querySelectorAll('text');
     g.classList.add('v');
+    texts[2].classList.add('value');
+    texts[4].classList.add('value');
     p.values.push({ g, data: texts[2], grad: texts[4], look: null });
   }
   p.ops = {};
@@ -127,7 +131,8 @@ function go(p, k, byUser) {
   const active = p.values[p.patches[k].a];
   if (active && p.scale) active.g.scrollIntoView({ block: 'nearest', inline: 'nearest' });
   const now = performance.now();
-  if (byUser || !p.timer || k === p.n - 1 || now - p.lastReport >= REPORT_EVERY_MS) {
+  const every = p.speed > 2 ? REPORT_EVERY_MS.fast : REPORT_EVERY_MS.slow;
+  if (byUser || !p.timer || k === p.n - 1 || now - p.lastReport >= every) {
     p.lastReport = now;
     p.report(k);
   }
