@@ -4,7 +4,7 @@ import streamlit as st
 
 import state
 from components.explanation import caption, explain, show_explanation
-from components.graph import build_dot, show_graph
+from components.graph import build_dot, show_graph, show_legend
 from components.inputs import input_values
 from components.markdown import md
 from components.node_table import node_table, show_node_table
@@ -91,6 +91,7 @@ def step_view():
     if use_player:
         s.frame = k = player_frame()
         frame = all_frames[k]
+        show_legend()
     else:
         advance_if_playing(len(all_frames))
         k = stepper(len(all_frames), lambda k: caption(trace, all_frames[k]))

@@ -169,7 +169,11 @@ LEGEND = (
 )
 
 
+def show_legend():
+    st.html(LEGEND)
+
+
 def show_graph(dot):
     st.html(MONOSPACE_TEXT)
     st.graphviz_chart(dot, width='stretch')
-    st.html(LEGEND)
+    show_legend()
