@@ -10,7 +10,6 @@ from engine.frames import grads_at
 
 # Okabe-Ito colours: safe for colour-blind viewers, and strong enough for a projector
 ACTIVE = '#D55E00'  # vermillion: the node whose _backward runs, and the edges it writes along
-ACTIVE_FILL = '#FBDCC6'
 FORWARD = '#0072B2'  # blue: the node the forward pass just computed
 FINAL_FILL = '#CDE7F7'  # light sky blue: this grad is final
 ACCUMULATING_FILL = '#FFF1B8'  # light yellow: this grad has more += to come

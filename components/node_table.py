@@ -6,7 +6,7 @@ import streamlit as st
 from components.numbers import fmt
 from engine.frames import grads_at
 
-HIGHLIGHT = 'background-color: #FBDCC6'  # the graph's vermillion tint: the node this frame is about
+HIGHLIGHT = 'background-color: #FBDCC6'  # a tint of the graph's vermillion: the node this frame is about
 
 
 def node_table(trace, frame, answers=True):
