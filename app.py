@@ -28,8 +28,8 @@ def traced(_expression, expression_id, values):
 
 
 @st.cache_resource(max_entries=64, show_spinner='Laying out the graph…')
-def laid_out(_trace, structure, width):
-    """The graph's SVG layout: the same for every frame and every input value with this structure and width."""
+def laid_out(_trace, expression_id, width):
+    """The graph's SVG layout: the same for every frame and every input value of this expression, at this width."""
     return layout_svg(_trace, frames(_trace, False)[0], width)
 
 
@@ -78,8 +78,7 @@ def player_frame():
     if moved:
         s.player_layout = layout
         s.player_goto = [s.get('player_goto', [0])[0] + 1, min(s.get('frame', 0), len(all_frames) - 1)]
-    structure = tuple((n.name, n.op, n.children) for n in trace.nodes)
-    svg = laid_out(trace, structure, width)
+    svg = laid_out(trace, expression_id, width)
     patches, captions = player_frames(trace, trace_id, s.forward, width)
     reported = graph_player(layout, svg, patches, captions, s.speed, s.player_goto, width)
     k = s.player_goto[1] if moved or reported is None else reported  # until it reports, it shows the goto frame
