@@ -10,7 +10,7 @@ from components.markdown import md
 from components.node_table import node_table, show_node_table
 from components.numbers import number_width
 from components.picker import choose_expression
-from components.player import can_lay_out, frame_patches, graph_player, layout_svg
+from components.player import can_lay_out, encode_body, frame_patches, graph_player, layout_svg
 from components.stepper import advance_if_playing, stepper
 from components.summary import grad_check, show_summary
 from engine import numeric_grads, trace_backward
@@ -34,10 +34,12 @@ def laid_out(_trace, expression_id, width):
 
 
 @st.cache_resource(max_entries=128, show_spinner=False)
-def player_frames(_trace, trace_id, forward, width):
-    """Each frame's patch and caption, for the player."""
+def player_body(_trace, trace_id, forward, width):
+    """The layout with each frame's patch and caption, encoded for the player."""
     all_frames = frames(_trace, forward)
-    return frame_patches(_trace, all_frames, width), [caption(_trace, f) for f in all_frames]
+    svg = laid_out(_trace, trace_id[0], width)
+    captions = [caption(_trace, f) for f in all_frames]
+    return encode_body(svg, frame_patches(_trace, all_frames, width), captions, width)
 
 
 s = st.session_state
@@ -78,9 +80,8 @@ def player_frame():
     if moved:
         s.player_layout = layout
         s.player_goto = [s.get('player_goto', [0])[0] + 1, min(s.get('frame', 0), len(all_frames) - 1)]
-    svg = laid_out(trace, expression_id, width)
-    patches, captions = player_frames(trace, trace_id, s.forward, width)
-    reported = graph_player(layout, svg, patches, captions, s.speed, s.player_goto, width)
+    body = player_body(trace, trace_id, s.forward, width)
+    reported = graph_player(layout, body, s.speed, s.player_goto)
     k = s.player_goto[1] if moved or reported is None else reported  # until it reports, it shows the goto frame
     return min(max(int(k), 0), len(all_frames) - 1)
 

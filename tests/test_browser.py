@@ -127,6 +127,20 @@ def test_next_and_prev_move_one_frame(page, app_server):
     expect(next_button).to_be_enabled()
 
 
+def test_a_link_runs_the_script_once_and_a_step_once_more(page, app_server):
+    sent = []  # what the browser sends the server: each is a request to run the script
+    page.on('websocket', lambda ws: ws.on('framesent', lambda payload: sent.append(payload)))
+    open_page(page, app_server, '?expr=reuse&step=3')
+    expect_frame(page, 3, 9)
+    expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
+    page.wait_for_timeout(1500)  # a player reporting the frame it was sent would do so as soon as it is drawn
+    assert len(sent) == 1
+    page.get_by_role('button', name='Next').click()
+    expect_frame(page, 4, 9)
+    page.wait_for_timeout(1500)
+    assert len(sent) == 2
+
+
 @pytest.mark.parametrize('speed', ['2', '10'])
 def test_play_reaches_the_end_and_stops(page, app_server, speed):
     open_page(page, app_server, f'?expr=reuse&speed={speed}')

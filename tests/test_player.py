@@ -90,9 +90,16 @@ def start(query):
     return at
 
 
-def player_data(at):
+def player_bytes(at):
+    """What the player is sent: (a line of JSON for this run, the layout's body), as bytes."""
     (player,) = [e for e in at.main if getattr(e, 'key', None) == 'graph']
-    return json.loads(player.proto.json)
+    head, body = player.proto.bytes.split(b'\n', 1)
+    return head, body
+
+
+def player_data(at):
+    head, body = player_bytes(at)
+    return json.loads(head) | json.loads(body)
 
 
 def report(at, k):
@@ -140,3 +147,20 @@ def test_a_new_expression_sends_the_player_to_a_frame_with_a_new_token():
     assert at.session_state['frame'] == 5  # the page follows the frame it sent, not the old one the player held
     # lecture frame 5: inputs, e, d, L, the seed, then L's own _backward
     assert '**`L = d × f`** passes its grad' in explanation(at)
+
+
+def test_the_player_is_told_the_frame_python_holds_so_it_reports_only_a_new_one():
+    at = start({'expr': 'reuse', 'step': '3'})
+    assert player_data(at)['held'] == 3  # a first load holds the frame it asked for: no report needed
+    report(at, 7)
+    assert player_data(at)['held'] == 7
+
+
+def test_the_layout_body_is_sent_unchanged_until_the_layout_changes():
+    at = start({'expr': 'reuse'})
+    head, body = player_bytes(at)
+    report(at, 4)
+    assert player_bytes(at) == (head.replace(b'"held": 0', b'"held": 4'), body)  # only what Python holds moved
+    at.number_input(key='input:reuse:a').set_value(-1.0).run()
+    new_head, new_body = player_bytes(at)
+    assert json.loads(new_head)['layout'] != json.loads(head)['layout'] and new_body != body

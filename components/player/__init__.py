@@ -1,6 +1,7 @@
 """The graph as a player in the browser: laid out once by Graphviz's dot, then each frame only patches texts
 and colours, and steps and plays with no round trip to the server. It reports the frame it shows."""
 
+import json
 import os
 import shutil
 from pathlib import Path
@@ -65,9 +66,19 @@ def frame_patches(trace, all_frames, width):
     return patches
 
 
-def graph_player(layout, svg, patches, captions, speed, goto, width, key='graph'):
-    """Draw the player; return the frame it shows. `goto` [token, frame]: a new token moves it to that frame."""
-    data = {'layout': layout, 'svg': svg, 'patches': patches, 'captions': captions, 'speed': speed, 'goto': goto,
-            'blank': blank_label(width)}  # fmt: skip
-    result = _PLAYER(key=key, data=data, default={'frame': goto[1]}, on_frame_change=lambda: None)
+def encode_body(svg, patches, captions, width):
+    """The bulk of what the player is sent, for one layout and its frames: encoded once, then cached."""
+    body = {'svg': svg, 'patches': patches, 'captions': captions, 'blank': blank_label(width)}
+    return json.dumps(body, separators=(',', ':')).encode()
+
+
+def graph_player(layout, body, speed, goto, key='graph'):
+    """Draw the player; return the frame it shows. `goto` [token, frame]: a new token moves it to that frame.
+
+    It is sent one line of JSON that changes from run to run, a newline, then `body`, which only changes with
+    `layout`: the browser reads the body only for a new layout, and the server does not encode it again.
+    """
+    held = (st.session_state.get(key) or {}).get('frame', goto[1])  # what the last report left, or the default
+    head = json.dumps({'layout': layout, 'speed': speed, 'goto': goto, 'held': held}).encode()
+    result = _PLAYER(key=key, data=head + b'\n' + body, default={'frame': goto[1]}, on_frame_change=lambda: None)
     return result.frame

@@ -67,6 +67,7 @@ function load(p, data) {
     const text = g.querySelector('text');
     if (text) p.edges[g.id.slice(1)] = { g, text, label: null };
   });
+  p.blank = data.blank;
   p.patches = data.patches;
   p.captions = data.captions;
   p.n = data.patches.length;
@@ -134,7 +135,7 @@ function go(p, k, byUser) {
   const every = p.speed > 2 ? REPORT_EVERY_MS.fast : REPORT_EVERY_MS.slow;
   if (byUser || !p.timer || k === p.n - 1 || now - p.lastReport >= every) {
     p.lastReport = now;
-    p.report(k);
+    tell(p, k);
   }
 }
 
@@ -152,7 +153,14 @@ function stop(p) {
   clearInterval(p.timer);
   p.timer = null;
   p.playButton.textContent = '▶ Play';
-  p.report(p.cur);
+  tell(p, p.cur);
+}
+
+// each report reruns the page, so only a frame Python does not hold yet is sent
+function tell(p, k) {
+  if (k === p.told) return;
+  p.told = k;
+  p.report(k);
 }
 
 function fitScale(p) {
@@ -166,16 +174,21 @@ function zoom(p, scale) {
   p.svg.style.height = 'auto';
 }
 
+const utf8 = new TextDecoder();
+
 export default function (component) {
-  const { data, setStateValue, parentElement } = component;
+  const { setStateValue, parentElement } = component;
   const root = parentElement.querySelector('.player') || parentElement.appendChild(Object.assign(document.createElement('div'), { className: 'player' }));
   const p = root.__player || (root.__player = makePlayer(root));
   p.report = (k) => setStateValue('frame', k);
-  p.blank = data.blank;
+  // one line of JSON for this run, then the layout's body, read only when the layout is new
+  const bytes = component.data;
+  const cut = bytes.indexOf(10);
+  const data = JSON.parse(utf8.decode(bytes.subarray(0, cut)));
   const wasPlaying = !!p.timer;
   if (data.layout !== p.layout) {
     stop(p);
-    load(p, data);
+    load(p, JSON.parse(utf8.decode(bytes.subarray(cut + 1))));
     p.layout = data.layout;
   }
   if (data.speed !== p.speed) {
@@ -184,6 +197,7 @@ export default function (component) {
   }
   if (JSON.stringify(data.goto) !== p.token) {
     p.token = JSON.stringify(data.goto);
+    p.told = data.held; // the frame Python holds: on a first load, the one it asked for
     go(p, data.goto[1], false);
   }
 }
