@@ -191,3 +191,51 @@ def test_tampered_link_falls_back_to_the_neuron(page, app_server):
     assert boxes(page)['x1'][0] == '2.0000'
     expect(page.get_by_text('could not be read')).to_be_visible()
     expect_no_traceback(page)
+
+
+def player_view(page: Page):
+    """Where the player's view is, how wide its SVG is drawn, the active node and its text height, in px."""
+    return page.locator('.player .view').evaluate(
+        """view => {
+          const box = (e) => {
+            const r = e.getBoundingClientRect();
+            return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width, height: r.height};
+          };
+          const active = view.querySelector('g.v.active');
+          return {view: box(view), svg: box(view.querySelector('svg')), active: active && box(active),
+                  text: box(view.querySelector('g.v text.value')).height, pageScroll: window.scrollY};
+        }"""
+    )  # fmt: skip
+
+
+def inside(inner, outer):
+    across = outer['left'] <= inner['left'] and inner['right'] <= outer['right']
+    return across and outer['top'] <= inner['top'] and inner['bottom'] <= outer['bottom']
+
+
+@pytest.mark.parametrize('app_server', ['player'], indirect=True)
+def test_a_graph_too_wide_to_read_opens_readable_and_follows_the_active_node(page, app_server):
+    open_page(page, app_server, '?expr=mlp&step=44')
+    expect_frame(page, 44, 65)
+    shown = player_view(page)
+    assert shown['svg']['width'] > shown['view']['width']  # not squeezed to the width: it scrolls
+    assert shown['text'] >= 10  # px: numbers a class can read
+    assert inside(shown['active'], shown['view'])
+    page.locator('.player .view').focus()
+    page.keyboard.press('End')  # the loss, at the far right
+    expect_frame(page, 65, 65)
+    page.keyboard.press('ArrowLeft')
+    expect_frame(page, 64, 65)
+    shown = player_view(page)
+    assert inside(shown['active'], shown['view'])
+    assert shown['pageScroll'] == 0  # the view scrolled, not the page
+    page.get_by_role('button', name='Fit').click()
+    shown = player_view(page)
+    assert shown['svg']['width'] <= shown['view']['width'] + 1  # the whole graph, small
+
+
+@pytest.mark.parametrize('app_server', ['player'], indirect=True)
+def test_a_graph_that_fits_opens_whole(page, app_server):
+    open_page(page, app_server, '?expr=neuron&step=10')
+    shown = player_view(page)
+    assert shown['svg']['width'] <= shown['view']['width'] + 1 and shown['text'] >= 10

@@ -5,6 +5,9 @@ const NOT_COMPUTED = '·';
 // while playing, tell Python the frame at most this often: each report reruns the explanation and the table,
 // whose redraw can cost a fast play a frame; and a class of 30 may play at once
 const REPORT_EVERY_MS = { slow: 400, fast: 2000 };
+// below this share of its natural size the numbers are too small to read (14 pt text at 8 px): a big graph
+// opens at this size instead, scrolled to follow the active node; "Fit" still shows it whole
+const READABLE = 0.6;
 
 function makePlayer(root) {
   root.innerHTML = `
@@ -21,15 +24,16 @@ function makePlayer(root) {
   const p = {
     root, view: $('.view'), slider: $('.slider'), caption: $('.caption'), playButton: $('.play'),
     prevButton: $('.prev'), nextButton: $('.next'),
-    cur: -1, timer: null, lastReport: 0, scale: null, layout: null, token: null,
+    cur: -1, timer: null, lastReport: 0, scale: undefined, layout: null, token: null,
   };
   $('.prev').onclick = () => { stop(p); go(p, p.cur - 1, true); };
   $('.next').onclick = () => { stop(p); go(p, p.cur + 1, true); };
   p.playButton.onclick = () => (p.timer ? stop(p) : play(p));
   p.slider.oninput = () => { stop(p); go(p, +p.slider.value, true); };
-  $('.out').onclick = () => zoom(p, (p.scale || fitScale(p)) / 1.25);
-  $('.in').onclick = () => zoom(p, (p.scale || fitScale(p)) * 1.25);
+  $('.out').onclick = () => zoom(p, shownScale(p) / 1.25);
+  $('.in').onclick = () => zoom(p, shownScale(p) * 1.25);
   $('.fit').onclick = () => zoom(p, null);
+  new ResizeObserver(() => p.svg && p.scale === undefined && zoom(p, undefined)).observe(p.view);
   root.addEventListener('keydown', (e) => {
     const keys = { ArrowLeft: -1, ArrowRight: 1 };
     if (e.key in keys) { stop(p); go(p, p.cur + keys[e.key], true); e.preventDefault(); }
@@ -130,7 +134,7 @@ function go(p, k, byUser) {
   p.caption.textContent = `Frame ${k} of ${p.n - 1} · ${p.captions[k]}`;
   p.root.dataset.frame = k; // for tests and benchmarks: the frame the SVG shows now
   const active = p.values[p.patches[k].a];
-  if (active && p.scale) active.g.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  if (active && p.shown) follow(p, active.g);
   const now = performance.now();
   const every = p.speed > 2 ? REPORT_EVERY_MS.fast : REPORT_EVERY_MS.slow;
   if (byUser || !p.timer || k === p.n - 1 || now - p.lastReport >= every) {
@@ -167,11 +171,29 @@ function fitScale(p) {
   return p.view.clientWidth / p.natural;
 }
 
+function shownScale(p) {
+  return p.shown || Math.min(fitScale(p), 1.6);
+}
+
+// scale: a number, null to fit the width, or undefined for the default: fit, unless that is too small to read
 function zoom(p, scale) {
   p.scale = scale;
-  p.svg.style.width = scale ? `${p.natural * scale}px` : '100%';
-  p.svg.style.maxWidth = scale ? 'none' : `${p.natural * 1.6}px`; // a small graph is not blown up past readable
+  p.shown = scale === undefined ? (fitScale(p) < READABLE ? READABLE : null) : scale;
+  p.svg.style.width = p.shown ? `${p.natural * p.shown}px` : '100%';
+  p.svg.style.maxWidth = p.shown ? 'none' : `${p.natural * 1.6}px`; // a small graph is not blown up past readable
   p.svg.style.height = 'auto';
+  const active = p.values[p.patches[p.cur]?.a];
+  if (active && p.shown) follow(p, active.g);
+}
+
+// scroll the view, never the page, to bring a node that is out of sight to its middle
+function follow(p, g) {
+  const view = p.view.getBoundingClientRect();
+  const node = g.getBoundingClientRect();
+  if (node.left < view.left || node.right > view.right)
+    p.view.scrollLeft += (node.left + node.right - view.left - view.right) / 2;
+  if (node.top < view.top || node.bottom > view.bottom)
+    p.view.scrollTop += (node.top + node.bottom - view.top - view.bottom) / 2;
 }
 
 const utf8 = new TextDecoder();
