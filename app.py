@@ -79,7 +79,9 @@ def player_frame():
     moved = s.get('player_layout') != layout
     if moved:
         s.player_layout = layout
-        s.player_goto = [s.get('player_goto', [0])[0] + 1, min(s.get('frame', 0), len(all_frames) - 1)]
+        target = min(s.get('frame', 0), len(all_frames) - 1)
+        held = (s.get('graph') or {}).get('frame', target)  # the player's last report; none yet on a first load
+        s.player_goto = [s.get('player_goto', [0])[0] + 1, target, held]
     body = player_body(trace, trace_id, s.forward, width)
     reported = graph_player(layout, body, s.speed, s.player_goto)
     k = s.player_goto[1] if moved or reported is None else reported  # until it reports, it shows the goto frame

@@ -239,3 +239,18 @@ def test_a_graph_that_fits_opens_whole(page, app_server):
     open_page(page, app_server, '?expr=neuron&step=10')
     shown = player_view(page)
     assert shown['svg']['width'] <= shown['view']['width'] + 1 and shown['text'] >= 10
+
+
+@pytest.mark.parametrize('app_server', ['player'], indirect=True)
+def test_a_step_does_not_send_the_layout_again(page, app_server):
+    received = []  # the size of each websocket message from the server
+    page.on('websocket', lambda ws: ws.on('framereceived', lambda payload: received.append(len(payload))))
+    open_page(page, app_server, '?expr=chain&n=100')
+    expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
+    page.wait_for_timeout(1000)
+    assert max(received) > 500_000  # the layout of 100 steps, with its patches, came once
+    received.clear()
+    page.get_by_role('button', name='Next').click()
+    expect_frame(page, 1, 403)
+    page.wait_for_timeout(1500)  # the run the step's report starts
+    assert received and max(received) < 100_000

@@ -73,12 +73,13 @@ def encode_body(svg, patches, captions, width):
 
 
 def graph_player(layout, body, speed, goto, key='graph'):
-    """Draw the player; return the frame it shows. `goto` [token, frame]: a new token moves it to that frame.
+    """Draw the player; return the frame it shows.
 
-    It is sent one line of JSON that changes from run to run, a newline, then `body`, which only changes with
-    `layout`: the browser reads the body only for a new layout, and the server does not encode it again.
+    `goto` [token, frame, held]: a new token moves it to `frame`; `held` is the frame Python holds at that
+    moment, which the player then need not report. It is sent one line of JSON, a newline, then `body`,
+    which only changes with `layout`: the browser reads the body only for a new layout. While nothing changes,
+    the message is the same bytes from run to run, so Streamlit does not send it again.
     """
-    held = (st.session_state.get(key) or {}).get('frame', goto[1])  # what the last report left, or the default
-    head = json.dumps({'layout': layout, 'speed': speed, 'goto': goto, 'held': held}).encode()
+    head = json.dumps({'layout': layout, 'speed': speed, 'goto': goto}).encode()
     result = _PLAYER(key=key, data=head + b'\n' + body, default={'frame': goto[1]}, on_frame_change=lambda: None)
     return result.frame

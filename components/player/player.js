@@ -219,7 +219,7 @@ export default function (component) {
   }
   if (JSON.stringify(data.goto) !== p.token) {
     p.token = JSON.stringify(data.goto);
-    p.told = data.held; // the frame Python holds: on a first load, the one it asked for
+    p.told = data.goto[2]; // the frame Python holds: on a first load, the one it asked for
     go(p, data.goto[1], false);
   }
 }
