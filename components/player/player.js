@@ -126,6 +126,9 @@ function go(p, k, byUser) {
   k = Math.max(0, Math.min(p.n - 1, k));
   if (k === p.cur) return;
   seek(p, k);
+  // read the geometry before writing texts and colours (they never move a node), so no layout is forced
+  const active = p.values[p.patches[k].a];
+  if (active && p.shown) follow(p, active.g);
   render(p);
   p.cur = k;
   p.slider.value = k;
@@ -133,8 +136,6 @@ function go(p, k, byUser) {
   p.nextButton.disabled = k === p.n - 1;
   p.caption.textContent = `Frame ${k} of ${p.n - 1} · ${p.captions[k]}`;
   p.root.dataset.frame = k; // for tests and benchmarks: the frame the SVG shows now
-  const active = p.values[p.patches[k].a];
-  if (active && p.shown) follow(p, active.g);
   const now = performance.now();
   const every = p.speed > 2 ? REPORT_EVERY_MS.fast : REPORT_EVERY_MS.slow;
   if (byUser || !p.timer || k === p.n - 1 || now - p.lastReport >= every) {
