@@ -5,6 +5,7 @@ import html
 import graphviz
 import streamlit as st
 
+from components.explanation import INFIX
 from components.numbers import padded
 from engine.frames import grads_at
 
@@ -16,7 +17,7 @@ ACCUMULATING_FILL = '#FFF1B8'  # light yellow: this grad has more += to come
 INK = '#1A1A1A'
 FAINT = '#8A8A8A'
 FONT = 'Courier,monospace'  # Courier metrics for the layout; any monospace font in the browser
-OP_SYMBOLS = {'*': '×', '-': '−', '/': '÷', 'neg': '−x'}
+OP_SYMBOLS = {**INFIX, 'neg': '−x'}  # the explanation's symbols, so graph and text agree
 
 
 def op_symbol(op):
