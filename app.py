@@ -10,7 +10,7 @@ from components.markdown import md
 from components.node_table import node_table, show_node_table
 from components.numbers import number_width
 from components.picker import choose_expression
-from components.player import can_lay_out, encode_body, frame_patches, graph_player, layout_svg
+from components.player import can_lay_out, encode_body, frame_patches, graph_player, held_frame, layout_svg
 from components.stepper import advance_if_playing, stepper
 from components.summary import grad_check, show_summary
 from engine import numeric_grads, trace_backward
@@ -80,8 +80,7 @@ def player_frame():
     if moved:
         s.player_layout = layout
         target = min(s.get('frame', 0), len(all_frames) - 1)
-        held = (s.get('graph') or {}).get('frame', target)  # the player's last report; none yet on a first load
-        s.player_goto = [s.get('player_goto', [0])[0] + 1, target, held]
+        s.player_goto = [s.get('player_goto', [0])[0] + 1, target, held_frame(target)]
     body = player_body(trace, trace_id, s.forward, width)
     reported = graph_player(layout, body, s.speed, s.player_goto)
     k = s.player_goto[1] if moved or reported is None else reported  # until it reports, it shows the goto frame

@@ -72,6 +72,11 @@ def encode_body(svg, patches, captions, width):
     return json.dumps(body, separators=(',', ':')).encode()
 
 
+def held_frame(default, key='graph'):
+    """The frame Python holds for the player: its last report, or `default` before it has made one."""
+    return (st.session_state.get(key) or {}).get('frame', default)
+
+
 def graph_player(layout, body, speed, goto, key='graph'):
     """Draw the player; return the frame it shows.
 

@@ -126,9 +126,7 @@ function go(p, k, byUser) {
   k = Math.max(0, Math.min(p.n - 1, k));
   if (k === p.cur) return;
   seek(p, k);
-  // read the geometry before writing texts and colours (they never move a node), so no layout is forced
-  const active = p.values[p.patches[k].a];
-  if (active && p.shown) follow(p, active.g);
+  followActive(p, k); // before writing texts and colours (they never move a node), so no layout is forced
   render(p);
   p.cur = k;
   p.slider.value = k;
@@ -183,14 +181,15 @@ function zoom(p, scale) {
   p.svg.style.width = p.shown ? `${p.natural * p.shown}px` : '100%';
   p.svg.style.maxWidth = p.shown ? 'none' : `${p.natural * 1.6}px`; // a small graph is not blown up past readable
   p.svg.style.height = 'auto';
-  const active = p.values[p.patches[p.cur]?.a];
-  if (active && p.shown) follow(p, active.g);
+  followActive(p, p.cur);
 }
 
-// scroll the view, never the page, to bring a node that is out of sight to its middle
-function follow(p, g) {
+// when zoomed, scroll the view, never the page, to bring frame k's node to its middle if it is out of sight
+function followActive(p, k) {
+  const active = p.values[p.patches[k]?.a];
+  if (!active || !p.shown) return;
   const view = p.view.getBoundingClientRect();
-  const node = g.getBoundingClientRect();
+  const node = active.g.getBoundingClientRect();
   if (node.left < view.left || node.right > view.right)
     p.view.scrollLeft += (node.left + node.right - view.left - view.right) / 2;
   if (node.top < view.top || node.bottom > view.bottom)
