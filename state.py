@@ -16,6 +16,8 @@ MAX_CHAIN = 500
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 10.0)  # steps per second
 MAX_INPUTS = 64
 INPUT_PREFIX = 'v.'  # inputs in a link: ?v.x1=2, so that a variable may be called "step"
+END = 10**6  # step=end in a link: the last frame, whatever the number of frames
+NOT_SCENARIO = ('step', 'embed', 'embed_options')  # in the address bar, but not what the page shows
 
 
 @dataclass
@@ -39,6 +41,14 @@ def keep_widget_values(session):
     for key in list(session.keys()):
         if key in names or str(key).startswith('input:'):
             session[key] = session[key]
+
+
+def forget_other_formulas(session, names):
+    """Drop the boxes of typed formulas other than the one shown: a visitor who types 300 formulas would otherwise
+    keep every box they ever made, and each run would re-set them all (80 ms a run became 620 ms)."""
+    keep = {input_key(CUSTOM, name) for name in names}
+    for key in [k for k in session.keys() if str(k).startswith(input_key(CUSTOM, '')) and k not in keep]:
+        del session[key]
 
 
 def input_key(expr, name):
@@ -69,7 +79,7 @@ def to_query(state):
     if state.expr == 'chain':
         query['n'] = str(state.chain_length)
     query.update({INPUT_PREFIX + name: f'{value!r}' for name, value in state.inputs.items()})
-    query['step'] = str(state.frame)
+    query['step'] = 'end' if state.frame >= END else str(state.frame)
     for flag in ('forward', 'answers'):
         if getattr(state, flag) != getattr(default, flag):
             query[flag] = '1' if getattr(state, flag) else '0'
@@ -97,7 +107,7 @@ def from_query(query):
     expr = read('expr', str, lambda v: v in EXPRESSIONS)
     formula = read('formula', str, lambda v: 0 < len(v) <= MAX_LENGTH)
     n = read('n', int, lambda v: 1 <= v <= MAX_CHAIN)
-    step = read('step', int, lambda v: 0 <= v <= 10**6)
+    step = read('step', lambda v: END if v == 'end' else int(v), lambda v: 0 <= v <= END)
     flags = {flag: read(flag, str, lambda v: v in ('0', '1')) for flag in ('forward', 'answers')}
     speed = read('speed', float, lambda v: v in SPEEDS)
     for key, value in (('expr', expr), ('formula', formula), ('chain_length', n), ('frame', step), ('speed', speed)):
@@ -121,3 +131,39 @@ def from_query(query):
         elif key not in ('expr', 'formula', 'n', 'step', 'forward', 'answers', 'speed', 'embed', 'embed_options'):
             ignored.append(key)
     return state, ignored
+
+
+def scenario(query):
+    """What of a link decides the picture, apart from the frame: two links with the same scenario show the same."""
+    return {key: value for key, value in query.items() if key not in NOT_SCENARIO}
+
+
+def follow_link(session, query):
+    """At a visitor's first run, or when the browser went Back to another link: the page's state from `query`.
+
+    Returns None when the page already shows this link, else the names of the parameters it could not read.
+    The player is sent to the link's frame: an 'open' goto (a first run) moves only a player that shows
+    nothing yet, so a page that reconnects after a server restart keeps the frame it shows.
+    """
+    first = 'expr' not in session
+    if not first and scenario(query) == session.get('link_in_browser'):
+        return None
+    page, ignored = from_query(query)
+    session.update(to_session(page))
+    goto = session.get('player_goto', {'id': 0})
+    session['player_goto'] = {'id': goto['id'] + 1, 'frame': page.frame, 'open': first}
+    session['link_in_browser'] = scenario(query)  # what the browser's address bar holds, as Streamlit sends it
+    session['link_of_page'] = None  # the page's own link, taken as it is at the end of this run
+    return ignored
+
+
+def link_to_write(session, input_names):
+    """The link for the page as it is now, without its frame (the player keeps that in the address bar itself),
+    or None when it need not be written: written only when the visitor changes something, since each write adds
+    a browser-history entry. The link is also what a page reopens after a server restart."""
+    query = scenario(to_query(from_session(session, input_names)))
+    if session.get('link_of_page') in (None, query):
+        session['link_of_page'] = query
+        return None
+    session['link_of_page'] = session['link_in_browser'] = query
+    return query

@@ -1,13 +1,20 @@
-"""The current frame in words and numbers: the op's own _backward lines, with the values plugged in."""
+"""The current frame in words and numbers: the op's own _backward lines, with the values plugged in.
+
+explain() says it as plain data: a list of parts, ('p', runs), ('code', text) or ('list', [runs, ...]),
+where runs are [(style, text)] with style '' (plain), 'b' (bold), 'c' (code) or 'br' (a line break).
+explanation_html() is the one place that turns it into markup, escaping every text, so a name a student
+typed is printed, never rendered. The player sends each frame's HTML to the browser once; the fallback
+renderer shows the same HTML with st.html.
+"""
 
 import functools
+import html
 import inspect
 import re
 import textwrap
 
 import streamlit as st
 
-from components.markdown import md
 from components.numbers import fmt
 
 INFIX = {'+': '+', '-': '−', '*': '×', '/': '÷'}
@@ -76,53 +83,89 @@ def caption(trace, frame):
 
 
 def explain(trace, frame):
-    """[(kind, text)] with kind 'md' or 'code': what the explanation panel shows."""
+    """What the explanation panel shows at `frame`, as parts (see the module's docstring)."""
     node = trace.nodes[frame.node] if frame.node >= 0 else None
     output = trace.nodes[-1].name
     if frame.kind == 'inputs':
-        inputs = ', '.join(f'{md(n.name)} = {fmt(n.data)}' for n in trace.nodes if n.is_input)
-        return [('md', f'**Forward pass.** The inputs are set: {inputs}. '
-                       'Each op will now compute its data from its inputs, in topological order.')]  # fmt: skip
+        inputs = ', '.join(f'{n.name} = {fmt(n.data)}' for n in trace.nodes if n.is_input)
+        return [('p', [('b', 'Forward pass.'), ('', f' The inputs are set: {inputs}. '
+                       'Each op will now compute its data from its inputs, in topological order.')])]  # fmt: skip
     if frame.kind == 'forward':
-        return [('md', f'**Forward pass.** `{node.name} = {formula(trace, frame.node)}` '
-                       f'= {formula(trace, frame.node, numbers=True)} = **{fmt(node.data)}**')]  # fmt: skip
+        return [('p', [('b', 'Forward pass. '), ('c', f'{node.name} = {formula(trace, frame.node)}'),
+                       ('', f' = {formula(trace, frame.node, numbers=True)} = '), ('b', fmt(node.data))])]  # fmt: skip
     if frame.kind == 'seed':
-        return [('md', f'**Backward pass starts.** `{output}.grad = 1`: the output changes one-for-one with itself. '
-                       "Now each node's `_backward` runs in reverse topological order, passing its grad "
-                       'to its inputs, each scaled by the local gradient.')]  # fmt: skip
+        return [('p', [('b', 'Backward pass starts. '), ('c', f'{output}.grad = 1'),
+                       ('', ': the output changes one-for-one with itself. '
+                            "Now each node's "), ('c', '_backward'),
+                       ('', ' runs in reverse topological order, passing its grad '
+                            'to its inputs, each scaled by the local gradient.')])]  # fmt: skip
     step = trace.steps[frame.steps_done - 1]
-    final_after = trace.final_after()
     if not node.op:
         kind = 'an input' if node.is_input else 'a constant'
-        return [('md', f'**{md(node.name)}** is {kind} (a leaf): its `_backward` does nothing. '
-                       f'Its grad, **{fmt(step.out_grad)}**, is ∂{md(output)}/∂{md(node.name)}.')]  # fmt: skip
+        return [('p', [('b', node.name), ('', f' is {kind} (a leaf): its '), ('c', '_backward'),
+                       ('', ' does nothing. Its grad, '), ('b', fmt(step.out_grad)),
+                       ('', f', is ∂{output}/∂{node.name}.')])]  # fmt: skip
     fn = trace.backward_fn(step.node)
-    known = ', '.join(f'{k} = {fmt(v)}' for k, v in captured_numbers(fn).items())
-    parts = [
-        (
-            'md',
-            f'**`{node.name} = {formula(trace, step.node)}`** passes its grad, {md(paren(node.name))}.grad '
-            f'= **{fmt(step.out_grad)}**, back to its inputs. Its `_backward`:',
-        ),  # fmt: skip
-        ('code', backward_source(fn)),
-    ]
+    final_after = trace.final_after()
     where = [f'self = {trace.nodes[node.children[0]].name}']
     if len(node.children) > 1:
         where.append(f'other = {trace.nodes[node.children[1]].name}')
     where.append(f'out = {node.name}')
-    parts.append(('md', '*where* ' + ', '.join(f'`{w}`' for w in where) + (f', and `{known}`' if known else '')))
+    where += [f'{k} = {fmt(v)}' for k, v in captured_numbers(fn).items()]
     rows = []
     for c, line in zip(step.contributions, chain_rule_lines(trace, step)):
-        child = trace.nodes[c.child].name
+        child = paren(trace.nodes[c.child].name)
         status = 'final' if final_after[c.child] == frame.steps_done else 'more to come'
-        rows.append(f'- `{line}`  \n  {md(paren(child))}.grad: {fmt(c.before)} → **{fmt(c.after)}** ({status})')
-    parts.append(('md', '\n'.join(rows)))
-    return parts
+        rows.append([('c', line), ('br', ''), ('', f'{child}.grad: {fmt(c.before)} → '), ('b', fmt(c.after)),
+                     ('', f' ({status})')])  # fmt: skip
+    return [
+        ('p', [('b', f'{node.name} = {formula(trace, step.node)}'),
+               ('', f' passes its grad, {paren(node.name)}.grad = '), ('b', fmt(step.out_grad)),
+               ('', ', back to its inputs. Its '), ('c', '_backward'), ('', ':')]),
+        ('code', backward_source(fn)),
+        ('p', [('', 'where '), *[run for w in where for run in (('c', w), ('', ', '))][:-1]]),
+        ('list', rows),
+    ]  # fmt: skip
+
+
+def plain_text(parts):
+    """The parts as the reader sees them, without any markup: for tests, and for slides' notes."""
+    lines = []
+    for kind, content in parts:
+        items = [content] if kind == 'p' else content if kind == 'list' else None
+        if items is None:
+            lines.append(content)
+            continue
+        lines += [''.join('\n' if style == 'br' else text for style, text in runs) for runs in items]
+    return '\n'.join(lines)
+
+
+TAGS = {'': '{}', 'b': '<b>{}</b>', 'c': '<code>{}</code>', 'br': '<br>'}
+
+
+def _runs_html(runs):
+    return ''.join(TAGS[style].format(html.escape(text)) for style, text in runs)
+
+
+def explanation_html(parts):
+    """The parts as HTML: every text escaped, so no name or formula can become markup."""
+    out = []
+    for kind, content in parts:
+        if kind == 'code':
+            out.append(f'<pre class="src"><code>{html.escape(content)}</code></pre>')
+        elif kind == 'list':
+            out.append('<ul>' + ''.join(f'<li>{_runs_html(runs)}</li>' for runs in content) + '</ul>')
+        else:
+            out.append(f'<p>{_runs_html(content)}</p>')
+    return ''.join(out)
+
+
+# the fallback shows the player's HTML with Streamlit's own look: code in its code colours
+FALLBACK_STYLE = (
+    '<style>.explain pre.src{background:#f6f7f9;padding:.6rem .8rem;border-radius:.5rem;font-size:.85rem}'
+    '.explain code{font-size:.9em} .explain li{margin-bottom:.35rem}</style>'
+)
 
 
 def show_explanation(parts):
-    for kind, text in parts:
-        if kind == 'code':
-            st.code(text, language='python')
-        else:
-            st.markdown(text)
+    st.html(f'{FALLBACK_STYLE}<div class="explain">{explanation_html(parts)}</div>')

@@ -69,10 +69,19 @@ HOT = {'color': ACTIVE, 'penwidth': '2.5', 'fontcolor': ACTIVE}
 
 
 def build_dot(trace, frame, width):
-    """The graph at `frame`, numbers padded to `width`. Ids: n3, n3_op, e3_0 (op 3's input 0), e3_out, stops b3_0."""
-    grads = grads_at(trace, frame)
-    final_after = trace.final_after()
-    hot = hot_edges(trace, frame, width)
+    """The graph at `frame`, numbers padded to `width`. Ids: n3, n3_op, e3_0 (op 3's input 0), e3_out, stops b3_0.
+
+    With frame None, every number is a placeholder of the same width: the layout without anyone's values.
+    """
+    if frame is None:
+        blank = padded(None, width)
+        looks = [(blank, blank, 'none', '')] * len(trace.nodes)
+        hot = {}
+    else:
+        grads = grads_at(trace, frame)
+        final_after = trace.final_after()
+        looks = [value_look(trace, frame, i, grads, final_after, width) for i in range(len(trace.nodes))]
+        hot = hot_edges(trace, frame, width)
     active_op = frame.node if hot else None
     dot = graphviz.Digraph(
         graph_attr={'rankdir': 'LR', 'bgcolor': 'white', 'forcelabels': 'true', 'nodesep': '0.3', 'ranksep': '0.5'},
@@ -81,8 +90,8 @@ def build_dot(trace, frame, width):
     )
     bus_stops = _draw_buses(dot, trace)
     for i, node in enumerate(trace.nodes):
-        data, grad, state, mark = value_look(trace, frame, i, grads, final_after, width)
-        label = _value_label(node.name, data, grad, state != 'none', frame.has_data(trace, i))
+        data, grad, state, mark = looks[i]
+        label = _value_label(node.name, data, grad, state != 'none', frame is not None and frame.has_data(trace, i))
         dot.node(node.id, label=label, id=node.id, shape='box', **STATE_STYLE[state], **MARK_STYLE[mark])
         if node.op:
             op_id = f'{node.id}_op'

@@ -1,8 +1,26 @@
 """A number box for every input of the expression, named by its variable."""
 
+import math
+
 import streamlit as st
 
+from components.markdown import md
 from state import input_key
+
+LIMIT = 1e6  # inputs stay within ±LIMIT: wide enough for any lesson, and far from overflow in the ops
+
+
+def _keep_in_range(key, default):
+    """A value from the box (or a tampered client) beyond the limit goes to the nearer bound; nan goes back to the
+    default. Streamlit's own min/max would send +1,000,001 to the lower bound."""
+    value = st.session_state[key]
+    if value is None or math.isnan(value):
+        st.session_state[key] = default
+    elif abs(value) > LIMIT:
+        st.session_state[key] = math.copysign(LIMIT, value)
+    else:
+        return
+    st.toast(f'{md(key.split(":")[-1])} is kept within ±1,000,000.', icon=':material/straighten:')
 
 
 def input_values(expr_key, expression):
@@ -12,8 +30,11 @@ def input_values(expr_key, expression):
     columns = st.columns(2)
     for i, name in enumerate(names):
         key = input_key(expr_key, name)
+        default = float(expression.defaults[name])
         if key not in st.session_state:
-            st.session_state[key] = float(expression.defaults[name])
+            st.session_state[key] = default
         with columns[i % 2]:
-            values[name] = st.number_input(name, key=key, step=0.1, format='%.4f', min_value=-1e6, max_value=1e6)
+            st.number_input(md(name), key=key, step=0.1, format='%.4f', on_change=_keep_in_range, args=(key, default))
+        value = st.session_state[key]
+        values[name] = min(max(value, -LIMIT), LIMIT) if value == value else default  # a value set before any callback
     return values

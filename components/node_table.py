@@ -9,16 +9,26 @@ from engine.frames import grads_at
 HIGHLIGHT = {'background-color': '#FBDCC6'}  # a tint of the graph's vermillion: the node this frame is about
 
 
+def table_columns(trace):
+    """The columns no frame changes: each node's name, its op, and its final grad."""
+    return {
+        'names': [n.name for n in trace.nodes],
+        'ops': [n.op or ('input' if n.is_input else 'constant') for n in trace.nodes],
+        'finals': [fmt(g) for g in trace.final_grads()],
+    }
+
+
 def node_table(trace, frame, answers=True):
     """One row per node; with `answers`, a column of final grads too."""
+    fixed = table_columns(trace)
     columns = {
-        'node': [n.name for n in trace.nodes],
-        'op': [n.op or ('input' if n.is_input else 'constant') for n in trace.nodes],
+        'node': fixed['names'],
+        'op': fixed['ops'],
         'data': [fmt(n.data) if frame.has_data(trace, i) else fmt(None) for i, n in enumerate(trace.nodes)],
         'grad now': [fmt(g) for g in grads_at(trace, frame)],
     }
     if answers:
-        columns['final grad'] = [fmt(g) for g in trace.final_grads()]
+        columns['final grad'] = fixed['finals']
     return pd.DataFrame(columns)
 
 

@@ -20,13 +20,13 @@ MENU = {
 
 
 def choose_expression():
-    """The chosen expression, or None (with a message on the page) when a typed formula cannot be read."""
+    """(the chosen expression, None) or, when a typed formula cannot be read, (None, the ExpressionError)."""
     key = st.selectbox('Expression', EXPRESSIONS, format_func=MENU.get, key='expr')
     if key == 'chain':
         n = st.number_input('Chain length', min_value=1, max_value=MAX_CHAIN, step=1, key='chain_length')
-        return chain(int(n))
+        return chain(int(n)), None
     if key != CUSTOM:
-        return PRESETS[key]
+        return PRESETS[key], None
     text = st.text_input(
         'Formula',
         key='formula',
@@ -34,14 +34,13 @@ def choose_expression():
         help='Numbers, names, + - * / **, and tanh exp log relu sigmoid. "L = ..." names the output.',
     )
     try:
-        return parse_expression(text)
+        return parse_expression(text), None
     except ExpressionError as e:
-        show_formula_error(text, e)
-        return None
+        return None, e
 
 
 def show_formula_error(text, error):
-    where = ''
+    """The message, and the formula with a caret under the column: printed as code, never as markdown."""
+    st.error(f'**This formula can’t be drawn:** {md(error.message)}', icon=':material/edit:')
     if error.column and len(text) <= 120:
-        where = f'\n\n```text\n{text}\n{" " * (error.column - 1)}^\n```'
-    st.error(f'**This formula can’t be drawn:** {md(str(error))}{where}', icon=':material/edit:')
+        st.code(f'{text}\n{" " * (error.column - 1)}^', language=None)

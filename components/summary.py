@@ -1,8 +1,11 @@
 """At the end: each input's grad from backward(), beside a central finite difference that never runs backward."""
 
+import html
+
 import pandas as pd
 import streamlit as st
 
+from components.markdown import md
 from components.numbers import fmt
 
 
@@ -22,7 +25,16 @@ def grad_check(trace, numeric):
 
 def show_summary(table, output_name):
     st.markdown(
-        f'**Done.** Each input’s grad is ∂{output_name}/∂input. The check nudges one input by ±1e-6 '
+        f'**Done.** Each input’s grad is ∂{md(output_name)}/∂input. The check nudges one input by ±1e-6 '
         'and measures how the output moves: (f(x+h) − f(x−h)) / 2h.'
     )
     st.dataframe(table, hide_index=True, width='stretch')
+
+
+def summary_html(table, output_name):
+    """The same check as HTML, for the player; every cell escaped."""
+    intro = (
+        f'<p><b>Done.</b> Each input’s grad is ∂{html.escape(output_name)}/∂input. The check nudges one input by '
+        '±1e-6 and measures how the output moves: (f(x+h) − f(x−h)) / 2h.</p>'
+    )
+    return intro + table.to_html(index=False, escape=True, border=0, classes='check')

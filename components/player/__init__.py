@@ -1,5 +1,7 @@
 """The graph as a player in the browser: laid out once by Graphviz's dot, then each frame only patches texts
-and colours, and steps and plays with no round trip to the server. It reports the frame it shows."""
+and colours. Stepping and playing happen in the browser, and so does everything that follows the frame: the
+caption, the explanation, the node table and the grad check are sent once per expression and inputs, as HTML
+and patches that Python made, and drawn there. A step costs the server nothing."""
 
 import json
 import os
@@ -9,7 +11,7 @@ from pathlib import Path
 import graphviz
 import streamlit as st
 
-from components.graph import blank_label, build_dot, hot_edges, value_look
+from components.graph import LEGEND, blank_label, build_dot, hot_edges, value_look
 
 HERE = Path(__file__).parent
 _PLAYER = st.components.v2.component(
@@ -22,9 +24,11 @@ def can_lay_out():
     return os.environ.get('BACKPROP_RENDERER') != 'chart' and shutil.which('dot') is not None
 
 
-def layout_svg(trace, frame, width):
-    """The graph laid out once, as SVG. Every frame has this layout: only texts and colours differ."""
-    svg = graphviz.Source(build_dot(trace, frame, width).source).pipe(format='svg', encoding='utf-8')
+def layout_svg(trace, width):
+    """The graph laid out once, as SVG, with no one's numbers in it: every frame has this layout, only texts and
+    colours differ, and frame 0's patch writes every number. So a layout shared between visitors holds none of
+    their values."""
+    svg = graphviz.Source(build_dot(trace, None, width).source).pipe(format='svg', encoding='utf-8')
     return svg[svg.index('<svg') :]
 
 
@@ -66,25 +70,28 @@ def frame_patches(trace, all_frames, width):
     return patches
 
 
-def encode_body(svg, patches, captions, width):
-    """The bulk of what the player is sent, for one layout and its frames: encoded once, then cached."""
-    body = {'svg': svg, 'patches': patches, 'captions': captions, 'blank': blank_label(width)}
+def encode_body(svg, patches, width, captions, explanations, table, summary):
+    """The bulk of what the player is sent, for one expression, its inputs and the forward switch: encoded once.
+
+    captions, explanations: one per frame (plain text; HTML made by components.explanation).
+    table: {'names': [...], 'ops': [...], 'finals': [...]}, the node table's columns that no frame changes;
+    the others are the value boxes' own texts. summary: the grad check's HTML, shown at the last frame.
+    """
+    body = {
+        'svg': svg, 'patches': patches, 'blank': blank_label(width), 'legend': LEGEND,
+        'captions': captions, 'explanations': explanations, 'table': table, 'summary': summary,
+    }  # fmt: skip
     return json.dumps(body, separators=(',', ':')).encode()
 
 
-def held_frame(default, key='graph'):
-    """The frame Python holds for the player: its last report, or `default` before it has made one."""
-    return (st.session_state.get(key) or {}).get('frame', default)
+def graph_player(layout, body, speed, answers, goto, key='graph'):
+    """Draw the player.
 
-
-def graph_player(layout, body, speed, goto, key='graph'):
-    """Draw the player; return the frame it shows.
-
-    `goto` [token, frame, held]: a new token moves it to `frame`; `held` is the frame Python holds at that
-    moment, which the player then need not report. It is sent one line of JSON, a newline, then `body`,
-    which only changes with `layout`: the browser reads the body only for a new layout. While nothing changes,
-    the message is the same bytes from run to run, so Streamlit does not send it again.
+    `layout` names the body: the browser reads the body only when it is new. `goto` {'id', 'frame', 'open'}:
+    a new id moves the player to `frame`, except that an `open` goto (a visitor's first run) does not move a
+    player that already shows a frame, as after a server restart, when its page reconnects to a new session.
+    Each run sends one line of JSON, a newline, then `body`; while nothing changes they are the same bytes,
+    so Streamlit does not send them again.
     """
-    head = json.dumps({'layout': layout, 'speed': speed, 'goto': goto}).encode()
-    result = _PLAYER(key=key, data=head + b'\n' + body, default={'frame': goto[1]}, on_frame_change=lambda: None)
-    return result.frame
+    head = json.dumps({'layout': layout, 'speed': speed, 'answers': answers, 'goto': goto}).encode()
+    _PLAYER(key=key, data=head + b'\n' + body, default={})

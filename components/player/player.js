@@ -1,225 +1,301 @@
-// The graph player: one laid-out SVG, patched frame by frame. Stepping and playing happen here, in the
-// browser, with no round trip; the frame shown is reported to Python for the explanation and the table.
-const FAINT = 'faint';
+// The graph player: one laid-out SVG, patched frame by frame, with the caption, the explanation, the node table
+// and the grad check that follow the frame. Everything here was made by Python and sent once per expression and
+// inputs; stepping and playing never ask the server anything. The frame shown is kept in the address bar.
 const NOT_COMPUTED = '·';
-// while playing, tell Python the frame at most this often: each report reruns the explanation and the table,
-// whose redraw can cost a fast play a frame; and a class of 30 may play at once
-const REPORT_EVERY_MS = { slow: 400, fast: 2000 };
 // below this share of its natural size the numbers are too small to read (14 pt text at 8 px): a big graph
 // opens at this size instead, scrolled to follow the active node; "Fit" still shows it whole
 const READABLE = 0.6;
-
-function makePlayer(root) {
-  root.innerHTML = `
-    <div class="bar">
-      <button class="prev" title="Previous frame (←)">‹ Prev</button>
-      <button class="play primary" title="Play / Pause (space)">▶ Play</button>
-      <button class="next" title="Next frame (→)">Next ›</button>
-      <input class="slider" type="range" min="0" max="0" value="0" aria-label="Frame">
-      <span class="zoom"><button class="out" title="Zoom out">−</button><button class="fit" title="Fit the width">Fit</button><button class="in" title="Zoom in">+</button></span>
-    </div>
-    <div class="caption" aria-live="polite"></div>
-    <div class="view" tabindex="0"></div>`;
-  const $ = (s) => root.querySelector(s);
-  const p = {
-    root, view: $('.view'), slider: $('.slider'), caption: $('.caption'), playButton: $('.play'),
-    prevButton: $('.prev'), nextButton: $('.next'),
-    cur: -1, timer: null, lastReport: 0, scale: undefined, layout: null, token: null,
-  };
-  $('.prev').onclick = () => { stop(p); go(p, p.cur - 1, true); };
-  $('.next').onclick = () => { stop(p); go(p, p.cur + 1, true); };
-  p.playButton.onclick = () => (p.timer ? stop(p) : play(p));
-  p.slider.oninput = () => { stop(p); go(p, +p.slider.value, true); };
-  $('.out').onclick = () => zoom(p, shownScale(p) / 1.25);
-  $('.in').onclick = () => zoom(p, shownScale(p) * 1.25);
-  $('.fit').onclick = () => zoom(p, null);
-  new ResizeObserver(() => p.svg && p.scale === undefined && zoom(p, undefined)).observe(p.view);
-  root.addEventListener('keydown', (e) => {
-    const keys = { ArrowLeft: -1, ArrowRight: 1 };
-    if (e.key in keys) { stop(p); go(p, p.cur + keys[e.key], true); e.preventDefault(); }
-    else if (e.key === ' ' && e.target.tagName !== 'BUTTON') { p.timer ? stop(p) : play(p); e.preventDefault(); }
-    else if (e.key === 'Home' || e.key === 'End') { stop(p); go(p, e.key === 'Home' ? 0 : p.n - 1, true); e.preventDefault(); }
-  });
-  return p;
-}
-
-function load(p, data) {
-  // the SVG is our own, made by Graphviz from escaped labels; no user text reaches it unescaped
-  p.view.innerHTML = data.svg;
-  const svg = p.view.querySelector('svg');
-  p.svg = svg;
-  p.natural = svg.viewBox.baseVal.width * 4 / 3; // pt to px
-  svg.removeAttribute('width');
-  svg.removeAttribute('height');
-  p.values = [];
-  for (let i = 0; ; i++) {
-    const g = p.view.querySelector(`#n${i}`);
-    if (!g) break;
-    const texts = g.querySelectorAll('text');
-    g.classList.add('v');
-    texts[2].classList.add('value');
-    texts[4].classList.add('value');
-    p.values.push({ g, data: texts[2], grad: texts[4], look: null });
-  }
-  p.ops = {};
-  p.view.querySelectorAll('g.node[id$="_op"]').forEach((g) => {
-    g.classList.add('op');
-    p.ops[g.id.slice(1, -3)] = [g, p.view.querySelector(`#e${g.id.slice(1, -3)}_out`)];
-  });
-  p.edges = {};
-  p.view.querySelectorAll('g.edge[id^="e"]').forEach((g) => {
-    const text = g.querySelector('text');
-    if (text) p.edges[g.id.slice(1)] = { g, text, label: null };
-  });
-  p.blank = data.blank;
-  p.patches = data.patches;
-  p.captions = data.captions;
-  p.n = data.patches.length;
-  p.slider.max = p.n - 1;
-  p.model = { values: [], op: -1, edges: {} };
-  p.modelAt = -1;
-  p.cur = -1;
-  zoom(p, p.scale);
-}
-
-// the model follows the patches; the DOM is written once per frame shown, only where it changed
-function seek(p, k) {
-  if (k < p.modelAt) { p.model = { values: [], op: -1, edges: {} }; p.modelAt = -1; }
-  const m = p.model;
-  for (let j = p.modelAt + 1; j <= k; j++) {
-    const patch = p.patches[j];
-    for (const [i, ...look] of patch.v) m.values[i] = look;
-    m.op = patch.o;
-    for (const [id, label] of patch.e) m.edges[id] = label;
-  }
-  p.modelAt = k;
-}
-
-function render(p) {
-  const m = p.model;
-  p.values.forEach((v, i) => {
-    const look = m.values[i];
-    if (!look || look === v.look) return;
-    const [data, grad, state, mark] = look;
-    v.data.textContent = data;
-    v.grad.textContent = grad;
-    v.data.classList.toggle(FAINT, data.trim() === NOT_COMPUTED);
-    v.grad.classList.toggle(FAINT, grad.trim() === NOT_COMPUTED);
-    v.g.setAttribute('class', `node v ${state} ${mark}`);
-    v.look = look;
-  });
-  for (const [id, [g, out]] of Object.entries(p.ops)) {
-    const hot = +id === m.op;
-    g.classList.toggle('hot', hot);
-    if (out) out.classList.toggle('hot', hot);
-  }
-  for (const [id, e] of Object.entries(p.edges)) {
-    const label = m.edges[id] || '';
-    if (label === e.label) continue;
-    e.text.textContent = label || p.blank;
-    e.g.classList.toggle('hot', label !== '');
-    e.label = label;
-  }
-}
-
-function go(p, k, byUser) {
-  k = Math.max(0, Math.min(p.n - 1, k));
-  if (k === p.cur) return;
-  seek(p, k);
-  followActive(p, k); // before writing texts and colours (they never move a node), so no layout is forced
-  render(p);
-  p.cur = k;
-  p.slider.value = k;
-  p.prevButton.disabled = k === 0;
-  p.nextButton.disabled = k === p.n - 1;
-  p.caption.textContent = `Frame ${k} of ${p.n - 1} · ${p.captions[k]}`;
-  p.root.dataset.frame = k; // for tests and benchmarks: the frame the SVG shows now
-  const now = performance.now();
-  const every = p.speed > 2 ? REPORT_EVERY_MS.fast : REPORT_EVERY_MS.slow;
-  if (byUser || !p.timer || k === p.n - 1 || now - p.lastReport >= every) {
-    p.lastReport = now;
-    tell(p, k);
-  }
-}
-
-function play(p) {
-  if (p.cur >= p.n - 1) go(p, 0, false);
-  p.playButton.textContent = '❚❚ Pause';
-  p.timer = setInterval(() => {
-    if (p.cur >= p.n - 1) return stop(p);
-    go(p, p.cur + 1, false);
-  }, 1000 / p.speed);
-}
-
-function stop(p) {
-  if (!p.timer) return;
-  clearInterval(p.timer);
-  p.timer = null;
-  p.playButton.textContent = '▶ Play';
-  tell(p, p.cur);
-}
-
-// each report reruns the page, so only a frame Python does not hold yet is sent
-function tell(p, k) {
-  if (k === p.told) return;
-  p.told = k;
-  p.report(k);
-}
-
-function fitScale(p) {
-  return p.view.clientWidth / p.natural;
-}
-
-function shownScale(p) {
-  return p.shown || Math.min(fitScale(p), 1.6);
-}
-
-// scale: a number, null to fit the width, or undefined for the default: fit, unless that is too small to read
-function zoom(p, scale) {
-  p.scale = scale;
-  p.shown = scale === undefined ? (fitScale(p) < READABLE ? READABLE : null) : scale;
-  p.svg.style.width = p.shown ? `${p.natural * p.shown}px` : '100%';
-  p.svg.style.maxWidth = p.shown ? 'none' : `${p.natural * 1.6}px`; // a small graph is not blown up past readable
-  p.svg.style.height = 'auto';
-  followActive(p, p.cur);
-}
-
-// when zoomed, scroll the view, never the page, to bring frame k's node to its middle if it is out of sight
-function followActive(p, k) {
-  const active = p.values[p.patches[k]?.a];
-  if (!active || !p.shown) return;
-  const view = p.view.getBoundingClientRect();
-  const node = active.g.getBoundingClientRect();
-  if (node.left < view.left || node.right > view.right)
-    p.view.scrollLeft += (node.left + node.right - view.left - view.right) / 2;
-  if (node.top < view.top || node.bottom > view.bottom)
-    p.view.scrollTop += (node.top + node.bottom - view.top - view.bottom) / 2;
-}
-
+// Chrome refuses more than ~100 history.replaceState calls in 10 s; playing at 10 steps/s would reach that
+const URL_EVERY_MS = 300;
 const utf8 = new TextDecoder();
 
+class Player {
+  constructor(root) {
+    root.innerHTML = `
+      <div class="bar">
+        <button class="prev" title="Previous frame (←)">‹ Prev</button>
+        <button class="play primary" title="Play / Pause (space)">▶ Play</button>
+        <button class="next" title="Next frame (→)">Next ›</button>
+        <input class="slider" type="range" min="0" max="0" value="0" aria-label="Frame">
+        <span class="zoom"><button class="out" title="Zoom out">−</button><button class="fit" title="Fit the width">Fit</button><button class="in" title="Zoom in">+</button></span>
+      </div>
+      <div class="caption" aria-live="polite"></div>
+      <div class="view" tabindex="0"></div>
+      <div class="legend"></div>
+      <div class="below">
+        <div class="words"><div class="explain"></div><div class="summary"></div></div>
+        <div class="table"></div>
+      </div>`;
+    const $ = (s) => root.querySelector(s);
+    this.root = root;
+    this.view = $('.view');
+    this.slider = $('.slider');
+    this.captionBox = $('.caption');
+    this.legendBox = $('.legend');
+    this.explainBox = $('.explain');
+    this.summaryBox = $('.summary');
+    this.tableBox = $('.table');
+    this.playButton = $('.play');
+    this.prevButton = $('.prev');
+    this.nextButton = $('.next');
+    this.svg = null; // the laid-out graph
+    this.natural = 0; // its width at 100 %, in px
+    this.values = []; // per value node: {g, data, grad (its two number texts), row (the table's), look}
+    this.ops = {}; // op node id -> [its circle's group, its out edge's group]
+    this.edges = {}; // 'op_slot' -> {g, text, label}
+    this.body = null; // what Python sent for this layout: patches, captions, explanations, table, summary
+    this.n = 0; // frames
+    this.model = { values: [], op: -1, edges: {} }; // the look at frame modelAt, from the patches
+    this.modelAt = -1;
+    this.cur = -1; // the frame shown; -1 before the first
+    this.timer = null; // the play interval
+    this.speed = 2; // steps per second
+    this.scale = undefined; // the zoom asked for: a number, null to fit, undefined for the default
+    this.shown = null; // the zoom in force, or null when fitted to the width
+    this.layout = null; // the name of the body shown
+    this.gotoId = null; // the last goto obeyed
+    this.activeRow = null; // the table's row of the node the frame is about
+    this.urlTimer = null;
+    this.urlWritten = 0;
+
+    $('.prev').onclick = () => { this.stop(); this.go(this.cur - 1); };
+    $('.next').onclick = () => { this.stop(); this.go(this.cur + 1); };
+    this.playButton.onclick = () => (this.timer ? this.stop() : this.play());
+    this.slider.oninput = () => { this.stop(); this.go(+this.slider.value); };
+    $('.out').onclick = () => this.zoom(this.shownScale() / 1.25);
+    $('.in').onclick = () => this.zoom(this.shownScale() * 1.25);
+    $('.fit').onclick = () => this.zoom(null);
+    new ResizeObserver(() => this.svg && this.scale === undefined && this.zoom(undefined)).observe(this.view);
+    root.addEventListener('keydown', (e) => {
+      const keys = { ArrowLeft: -1, ArrowRight: 1 };
+      if (e.key in keys) { this.stop(); this.go(this.cur + keys[e.key]); e.preventDefault(); }
+      else if (e.key === ' ' && e.target.tagName !== 'BUTTON') { this.timer ? this.stop() : this.play(); e.preventDefault(); }
+      else if (e.key === 'Home' || e.key === 'End') { this.stop(); this.go(e.key === 'Home' ? 0 : this.n - 1); e.preventDefault(); }
+    });
+    // the server writes the link when the expression or an input changes; put the frame back into it
+    setInterval(() => this.writeUrl(), 1000);
+  }
+
+  load(body) {
+    // the SVG and the HTML are our own, made by Python from escaped text; no user text reaches them unescaped
+    this.view.innerHTML = body.svg;
+    this.svg = this.view.querySelector('svg');
+    this.natural = (this.svg.viewBox.baseVal.width * 4) / 3; // pt to px
+    this.svg.removeAttribute('width');
+    this.svg.removeAttribute('height');
+    this.legendBox.innerHTML = body.legend;
+    this.values = [];
+    for (let i = 0; ; i++) {
+      const g = this.view.querySelector(`#n${i}`);
+      if (!g) break;
+      // components/graph.py's value label: texts[0] the name, [1] 'data', [2] its number, [3] 'grad', [4] its number
+      const texts = g.querySelectorAll('text');
+      g.classList.add('v');
+      texts[2].classList.add('value');
+      texts[4].classList.add('value');
+      this.values.push({ g, data: texts[2], grad: texts[4], row: null, look: null });
+    }
+    this.ops = {};
+    this.view.querySelectorAll('g.node[id$="_op"]').forEach((g) => {
+      const i = g.id.slice(1, -3);
+      g.classList.add('op');
+      this.ops[i] = [g, this.view.querySelector(`#e${i}_out`)];
+    });
+    this.edges = {};
+    this.view.querySelectorAll('g.edge[id^="e"]').forEach((g) => {
+      const text = g.querySelector('text');
+      if (text) this.edges[g.id.slice(1)] = { g, text, label: null };
+    });
+    this.makeTable(body.table);
+    this.activeRow = null;
+    this.body = body;
+    this.n = body.patches.length;
+    this.slider.max = this.n - 1;
+    this.model = { values: [], op: -1, edges: {} };
+    this.modelAt = -1;
+    this.zoom(this.scale);
+  }
+
+  makeTable(table) {
+    const cell = (tag, text) => Object.assign(document.createElement(tag), { textContent: text });
+    const t = document.createElement('table');
+    const head = t.createTHead().insertRow();
+    for (const title of ['node', 'op', 'data', 'grad now', 'final grad']) head.appendChild(cell('th', title));
+    const rows = t.createTBody();
+    table.names.forEach((name, i) => {
+      const row = rows.insertRow();
+      for (const text of [name, table.ops[i], '', '', table.finals[i]]) row.appendChild(cell('td', text));
+      this.values[i].row = row;
+    });
+    this.tableBox.replaceChildren(t);
+  }
+
+  // the model follows the patches; the page is written once per frame shown, only where it changed
+  seek(k) {
+    if (k < this.modelAt) { this.model = { values: [], op: -1, edges: {} }; this.modelAt = -1; }
+    const m = this.model;
+    for (let j = this.modelAt + 1; j <= k; j++) {
+      const patch = this.body.patches[j];
+      for (const [i, ...look] of patch.v) m.values[i] = look;
+      m.op = patch.o;
+      for (const [id, label] of patch.e) m.edges[id] = label;
+    }
+    this.modelAt = k;
+  }
+
+  render() {
+    const m = this.model;
+    this.values.forEach((v, i) => {
+      const look = m.values[i];
+      if (!look || look === v.look) return;
+      const [data, grad, state, mark] = look;
+      v.data.textContent = data;
+      v.grad.textContent = grad;
+      v.data.classList.toggle('faint', data.trim() === NOT_COMPUTED);
+      v.grad.classList.toggle('faint', grad.trim() === NOT_COMPUTED);
+      v.g.setAttribute('class', `node v ${state} ${mark}`);
+      v.row.cells[2].textContent = data.trim();
+      v.row.cells[3].textContent = grad.trim();
+      v.look = look;
+    });
+    for (const [id, [g, out]] of Object.entries(this.ops)) {
+      const hot = +id === m.op;
+      g.classList.toggle('hot', hot);
+      if (out) out.classList.toggle('hot', hot);
+    }
+    for (const [id, e] of Object.entries(this.edges)) {
+      const label = m.edges[id] || '';
+      if (label === e.label) continue;
+      e.text.textContent = label || this.body.blank;
+      e.g.classList.toggle('hot', label !== '');
+      e.label = label;
+    }
+  }
+
+  go(k) {
+    k = Math.max(0, Math.min(this.n - 1, k));
+    if (k === this.cur) return;
+    this.seek(k);
+    this.followActive(k); // before writing texts and colours (they never move a node), so no layout is forced
+    this.render();
+    const row = this.values[this.body.patches[k].a]?.row || null;
+    if (row !== this.activeRow) {
+      this.activeRow?.classList.remove('active');
+      row?.classList.add('active');
+      this.activeRow = row;
+    }
+    this.followRow(row);
+    this.cur = k;
+    this.slider.value = k;
+    this.prevButton.disabled = k === 0;
+    this.nextButton.disabled = k === this.n - 1;
+    this.captionBox.textContent = `Frame ${k} of ${this.n - 1} · ${this.body.captions[k]}`;
+    this.explainBox.innerHTML = this.body.explanations[k];
+    this.summaryBox.innerHTML = k === this.n - 1 ? this.body.summary : '';
+    this.explainBox.dataset.frame = k; // for tests and benchmarks: the frame the words show now
+    this.root.dataset.frame = k; // and the graph
+    this.writeUrlSoon();
+  }
+
+  play() {
+    if (this.cur >= this.n - 1) this.go(0);
+    this.playButton.textContent = '❚❚ Pause';
+    this.timer = setInterval(() => (this.cur >= this.n - 1 ? this.stop() : this.go(this.cur + 1)), 1000 / this.speed);
+  }
+
+  stop() {
+    if (!this.timer) return;
+    clearInterval(this.timer);
+    this.timer = null;
+    this.playButton.textContent = '▶ Play';
+  }
+
+  // the address bar always links to the frame shown: replaced in place, so Back never walks through frames
+  writeUrlSoon() {
+    if (this.urlTimer) return;
+    const wait = Math.max(0, this.urlWritten + URL_EVERY_MS - performance.now());
+    this.urlTimer = setTimeout(() => { this.urlTimer = null; this.writeUrl(); }, wait);
+  }
+
+  writeUrl() {
+    if (this.cur < 0) return;
+    const url = new URL(window.location.href);
+    const step = this.cur === this.n - 1 ? 'end' : String(this.cur);
+    if (url.searchParams.get('step') === step) return;
+    url.searchParams.set('step', step);
+    window.history.replaceState(window.history.state, '', url);
+    this.urlWritten = performance.now();
+  }
+
+  fitScale() {
+    return this.view.clientWidth / this.natural;
+  }
+
+  shownScale() {
+    return this.shown || Math.min(this.fitScale(), 1.6);
+  }
+
+  // scale: a number, null to fit the width, or undefined for the default: fit, unless that is too small to read
+  zoom(scale) {
+    this.scale = scale;
+    this.shown = scale === undefined ? (this.fitScale() < READABLE ? READABLE : null) : scale;
+    this.svg.style.width = this.shown ? `${this.natural * this.shown}px` : '100%';
+    this.svg.style.maxWidth = this.shown ? 'none' : `${this.natural * 1.6}px`; // a small graph is not blown up
+    this.svg.style.height = 'auto';
+    this.followActive(this.cur);
+  }
+
+  // when zoomed, scroll the view, never the page, to bring frame k's node to its middle if it is out of sight
+  followActive(k) {
+    const active = this.values[this.body?.patches[k]?.a];
+    if (!active || !this.shown) return;
+    const view = this.view.getBoundingClientRect();
+    const node = active.g.getBoundingClientRect();
+    if (node.left < view.left || node.right > view.right)
+      this.view.scrollLeft += (node.left + node.right - view.left - view.right) / 2;
+    if (node.top < view.top || node.bottom > view.bottom)
+      this.view.scrollTop += (node.top + node.bottom - view.top - view.bottom) / 2;
+  }
+
+  // the table scrolls, never the page, to keep the active row in sight
+  followRow(row) {
+    if (!row) return;
+    const box = this.tableBox;
+    const head = row.parentElement.previousElementSibling?.offsetHeight || 0;
+    if (row.offsetTop - head < box.scrollTop || row.offsetTop + row.offsetHeight > box.scrollTop + box.clientHeight)
+      box.scrollTop = row.offsetTop - head - (box.clientHeight - head - row.offsetHeight) / 2;
+  }
+
+  // one run of the page: a line of JSON for this run, then the layout's body, read only when the layout is new
+  update(bytes) {
+    const cut = bytes.indexOf(10);
+    const head = JSON.parse(utf8.decode(bytes.subarray(0, cut)));
+    const wasPlaying = !!this.timer;
+    const fresh = this.cur < 0;
+    if (head.layout !== this.layout) {
+      this.stop();
+      this.load(JSON.parse(utf8.decode(bytes.subarray(cut + 1))));
+      this.layout = head.layout;
+    }
+    this.tableBox.classList.toggle('answers', head.answers);
+    if (head.speed !== this.speed) {
+      this.speed = head.speed;
+      if (wasPlaying && this.timer) { this.stop(); this.play(); }
+    }
+    let target = this.cur < 0 ? 0 : this.cur;
+    if (head.goto.id !== this.gotoId) {
+      this.gotoId = head.goto.id;
+      if (fresh || !head.goto.open) target = head.goto.frame;
+    }
+    const k = Math.max(0, Math.min(this.n - 1, target));
+    this.cur = -1; // a new layout, or a goto: draw frame k whole
+    this.go(k);
+  }
+}
+
 export default function (component) {
-  const { setStateValue, parentElement } = component;
+  const { parentElement } = component;
   const root = parentElement.querySelector('.player') || parentElement.appendChild(Object.assign(document.createElement('div'), { className: 'player' }));
-  const p = root.__player || (root.__player = makePlayer(root));
-  p.report = (k) => setStateValue('frame', k);
-  // one line of JSON for this run, then the layout's body, read only when the layout is new
-  const bytes = component.data;
-  const cut = bytes.indexOf(10);
-  const data = JSON.parse(utf8.decode(bytes.subarray(0, cut)));
-  const wasPlaying = !!p.timer;
-  if (data.layout !== p.layout) {
-    stop(p);
-    load(p, JSON.parse(utf8.decode(bytes.subarray(cut + 1))));
-    p.layout = data.layout;
-  }
-  if (data.speed !== p.speed) {
-    p.speed = data.speed;
-    if (wasPlaying && p.timer) { clearInterval(p.timer); p.timer = null; play(p); }
-  }
-  if (JSON.stringify(data.goto) !== p.token) {
-    p.token = JSON.stringify(data.goto);
-    p.told = data.goto[2]; // the frame Python holds: on a first load, the one it asked for
-    go(p, data.goto[1], false);
-  }
+  const player = root.__player || (root.__player = new Player(root));
+  player.update(component.data);
 }
