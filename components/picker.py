@@ -41,6 +41,6 @@ def choose_expression():
 
 def show_formula_error(text, error):
     """The message, and the formula with a caret under the column: printed as code, never as markdown."""
-    st.error(f'**This formula can’t be drawn:** {md(error.message)}', icon=':material/edit:')
+    st.error(f'**This formula can’t be drawn:** {md(error)}', icon=':material/edit:')
     if error.column and len(text) <= 120:
         st.code(f'{text}\n{" " * (error.column - 1)}^', language=None)

@@ -1,7 +1,7 @@
 """The player path: the graph laid out once by the server's dot, then patched frame by frame in the browser.
 
 The patches are checked by replaying them against each frame's look worked out from scratch; the page is
-driven with AppTest, the player's report of its frame simulated through session state, as the browser sends it.
+driven with AppTest: the player is sent one body per expression and inputs, and steps with no script run.
 """
 
 import json
@@ -11,10 +11,13 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from components.explanation import caption, explain, explanation_html
 from components.graph import hot_edges, value_look
-from components.numbers import number_width
-from components.player import frame_patches, layout_svg
-from engine import PRESETS, chain, parse_expression, trace_backward
+from components.node_table import node_table, table_columns
+from components.numbers import fmt, number_width
+from components.player import encode_body, frame_patches, layout_svg
+from components.summary import grad_check, summary_html
+from engine import PRESETS, chain, numeric_grads, parse_expression, trace_backward
 from engine.frames import frames, grads_at
 
 APP = str(Path(__file__).resolve().parent.parent / 'app.py')
@@ -24,6 +27,24 @@ EXPRESSIONS = {**PRESETS, 'chain12': chain(12), 'typed': parse_expression('L = t
 def traced(expression):
     leaves, out = expression.build()
     return trace_backward(out, leaves)
+
+
+def traced_with(expression, values):
+    leaves, out = expression.build(values)
+    return trace_backward(out, leaves)
+
+
+def player_body(trace, all_frames, width, numeric):
+    """The body as app.py makes it."""
+    return encode_body(
+        layout_svg(trace, width),
+        frame_patches(trace, all_frames, width),
+        width,
+        captions=[caption(trace, f) for f in all_frames],
+        explanations=[explanation_html(explain(trace, f)) for f in all_frames],
+        table=table_columns(trace),
+        summary=summary_html(grad_check(trace, numeric), trace.nodes[-1].name),
+    )
 
 
 def replay(patches):
@@ -64,7 +85,7 @@ def test_a_patch_carries_only_what_changed():
 
 def test_the_layout_has_an_element_for_every_value_op_and_labelled_edge():
     trace = traced(PRESETS['reuse'])  # a=n0, b=n1, a*b=n2, a*a=n3, out=n4
-    svg = layout_svg(trace, frames(trace)[0], number_width(trace))
+    svg = layout_svg(trace, number_width(trace))
     assert svg.startswith('<svg')
     for element in ['n0', 'n1', 'n2', 'n3', 'n4', 'n2_op', 'n3_op', 'n4_op', 'e3_0', 'e3_1', 'e2_0', 'e2_1', 'e4_out']:
         assert f'id="{element}"' in svg
@@ -102,71 +123,97 @@ def player_data(at):
     return json.loads(head) | json.loads(body)
 
 
-def report(at, k):
-    """What the browser does when the player shows frame k."""
-    at.session_state['graph'] = {'frame': k}
-    at.run()
-    assert not at.exception
-
-
-def explanation(at):
-    return '\n'.join([m.value for m in at.markdown] + [c.value for c in at.code])
-
-
 def test_the_player_gets_the_layout_every_frame_and_the_frame_to_start_at():
     at = start({'expr': 'reuse', 'step': '6'})
     data = player_data(at)
     assert data['svg'].startswith('<svg')
-    assert len(data['patches']) == len(data['captions']) == 10  # inputs, 3 ops, the seed, 5 steps
-    assert data['goto'][1] == 6
+    n = 10  # inputs, 3 ops, the seed, 5 steps
+    assert len(data['patches']) == len(data['captions']) == len(data['explanations']) == n
+    assert data['goto']['frame'] == 6 and data['goto']['open'] is True
     assert data['captions'][6].startswith('backward pass: a*a')
+    assert data['table']['names'] == ['a', 'b', 'a*b', 'a*a', 'out']
     assert not at.get('graphviz_chart') and not at.slider  # the player steps itself: no chart, no page slider
+    assert not at.dataframe and not at.get('html')  # and draws the words and the table itself
 
 
-def test_the_frame_the_player_reports_drives_the_explanation_table_and_link():
-    at = start({'expr': 'reuse'})
-    report(at, 7)  # a*b's _backward: a.grad += b.data × (a*b).grad = -2 × 1, so a goes 6 -> 4
-    text = explanation(at)
-    assert '`a.grad += b.data × (a*b).grad = -2.0000 × 1.0000 = -2.0000`' in text
-    assert '6.0000 → **4.0000**' in text
-    (table,) = [d.value for d in at.dataframe if 'grad now' in d.value.columns]
-    assert list(table['grad now'][:2]) == ['4.0000', '3.0000']  # a = b + 2a = 4, b = a = 3
-    assert at.session_state['frame'] == 7
-    report(at, 9)
-    assert any('finite difference' in d.value.columns for d in at.dataframe)  # the last frame's grad check
+def test_step_end_opens_the_last_frame():
+    at = start({'expr': 'reuse', 'step': 'end'})
+    assert player_data(at)['goto']['frame'] >= 9  # the player clamps it to its last frame
 
 
-def test_a_new_expression_sends_the_player_to_a_frame_with_a_new_token():
+@pytest.mark.parametrize('forward', [True, False])
+@pytest.mark.parametrize('key', EXPRESSIONS)
+def test_what_the_browser_draws_for_each_frame_is_what_the_python_builders_make(key, forward):
+    """The player draws the caption, the explanation and the table from its body: each is the Python function's."""
+    trace = traced(EXPRESSIONS[key])
+    width = number_width(trace)
+    all_frames = frames(trace, forward)
+    numeric = numeric_grads(EXPRESSIONS[key], dict(EXPRESSIONS[key].defaults))
+    body = json.loads(player_body(trace, all_frames, width, numeric))
+    assert body['summary'] == summary_html(grad_check(trace, numeric), trace.nodes[-1].name)
+    for frame, (values, _, _), text, words in zip(
+        all_frames, replay(body['patches']), body['captions'], body['explanations'], strict=True
+    ):
+        assert text == caption(trace, frame)
+        assert words == explanation_html(explain(trace, frame))
+        # the table's data and grad cells are the value boxes' texts, trimmed, as player.js writes them
+        table = node_table(trace, frame, answers=True)
+        assert [values[i][0].strip() for i in range(len(trace.nodes))] == list(table['data'])
+        assert [values[i][1].strip() for i in range(len(trace.nodes))] == list(table['grad now'])
+        assert body['table']['names'] == list(table['node']) and body['table']['ops'] == list(table['op'])
+        assert body['table']['finals'] == list(table['final grad'])
+
+
+def test_a_shared_layout_holds_none_of_the_values_it_was_made_for():
+    # the layout is cached by structure and shared between visitors: it must not carry anyone's numbers
+    values = {'x1': 7.3125, 'w1': -1.6875, 'x2': 4.5625, 'w2': 0.0625, 'b': 2.8125}
+    trace = traced_with(PRESETS['neuron'], values)
+    svg = layout_svg(trace, number_width(trace))
+    numbers = {fmt(n.data) for n in trace.nodes} | {fmt(g) for g in trace.final_grads()}
+    assert '7.3125' in numbers
+    for number in numbers:
+        assert number not in svg, number
+    assert not re.search(r'\d\.\d{4}', svg)  # no number of the fixed-width kind at all
+
+
+def test_a_new_visitor_is_sent_to_the_links_frame_with_an_open_goto():
     at = start({'expr': 'reuse', 'step': '3'})
-    before = player_data(at)['goto']
-    report(at, 5)
-    assert player_data(at)['goto'] == before  # its own steps are not sent back to it
-    at.selectbox(key='expr').select('lecture').run()
-    after = player_data(at)['goto']
-    assert after[0] != before[0] and after[1] == 5
-    assert at.session_state['frame'] == 5  # the page follows the frame it sent, not the old one the player held
-    # lecture frame 5: inputs, e, d, L, the seed, then L's own _backward
-    assert '**`L = d × f`** passes its grad' in explanation(at)
+    assert player_data(at)['goto'] == {'id': 1, 'frame': 3, 'open': True}
 
 
-def test_the_player_is_told_the_frame_python_holds_so_it_reports_only_a_new_one():
+def test_changing_the_expression_or_an_input_does_not_move_the_player():
+    # the player keeps the frame it shows (which only the browser knows): no new goto
     at = start({'expr': 'reuse', 'step': '3'})
-    assert player_data(at)['goto'][1:] == [3, 3]  # a first load holds the frame it asked for: no report needed
-    report(at, 7)
+    goto = player_data(at)['goto']
     at.selectbox(key='expr').select('lecture').run()
-    assert player_data(at)['goto'][1:] == [7, 7]  # the lecture, at the frame the page was on, which it holds
-    report(at, 2)
+    assert player_data(at)['goto'] == goto
     at.number_input(key='input:lecture:a').set_value(1.0).run()
-    assert player_data(at)['goto'][1:] == [2, 2]
+    assert player_data(at)['goto'] == goto
     at.toggle(key='forward').set_value(False).run()
-    assert player_data(at)['goto'][1:] == [2, 2]  # the frame number stays; what it shows changed
+    assert player_data(at)['goto'] == goto
+
+
+def test_a_change_writes_the_link_without_the_frame_and_going_back_to_a_link_moves_the_player():
+    at = start({'expr': 'reuse', 'step': '3'})
+    assert dict(at.query_params) == {'expr': 'reuse', 'step': '3'}  # opening a link writes nothing
+    at.number_input(key='input:reuse:a').set_value(1.5).run()
+    link = dict(at.query_params)
+    assert link == {'expr': 'reuse', 'v.a': '1.5', 'v.b': '-2.0'}  # the player writes the step itself
+    # the browser goes Back to the first link: the page follows it, and moves the player there
+    at.query_params.clear()
+    at.query_params.update({'expr': 'lecture', 'step': '4'})
+    at.run()
+    assert at.selectbox(key='expr').value == 'lecture'
+    assert player_data(at)['goto'] == {'id': 2, 'frame': 4, 'open': False}
 
 
 def test_the_layout_body_is_sent_unchanged_until_the_layout_changes():
     at = start({'expr': 'reuse'})
     head, body = player_bytes(at)
-    report(at, 4)
+    at.run()
     assert player_bytes(at) == (head, body)  # the same bytes: Streamlit does not send them again
+    at.select_slider(key='speed').set_value(0.5).run()
+    assert player_bytes(at)[1] == body  # a new speed goes in the head
     at.number_input(key='input:reuse:a').set_value(-1.0).run()
     new_head, new_body = player_bytes(at)
     assert json.loads(new_head)['layout'] != json.loads(head)['layout'] and new_body != body
