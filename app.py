@@ -68,7 +68,7 @@ if expression is None:
 if s.expr == state.CUSTOM:
     state.forget_other_formulas(s, expression.defaults)
 
-st.subheader(md(expression.title))
+st.subheader(md(expression.title), anchor=False)
 if expression.lesson:
     st.caption(expression.lesson)
 expression_id = (s.expr, s.formula if s.expr == state.CUSTOM else s.chain_length if s.expr == 'chain' else '')

@@ -9,6 +9,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # serve.py, whatever p
 from serve import CHROMIUM, CHROMIUM_ARGS, ServerError, check_chromium, serve_app  # noqa: E402
 
 
+class Served(str):
+    """The base URL, knowing which renderer the server uses."""
+
+    def __new__(cls, url, renderer):
+        served = super().__new__(cls, url)
+        served.renderer = renderer
+        return served
+
+
 @pytest.fixture(scope='session', params=['player', 'chart'])
 def app_server(request):
     """The base URL of the app, served on a free port of 127.0.0.1 for the whole session.
@@ -18,7 +27,7 @@ def app_server(request):
     """
     try:
         with serve_app(timeout=60, env={'BACKPROP_RENDERER': request.param}) as url:
-            yield url
+            yield Served(url, request.param)
     except ServerError as e:
         pytest.fail(str(e), pytrace=False)
 

@@ -46,9 +46,12 @@ def _healthy(url):
 
 
 @contextlib.contextmanager
-def serve_app(timeout=60.0, env=None):
-    """Yield the base URL of a running `streamlit run app.py` (with `env` added); stop the server on exit."""
-    port = free_port()
+def serve_app(timeout=60.0, env=None, port=None, log_lines=None):
+    """Yield the base URL of a running `streamlit run app.py` (with `env` added); stop the server on exit.
+
+    `port`: the port to serve on (a free one if None). `log_lines`: a list that gets the server's log on exit.
+    """
+    port = port or free_port()
     url = f'http://127.0.0.1:{port}'
     command = [
         sys.executable, '-m', 'streamlit', 'run', 'app.py',
@@ -84,6 +87,8 @@ def serve_app(timeout=60.0, env=None):
                 time.sleep(0.2)
             yield url
         finally:
+            if log_lines is not None:
+                log_lines += server_log().splitlines()
             if process.poll() is None:
                 process.terminate()
                 try:

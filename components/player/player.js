@@ -19,6 +19,7 @@ class Player {
         <input class="slider" type="range" min="0" max="0" value="0" aria-label="Frame">
         <span class="zoom"><button class="out" title="Zoom out">−</button><button class="fit" title="Fit the width">Fit</button><button class="in" title="Zoom in">+</button></span>
       </div>
+      <div class="notice" hidden></div>
       <div class="caption" aria-live="polite"></div>
       <div class="view" tabindex="0"></div>
       <div class="legend"></div>
@@ -227,6 +228,16 @@ class Player {
     this.urlWritten = performance.now();
   }
 
+  // Streamlit drops a query string of more than 1,000 parameters without a word: say so
+  checkLink() {
+    const count = [...new URLSearchParams(window.location.search).keys()].length;
+    if (count <= 1000) return;
+    const notice = this.root.querySelector('.notice');
+    notice.textContent = `This link has ${count} parameters, more than the 1,000 the server reads, so none of it ` +
+      'was read: the page opened with its defaults.';
+    notice.hidden = false;
+  }
+
   fitScale() {
     return this.view.clientWidth / this.natural;
   }
@@ -272,6 +283,7 @@ class Player {
     const head = JSON.parse(utf8.decode(bytes.subarray(0, cut)));
     const wasPlaying = !!this.timer;
     const fresh = this.cur < 0;
+    if (fresh) this.checkLink();
     if (head.layout !== this.layout) {
       this.stop();
       this.load(JSON.parse(utf8.decode(bytes.subarray(cut + 1))));
