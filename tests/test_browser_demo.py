@@ -84,7 +84,8 @@ def test_every_frame_the_browser_draws_is_what_the_python_builders_make(page, ap
 EVIL = 'https://evil.example'
 INJECTIONS = [
     f'?expr=custom&formula={quote(f"x # [Log in again]({EVIL}/login) :red[**SESSION EXPIRED**] ![t]({EVIL}/t.png)")}',
-    f'?{quote(f"[Log in]({EVIL}/a)")}=1&{quote(":red[**EXPIRED**]")}=1&{quote(f"![t]({EVIL}/t.png)")}=1&www.evil.example=1',
+    f'?{quote(f"[Log in]({EVIL}/a)")}=1&{quote(":red[**EXPIRED**]")}=1&{quote(f"![t]({EVIL}/t.png)")}=1'
+    '&www.evil.example=1',
     f'?expr=custom&formula={quote("L = a_b*c_d + x_y*z_w")}',
     f'?expr=custom&formula={quote("<img src=x onerror=alert(1)>")}',
     f'?expr=custom&formula={quote(f"x + {EVIL}")}',
