@@ -8,12 +8,13 @@ from components.graph import build_dot, show_graph
 from components.inputs import input_values
 from components.markdown import md, printable
 from components.node_table import node_table, show_node_table, table_columns
+from components.nonfinite import show_nonfinite
 from components.numbers import number_width
 from components.picker import choose_expression, show_formula_error
 from components.player import can_lay_out, encode_body, frame_patches, graph_player, layout_svg
 from components.stepper import advance_if_playing, stepper
 from components.summary import grad_check, show_summary, summary_html
-from engine import numeric_grads, trace_backward
+from engine import first_nonfinite, numeric_grads, trace_backward
 from engine.frames import frames
 
 st.set_page_config(page_title='Backprop, step by step', page_icon='∂', layout='wide')
@@ -74,6 +75,7 @@ if expression.lesson:
 expression_id = (s.expr, s.formula if s.expr == state.CUSTOM else s.chain_length if s.expr == 'chain' else '')
 trace, width, numeric = traced(expression, expression_id, tuple(values.items()))
 all_frames = frames(trace, s.forward)
+show_nonfinite(first_nonfinite(trace), trace.nodes)
 
 if can_lay_out():
     trace_id = (expression_id, tuple(values.items()))

@@ -16,6 +16,8 @@ FINAL_FILL = '#CDE7F7'  # light sky blue: this grad is final
 ACCUMULATING_FILL = '#FFF1B8'  # light yellow: this grad has more += to come
 INK = '#1A1A1A'
 FAINT = '#8A8A8A'
+UNDEFINED = '#A0307A'  # reddish purple, darker than Okabe-Ito's for text: a number that is nan or ±inf
+NOT_FINITE = ('nan', 'inf', '−inf')
 FONT = 'Courier,monospace'  # Courier metrics for the layout; any monospace font in the browser
 OP_SYMBOLS = {**INFIX, 'neg': '−x'}  # the explanation's symbols, so graph and text agree
 
@@ -139,7 +141,7 @@ def _value_label(name, data_text, grad_text, has_grad, has_data):
     """
     rows = ''
     for title, text, known in (('data', data_text, has_data), ('grad', grad_text, has_grad)):
-        colour = INK if known else FAINT
+        colour = UNDEFINED if text.strip() in NOT_FINITE else INK if known else FAINT
         text = html.escape(text)
         rows += (
             f'<tr><td align="left"><font color="{FAINT}">{title} </font></td>'
@@ -174,6 +176,7 @@ LEGEND = (
     + _swatch(FINAL_FILL, INK, 'grad is final')
     + _swatch('white', ACTIVE, 'its _backward runs now; orange edges carry the amounts', width=3)
     + _swatch('white', FORWARD, 'just computed (forward)', width=3)
+    + f'<span style="white-space:nowrap"><b style="color:{UNDEFINED}">nan / inf</b> not a finite number</span>'
     + '</div>'
 )
 

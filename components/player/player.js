@@ -2,6 +2,7 @@
 // and the grad check that follow the frame. Everything here was made by Python and sent once per expression and
 // inputs; stepping and playing never ask the server anything. The frame shown is kept in the address bar.
 const NOT_COMPUTED = '·';
+const NOT_FINITE = ['nan', 'inf', '−inf']; // as components/numbers.py writes them
 // below this share of its natural size the numbers are too small to read (14 pt text at 8 px): a big graph
 // opens at this size instead, scrolled to follow the active node; "Fit" still shows it whole
 const READABLE = 0.6;
@@ -154,6 +155,8 @@ class Player {
       v.grad.textContent = grad;
       v.data.classList.toggle('faint', data.trim() === NOT_COMPUTED);
       v.grad.classList.toggle('faint', grad.trim() === NOT_COMPUTED);
+      v.data.classList.toggle('not-finite', NOT_FINITE.includes(data.trim()));
+      v.grad.classList.toggle('not-finite', NOT_FINITE.includes(grad.trim()));
       v.g.setAttribute('class', `node v ${state} ${mark}`);
       v.row.cells[2].textContent = data.trim();
       v.row.cells[3].textContent = grad.trim();
