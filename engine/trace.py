@@ -133,8 +133,14 @@ class Trace:
             before = grads[child]
             grads[child] = (0.0 if before is None else before) + amount  # the float sum `+=` made
             contributions.append(Contribution(child, slot, amount, local, before, grads[child]))
-        assert all(grads[c] == g for c, g in zip(node.children, self._after[i])), 'a replay must add what the pass did'
+        replayed = all(_same(grads[c], g) for c, g in zip(node.children, self._after[i]))
+        assert replayed, 'a replay must add what the pass did'
         return Step(i, self._final[i], tuple(contributions))
+
+
+def _same(a, b):
+    """The same float: nan != nan, yet a replay that gives nan where the pass gave nan did what the pass did."""
+    return a == b or (a != a and b != b)
 
 
 MAX_FORMULA_NAME = 16

@@ -1,0 +1,160 @@
+"""inf and nan: every op gives a number, never an exception; the trace reads them; the page is told where they start.
+
+Every expected value is derived by hand from IEEE 754 arithmetic and the ops' closed forms.
+"""
+
+import math
+
+import pytest
+
+from engine import Value, backward, parse_expression, trace_backward
+from engine.value import _ieee
+
+INF, NAN = math.inf, math.nan
+
+
+def same(a, b):
+    """Equal as floats, where nan is the same as nan."""
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
+def trace_of(text, **values):
+    expression = parse_expression(text)
+    leaves, out = expression.build(values)
+    return trace_backward(out, leaves)
+
+
+def read_everything(trace):
+    """Every step and every frame's grads, as the page reads them."""
+    steps = [trace.steps[k] for k in range(len(trace.steps))]
+    grads = [trace.grads(k) for k in range(len(trace.steps) + 1)]
+    return steps, grads
+
+
+# --- the ops: numbers, not exceptions --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    'f, x, data, grad',
+    [
+        # each from the op's closed form at the limit
+        (lambda a: a.relu(), NAN, NAN, 0.0),  # max(nan, 0) is nan; nan > 0 is false, so no grad passes
+        (lambda a: a.relu(), INF, INF, 1.0),
+        (lambda a: a.relu(), -INF, 0.0, 0.0),
+        (lambda a: a.sigmoid(), NAN, NAN, NAN),
+        (lambda a: a.sigmoid(), INF, 1.0, 0.0),  # s (1 - s) = 1 * 0
+        (lambda a: a.sigmoid(), -INF, 0.0, 0.0),
+        (lambda a: a.tanh(), INF, 1.0, 0.0),  # 1 - t^2 = 0
+        (lambda a: a.tanh(), -INF, -1.0, 0.0),
+        (lambda a: a.tanh(), NAN, NAN, NAN),
+        (lambda a: a.exp(), -INF, 0.0, 0.0),
+        (lambda a: a.exp(), INF, INF, INF),
+        (lambda a: a.log(), INF, INF, 0.0),  # 1/inf
+        (lambda a: a.log(), NAN, NAN, NAN),
+        (lambda a: a.log(), -0.0, -INF, -INF),  # log(±0) is -inf; 1/(-0) is -inf
+        (lambda a: -a, INF, -INF, -1.0),
+        (lambda a: a / 0.0, 0.0, NAN, INF),  # 0/0; d/da = 1/0
+        (lambda a: a / -0.0, 1.0, -INF, -INF),  # the zero's sign counts
+        (lambda a: 1.0 / a, -0.0, -INF, -INF),  # d(1/a)/da = -1/a^2: -out.data * (1/a) = -(-inf) * -inf
+    ],
+    ids=[
+        'relu nan', 'relu inf', 'relu -inf', 'sigmoid nan', 'sigmoid inf', 'sigmoid -inf', 'tanh inf', 'tanh -inf',
+        'tanh nan', 'exp -inf', 'exp inf', 'log inf', 'log nan', 'log -0', 'neg inf', '0/0', '1/-0', '1/a at -0',
+    ],
+)  # fmt: skip
+def test_ops_at_the_edges_give_the_ieee_limit(f, x, data, grad):
+    a = Value(x)
+    out = f(a)
+    backward(out)
+    assert same(out.data, data)
+    assert same(a.grad, grad)
+
+
+@pytest.mark.parametrize(
+    'x, n, data',
+    [
+        # IEEE pow: the sign of an odd power follows x, even -0.0's; a negative number has no real fractional power
+        (-1e200, 3, -INF),
+        (1e200, 2, INF),
+        (-1e200, 2, INF),
+        (-1e200, 2.5, NAN),
+        (0.0, -1, INF),
+        (-0.0, -1, -INF),
+        (-0.0, -2, INF),
+        (-0.0, -0.5, INF),
+        (-8.0, 0.5, NAN),
+        (-8.0, 1 / 3, NAN),
+    ],
+)
+def test_powers_past_the_floats_give_the_signed_ieee_limit(x, n, data):
+    out = Value(x) ** n
+    assert same(out.data, data)
+    assert isinstance(out.data, float)
+
+
+def test_x_to_the_zero_has_slope_zero_even_at_zero():
+    # x**0 is 1 for every x (0**0 = 1 in Python, as in IEEE pow), so its slope is 0, not 0 * 0**-1 = nan
+    a = Value(0.0)
+    out = a**0
+    backward(out)
+    assert (out.data, a.grad) == (1.0, 0.0)
+
+
+def test_whole_numbers_too_large_for_a_float_act_as_infinities():
+    # 10**400 as data or as a number mixed in is +inf to every op, so nothing raises OverflowError
+    assert Value(10**400).tanh().data == 1.0
+    assert Value(-(10**400)).exp().data == 0.0
+    assert (Value(1.0) + 10**400).data == INF
+    assert (Value(1.0) / 10**400).data == 0.0
+
+
+def test_every_math_call_goes_through_one_rule_that_never_raises():
+    # math.sin(inf) and math.sqrt(-1) raise ValueError, math.exp(1000) OverflowError, 0.0 ** -1 ZeroDivisionError:
+    # through _ieee a domain error is nan and an overflow or a pole is inf with the sign it is given
+    assert math.isnan(_ieee(math.sin, INF))
+    assert math.isnan(_ieee(math.sqrt, -1.0))
+    assert _ieee(math.exp, 1000.0) == INF
+    assert _ieee(pow, 0.0, -1.0, pole=-1.0) == -INF
+    assert math.isnan(_ieee(pow, -8.0, 0.5))  # a complex result is no real number
+    assert _ieee(math.sin, 0.5) == math.sin(0.5)  # and a finite result is untouched
+
+
+# --- the trace reads nan -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    'text, values, output',
+    [
+        # the output by hand: 0/0 is nan, sqrt(-8) is not real, exp(-1000) is 0 so its log is -inf, ...
+        ('0/0', {}, NAN),
+        ('(-8)**0.5', {}, NAN),
+        ('log(exp(-1000))', {}, -INF),
+        ('x**0.5', {'x': -1.0}, NAN),
+        ('x/y', {'x': 0.0, 'y': 0.0}, NAN),
+        ('log(x)', {'x': -1.0}, NAN),
+        ('exp(x)*0', {'x': 1e6}, NAN),  # inf * 0
+        ('sigmoid(x)', {'x': NAN}, NAN),
+        ('relu(x) + tanh(x)', {'x': NAN}, NAN),
+        ('x - x', {'x': INF}, NAN),  # inf - inf
+    ],
+)
+def test_a_graph_with_nan_traces_and_every_step_reads(text, values, output):
+    trace = trace_of(text, **values)
+    steps, grads = read_everything(trace)
+    assert same(trace.nodes[-1].data, output)
+    assert len(steps) == len(trace.nodes)
+    assert grads[0][-1] == 1.0  # the seed
+
+
+def test_the_replay_check_still_catches_a_replay_that_differs_from_the_pass():
+    trace = trace_of('x*y', x=2.0, y=3.0)
+    trace._after[trace.output] = [3.0, 99.0]  # as if the pass had added 99 to y.grad, not x = 2
+    with pytest.raises(AssertionError, match='replay'):
+        trace.steps[0]
+
+
+def test_the_replay_check_tells_nan_from_a_number():
+    trace = trace_of('x*y', x=2.0, y=3.0)
+    trace._after[trace.output] = [3.0, NAN]
+    with pytest.raises(AssertionError, match='replay'):
+        trace.steps[0]
