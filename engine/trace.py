@@ -11,6 +11,7 @@ import functools
 import types
 from dataclasses import dataclass
 
+from .ops import formula
 from .value import Value, topological_order
 
 
@@ -150,31 +151,8 @@ def _formula_name(op, args, i):
     """A name for a value without a label: its formula while that is short ('x1*w11'), else '#i'."""
     if not op or any(a.startswith('#') for a in args):
         return f'#{i}'
-    if op in ('+', '-', '*', '/', 'neg') or op.startswith('**'):
-        name = _infix(op, args)
-    else:
-        name = f'{op}({args[0]})'  # a function: tanh(n)
+    name = formula(op, args)
     return name if len(name) <= MAX_FORMULA_NAME else f'#{i}'
-
-
-def _infix(op, args):
-    """a+b, a-(b+c), (a+b)*c, a/(b*c), -(a*b), (a+b)**2: brackets only where precedence needs them."""
-
-    def wrap(a, needs):
-        return f'({a})' if any(ch in a for ch in needs) else a
-
-    sums, all_ops = ' +-', ' +-*/'
-    if op == '+':
-        return f'{args[0]}+{args[1]}'
-    if op == '-':
-        return f'{args[0]}-{wrap(args[1], sums)}'
-    if op == '*':
-        return f'{wrap(args[0], sums)}*{wrap(args[1], sums)}'
-    if op == '/':
-        return f'{wrap(args[0], sums)}/{wrap(args[1], all_ops)}'
-    if op == 'neg':
-        return f'-{wrap(args[0], all_ops)}'
-    return f'{wrap(args[0], all_ops)}{op}'
 
 
 class _Steps:

@@ -3,11 +3,15 @@
 Every expected value is derived by hand from IEEE 754 arithmetic and the ops' closed forms.
 """
 
+import ast
 import math
+from pathlib import Path
 
 import pytest
 
-from engine import Value, backward, parse_expression, trace_backward
+import engine.value
+from engine import OPS, Value, backward, parse_expression, trace_backward
+from engine.ops import formula, op_of, symbol, why_nonfinite
 from engine.value import _ieee
 
 INF, NAN = math.inf, math.nan
@@ -158,3 +162,93 @@ def test_the_replay_check_tells_nan_from_a_number():
     trace._after[trace.output] = [3.0, NAN]
     with pytest.raises(AssertionError, match='replay'):
         trace.steps[0]
+
+
+# --- the ops table ---------------------------------------------------------------------------------
+
+
+def ops_value_makes():
+    """The op names Value's own code gives its results, read from its source: Value(data, children, op)."""
+    source = Path(engine.value.__file__).read_text()
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and getattr(node.func, 'id', None) == 'Value' and len(node.args) >= 3:
+            op = node.args[2]
+            names.add(op.value if isinstance(op, ast.Constant) else ast.unparse(op))
+    return names
+
+
+def test_the_source_scan_finds_every_op_of_the_exercise_and_beyond():
+    found = ops_value_makes()
+    assert {'+', '*', 'tanh', '-', 'neg', '/', 'exp', 'log', 'relu', 'sigmoid'} <= found
+    assert any(name.startswith("f'**") for name in found)  # the power's op name, f'**{n:g}'
+
+
+def test_every_op_value_can_make_is_in_the_table():
+    for name in ops_value_makes():
+        assert op_of('**2' if name.startswith("f'**") else name) is not None, name
+    made = [
+        Value(1.0) + 1, Value(1.0) - 1, Value(1.0) * 2, Value(1.0) / 2, -Value(1.0), Value(2.0) ** 3,
+        Value(1.0).tanh(), Value(1.0).exp(), Value(1.0).log(), Value(1.0).relu(), Value(1.0).sigmoid(),
+    ]  # fmt: skip
+    assert [op_of(v._op).arity for v in made] == [len(v._prev) for v in made]
+    assert set(OPS) == {'+', '-', '*', '/', 'neg', '**', 'tanh', 'exp', 'log', 'relu', 'sigmoid'}
+
+
+def test_the_table_gives_the_symbols_the_page_shows():
+    shown = {op: symbol(op) for op in ['+', '-', '*', '/', 'neg', '**2', '**-0.5', 'tanh', 'sigmoid']}
+    assert shown == {
+        '+': '+', '-': '−', '*': '×', '/': '÷', 'neg': '−x', '**2': 'x^2', '**-0.5': 'x^-0.5',
+        'tanh': 'tanh', 'sigmoid': 'sigmoid',
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    'op, args, written',
+    [
+        # brackets only where precedence needs them, as a student would write the formula
+        ('+', ['a', 'b-c'], 'a+b-c'),
+        ('-', ['a', 'b-c'], 'a-(b-c)'),
+        ('-', ['a-b', 'c'], 'a-b-c'),
+        ('*', ['a+b', 'c/d'], '(a+b)*c/d'),
+        ('/', ['a*b', 'c*d'], 'a*b/(c*d)'),
+        ('neg', ['a*b'], '-(a*b)'),
+        ('neg', ['a'], '-a'),
+        ('**2', ['a+b'], '(a+b)**2'),
+        ('**2', ['a**2'], '(a**2)**2'),
+        ('**0.5', ['x'], 'x**0.5'),
+        ('tanh', ['a+b'], 'tanh(a+b)'),
+        ('*', ['x1*w1 + x2*w2', 'c'], '(x1*w1 + x2*w2)*c'),  # a label with spaces reads as a sum
+    ],
+)
+def test_formulas_are_written_with_brackets_only_where_needed(op, args, written):
+    assert formula(op, args) == written
+
+
+@pytest.mark.parametrize(
+    'op, args, reason',
+    [
+        # the first non-finite result of finite inputs, op by op, and the classic inf arithmetic
+        ('/', [0.0, 0.0], '0/0'),
+        ('/', [1.0, 0.0], 'division by zero'),
+        ('/', [1e308, 1e-10], 'overflow past 1.8e308'),
+        ('/', [INF, -INF], 'inf ÷ inf'),
+        ('log', [-1.0], 'log of a negative number'),
+        ('log', [0.0], 'log of 0 is −inf'),
+        ('**0.5', [-8.0], 'a negative number to a fractional power'),
+        ('**-1', [0.0], '0 to a negative power'),
+        ('**2', [1e200], 'overflow past 1.8e308'),
+        ('exp', [1000.0], 'exp overflows (the result is past 1.8e308)'),
+        ('*', [INF, 0.0], 'inf × 0'),
+        ('*', [0.0, -INF], 'inf × 0'),
+        ('*', [1e200, 1e200], 'overflow past 1.8e308'),
+        ('+', [INF, -INF], 'inf − inf'),
+        ('-', [INF, INF], 'inf − inf'),
+        ('+', [1e308, 1e308], 'overflow past 1.8e308'),
+        ('-', [-1e308, 1e308], 'overflow past 1.8e308'),
+        ('tanh', [NAN], 'an input is already nan'),
+        ('neg', [-INF], 'an input is already −inf'),
+    ],
+)
+def test_each_op_says_why_it_gives_inf_or_nan(op, args, reason):
+    assert why_nonfinite(op, args) == reason
