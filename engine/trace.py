@@ -103,6 +103,10 @@ class Trace:
                 done[child] = k
         return done
 
+    def grad_history(self, i):
+        """[(k, grad)]: the steps that wrote node i's grad, in order, each with the grad it left."""
+        return list(zip(*self._writes[i]))
+
     @functools.cached_property
     def _writes(self):
         """For each node, the steps that wrote its grad, in order, and the grad each left: ([k], [grad])."""

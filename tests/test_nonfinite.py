@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import engine.value
-from engine import OPS, Value, backward, parse_expression, trace_backward
+from engine import OPS, Value, backward, first_nonfinite, parse_expression, trace_backward
 from engine.ops import formula, op_of, symbol, why_nonfinite
 from engine.value import _ieee
 
@@ -252,3 +252,95 @@ def test_formulas_are_written_with_brackets_only_where_needed(op, args, written)
 )
 def test_each_op_says_why_it_gives_inf_or_nan(op, args, reason):
     assert why_nonfinite(op, args) == reason
+
+
+# --- where inf or nan first appears, and why ---------------------------------------------------------
+
+
+def index_of(trace, name):
+    (i,) = [i for i, node in enumerate(trace.nodes) if node.name == name]
+    return i
+
+
+def test_zero_over_zero_is_reported_at_its_own_node():
+    trace = trace_of('0/0')
+    found = first_nonfinite(trace)
+    assert (found.node, found.where, found.reason, found.step) == (trace.output, 'data', '0/0', None)
+    assert math.isnan(found.value)
+    assert found.message(trace.nodes) == 'out = 0/0 is nan: 0/0'
+
+
+def test_log_of_a_negative_input_is_reported_with_its_formula():
+    trace = trace_of('n = log(x)', x=-1.0)
+    found = first_nonfinite(trace)
+    assert (found.node, found.where, found.reason) == (trace.output, 'data', 'log of a negative number')
+    assert found.message(trace.nodes) == 'n = log(x) is nan: log of a negative number'
+
+
+def test_the_first_nonfinite_node_is_reported_not_the_ones_it_spoils():
+    # exp(1e6) overflows to inf; inf * 0 is then nan, but the exp is where it starts
+    trace = trace_of('exp(x)*0', x=1e6)
+    found = first_nonfinite(trace)
+    assert found.node == index_of(trace, 'exp(x)')
+    assert found.reason == 'exp overflows (the result is past 1.8e308)'
+    assert found.message(trace.nodes) == 'exp(x) is inf: exp overflows (the result is past 1.8e308)'
+
+
+def test_an_input_that_is_nan_is_reported_as_the_input():
+    trace = trace_of('relu(x) + 1', x=NAN)
+    found = first_nonfinite(trace)
+    assert (found.node, found.where) == (index_of(trace, 'x'), 'data')
+    assert found.message(trace.nodes) == 'the input x is nan'
+
+
+def test_square_root_at_zero_has_finite_data_but_an_infinite_grad():
+    # sqrt(0) = 0, but d sqrt(x)/dx = 1 / (2 sqrt(x)) is 1/0 = inf at 0: x.grad is inf after the one step
+    trace = trace_of('x**0.5', x=0.0)
+    assert [node.data for node in trace.nodes] == [0.0, 0.0]
+    found = first_nonfinite(trace)
+    x = index_of(trace, 'x')
+    assert (found.node, found.where, found.step, found.child, found.value) == (trace.output, 'grad', 0, x, INF)
+    assert found.reason == 'the local gradient of x**0.5 at x = 0 is infinite'
+    assert found.message(trace.nodes) == (
+        'x.grad is inf after backward step 1, where out passes its grad back: '
+        'the local gradient of x**0.5 at x = 0 is infinite'
+    )
+
+
+def test_an_infinite_local_gradient_times_a_grad_of_zero_is_nan():
+    # out = sqrt(x) * 0: sqrt(x).grad = 0, then x.grad += inf * 0 = nan, in the third step (out, the 0, the sqrt)
+    trace = trace_of('x**0.5*0', x=0.0)
+    found = first_nonfinite(trace)
+    assert (found.node, found.step, found.child) == (index_of(trace, 'x**0.5'), 2, index_of(trace, 'x'))
+    assert math.isnan(found.value)
+    assert found.reason == 'the local gradient of x**0.5 at x = 0 is infinite, and inf × 0 is nan'
+
+
+def test_a_grad_that_overflows_in_the_product_names_both_numbers():
+    # out = (x*y)*z = 1e200 with x*y = 1: (x*y).grad = z = 1e200, then y.grad = x * 1e200 = 1e400, past the floats
+    trace = trace_of('x*y*z', x=1e200, y=1e-200, z=1e200)
+    found = first_nonfinite(trace)
+    assert (found.node, found.child, found.where) == (index_of(trace, 'x*y'), index_of(trace, 'y'), 'grad')
+    assert found.reason == '1e+200 × 1e+200: overflow past 1.8e308'
+    # the steps run in reverse forward order, x, y, x*y, z, out: out, z (a leaf, nothing to pass), then x*y
+    assert found.message(trace.nodes).startswith('y.grad is inf after backward step 3, where x*y passes its grad back')
+
+
+def test_a_grad_that_overflows_as_it_accumulates_names_the_sum():
+    # x*y + x*z with y = z = 1e308: x.grad collects 1e308 from each product, and 1e308 + 1e308 is inf
+    trace = trace_of('x*y + x*z', x=1e-300, y=1e308, z=1e308)
+    found = first_nonfinite(trace)
+    assert found.reason == '1e+308 + 1e+308: overflow past 1.8e308'
+    assert (found.child, found.value) == (index_of(trace, 'x'), INF)
+
+
+@pytest.mark.parametrize('text', ['tanh(x1*w1 + x2*w2 + b)', 'a*b + a*a', 'log(x) + x**0.5 + 1/x'])
+def test_a_trace_with_every_number_finite_has_nothing_to_report(text):
+    assert first_nonfinite(trace_of(text)) is None  # inputs default to 1
+
+
+def test_grad_history_lists_the_steps_that_wrote_a_grad():
+    # a*b + a*a at a = 3, b = -2: step 1 (a*a) adds 3 + 3 to a.grad, step 2 (a*b) adds b = -2: 6, then 4
+    trace = trace_of('a*b + a*a', a=3.0, b=-2.0)
+    assert trace.grad_history(index_of(trace, 'a')) == [(1, 6.0), (2, 4.0)]
+    assert trace.grad_history(trace.output) == []
