@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 
 import engine.value
-from engine import OPS, Value, backward, first_nonfinite, parse_expression, trace_backward
+from components.numbers import fmt, number_width
+from components.summary import UNDEFINED, grad_check
+from engine import OPS, Value, backward, first_nonfinite, numeric_grads, parse_expression, trace_backward
 from engine.ops import formula, op_of, symbol, why_nonfinite
 from engine.value import _ieee
 
@@ -344,3 +346,58 @@ def test_grad_history_lists_the_steps_that_wrote_a_grad():
     trace = trace_of('a*b + a*a', a=3.0, b=-2.0)
     assert trace.grad_history(index_of(trace, 'a')) == [(1, 6.0), (2, 4.0)]
     assert trace.grad_history(trace.output) == []
+
+
+# --- on the page: numbers and the grad check ---------------------------------------------------------
+
+
+def test_fmt_writes_nan_and_the_infinities_as_words_with_a_true_minus():
+    assert [fmt(NAN), fmt(INF), fmt(-INF)] == ['nan', 'inf', '\u2212inf']
+    assert fmt(-2.0) == '-2.0000'  # finite numbers as before
+
+
+def test_number_width_counts_nan_and_the_infinities_and_reads_every_step():
+    # log(x) at x = -1: nan data, and every step read to find the widest amount
+    trace = trace_of('y = log(x)', x=-1.0)
+    width = number_width(trace)
+    shown = [n.data for n in trace.nodes] + trace.final_grads()
+    assert width >= max(len(fmt(x)) for x in shown)
+    # -exp(x) at 1000: the data 1000, inf, −inf and the grads 1, -1, −inf: the widest is '1000.0000'
+    assert number_width(trace_of('-exp(x)', x=1000.0)) == len('1000.0000')
+
+
+def test_numeric_grads_never_raise_and_give_nan_where_the_output_is_not_finite_nearby():
+    # sqrt at 0: f(-h) is nan, so (f(h) - f(-h)) / 2h is nan
+    assert math.isnan(numeric_grads(parse_expression('x**0.5'), {'x': 0.0})['x'])
+    # a value left out takes the default (1): d(a*b)/da = b = 1
+    assert numeric_grads(parse_expression('a*b'), {'b': 1.0})['a'] == pytest.approx(1.0)
+
+
+def check_rows(text, **values):
+    trace = trace_of(text, **values)
+    table = grad_check(trace, numeric_grads(parse_expression(text), values))
+    return table.to_dict('records')
+
+
+def test_grad_check_says_undefined_where_the_grad_is_infinite():
+    # sqrt at 0: x.grad = inf, the finite difference nan: nothing to compare
+    (row,) = check_rows('x**0.5', x=0.0)
+    assert row == {'input': 'x', 'grad (backward)': 'inf', 'finite difference': UNDEFINED, 'difference': UNDEFINED}
+
+
+def test_grad_check_says_undefined_where_the_output_is_not_finite_even_if_the_difference_is():
+    # 1/x**2 at 0 is inf, while f(h) = f(-h) = 1e12, so the finite difference is a finite 0 that means nothing;
+    # x.grad is 0 * -inf = nan (x**2 has slope 0 at 0)
+    (row,) = check_rows('1/x**2', x=0.0)
+    assert numeric_grads(parse_expression('1/x**2'), {'x': 0.0})['x'] == 0.0
+    assert row == {'input': 'x', 'grad (backward)': 'nan', 'finite difference': UNDEFINED, 'difference': UNDEFINED}
+
+
+def test_grad_check_compares_finite_numbers_as_before():
+    # d(a*b)/da = b = -3, d(a*b)/db = a = 2; the differences are of order h^2 = 1e-12 or rounding
+    rows = check_rows('a*b', a=2.0, b=-3.0)
+    assert [(r['input'], r['grad (backward)'], r['finite difference']) for r in rows] == [
+        ('a', '-3.0000', '-3.0000'),
+        ('b', '2.0000', '2.0000'),
+    ]
+    assert all(float(r['difference']) < 1e-8 for r in rows)
