@@ -6,19 +6,21 @@ NOT_COMPUTED = '·'
 
 
 def fmt(x):
-    """4 decimals, or 3 significant digits in e-notation where 4 decimals would mislead."""
+    """4 decimals, or 3 significant digits in e-notation where 4 decimals would mislead; nan, inf and −inf as such."""
     if x is None:
         return NOT_COMPUTED
-    if not math.isfinite(x):
-        return str(x)
+    if math.isnan(x):
+        return 'nan'
+    if math.isinf(x):
+        return 'inf' if x > 0 else '−inf'  # a true minus sign, as the page writes −inf in words too
     if x != 0 and (abs(x) >= 1e6 or abs(x) < 1e-4):
         return f'{x:.3e}'
     return f'{x:.4f}'
 
 
 def number_width(trace):
-    """The widest number any frame of this trace will show."""
-    numbers = [node.data for node in trace.nodes] + [1.0]
+    """The widest number any frame of this trace will show, nan and ±inf included."""
+    numbers = [node.data for node in trace.nodes] + [1.0] + trace.final_grads()
     numbers += [x for step in trace.steps for c in step.contributions for x in (c.amount, c.after)]
     return max(len(fmt(x)) for x in numbers)
 

@@ -1,6 +1,7 @@
 """At the end: each input's grad from backward(), beside a central finite difference that never runs backward."""
 
 import html
+import math
 
 import pandas as pd
 import streamlit as st
@@ -8,19 +9,27 @@ import streamlit as st
 from components.markdown import md
 from components.numbers import fmt
 
+UNDEFINED = 'undefined here'
+
 
 def grad_check(trace, numeric):
-    """The inputs' grads from the trace beside `numeric` ({name: finite difference})."""
+    """The inputs' grads from the trace beside `numeric` ({name: finite difference}).
+
+    Where the grad, the finite difference or the output is inf or nan, the two cannot agree or disagree:
+    the difference would be nan, or a number that means nothing, so both cells say so.
+    """
     final = trace.final_grads()
-    rows = [(n.name, final[i], numeric[n.name]) for i, n in enumerate(trace.nodes) if n.is_input]
-    return pd.DataFrame(
-        {
-            'input': [name for name, _, _ in rows],
-            'grad (backward)': [fmt(g) for _, g, _ in rows],
-            'finite difference': [fmt(d) for _, _, d in rows],
-            'difference': [f'{abs(g - d):.1e}' for _, g, d in rows],
-        }
-    )
+    output_finite = math.isfinite(trace.nodes[-1].data)
+    rows = []
+    for i, node in enumerate(trace.nodes):
+        if node.is_input:
+            g, d = final[i], numeric.get(node.name, math.nan)
+            if output_finite and math.isfinite(g) and math.isfinite(d):
+                rows.append((node.name, fmt(g), fmt(d), f'{abs(g - d):.1e}'))
+            else:
+                rows.append((node.name, fmt(g), UNDEFINED, UNDEFINED))
+    columns = ['input', 'grad (backward)', 'finite difference', 'difference']
+    return pd.DataFrame({column: [row[j] for row in rows] for j, column in enumerate(columns)})
 
 
 def show_summary(table, output_name):

@@ -1,5 +1,7 @@
 """A micrograd-style autograd engine that records its backward pass step by step. Pure Python."""
 
+from .nonfinite import NonFinite, first_nonfinite
+from .ops import OPS, Op
 from .parse import MAX_DEPTH, MAX_LENGTH, MAX_NODES, ExpressionError, parse_expression
 from .presets import PRESETS, Expression, build, chain, grads_of, numeric_grads
 from .trace import Contribution, Node, Step, Trace, trace_backward
@@ -9,4 +11,5 @@ __all__ = [
     'Value', 'backward', 'topological_order', 'build', 'grads_of', 'chain', 'Expression', 'PRESETS', 'numeric_grads',
     'Trace', 'Node', 'Step', 'Contribution', 'trace_backward',
     'parse_expression', 'ExpressionError', 'MAX_LENGTH', 'MAX_NODES', 'MAX_DEPTH',
+    'OPS', 'Op', 'NonFinite', 'first_nonfinite',
 ]  # fmt: skip

@@ -156,7 +156,12 @@ PRESETS = {
 
 
 def numeric_grads(expression, values, h=1e-6):
-    """Central finite differences (f(x+h) - f(x-h)) / 2h for each input: a check that never runs backward."""
+    """Central finite differences (f(x+h) - f(x-h)) / 2h for each input: a check that never runs backward.
+
+    Never raises: where the output is inf or nan near x, the difference is inf or nan too. A missing value
+    takes the expression's default.
+    """
+    values = {**expression.defaults, **values}
 
     def output(name, delta):
         shifted = {**values, name: values[name] + delta}

@@ -11,6 +11,7 @@ import functools
 import types
 from dataclasses import dataclass
 
+from .ops import formula
 from .value import Value, topological_order
 
 
@@ -102,6 +103,10 @@ class Trace:
                 done[child] = k
         return done
 
+    def grad_history(self, i):
+        """[(k, grad)]: the steps that wrote node i's grad, in order, each with the grad it left."""
+        return list(zip(*self._writes[i]))
+
     @functools.cached_property
     def _writes(self):
         """For each node, the steps that wrote its grad, in order, and the grad each left: ([k], [grad])."""
@@ -133,8 +138,14 @@ class Trace:
             before = grads[child]
             grads[child] = (0.0 if before is None else before) + amount  # the float sum `+=` made
             contributions.append(Contribution(child, slot, amount, local, before, grads[child]))
-        assert all(grads[c] == g for c, g in zip(node.children, self._after[i])), 'a replay must add what the pass did'
+        replayed = all(_same(grads[c], g) for c, g in zip(node.children, self._after[i]))
+        assert replayed, 'a replay must add what the pass did'
         return Step(i, self._final[i], tuple(contributions))
+
+
+def _same(a, b):
+    """The same float: nan != nan, yet a replay that gives nan where the pass gave nan did what the pass did."""
+    return a == b or (a != a and b != b)
 
 
 MAX_FORMULA_NAME = 16
@@ -144,31 +155,8 @@ def _formula_name(op, args, i):
     """A name for a value without a label: its formula while that is short ('x1*w11'), else '#i'."""
     if not op or any(a.startswith('#') for a in args):
         return f'#{i}'
-    if op in ('+', '-', '*', '/', 'neg') or op.startswith('**'):
-        name = _infix(op, args)
-    else:
-        name = f'{op}({args[0]})'  # a function: tanh(n)
+    name = formula(op, args)
     return name if len(name) <= MAX_FORMULA_NAME else f'#{i}'
-
-
-def _infix(op, args):
-    """a+b, a-(b+c), (a+b)*c, a/(b*c), -(a*b), (a+b)**2: brackets only where precedence needs them."""
-
-    def wrap(a, needs):
-        return f'({a})' if any(ch in a for ch in needs) else a
-
-    sums, all_ops = ' +-', ' +-*/'
-    if op == '+':
-        return f'{args[0]}+{args[1]}'
-    if op == '-':
-        return f'{args[0]}-{wrap(args[1], sums)}'
-    if op == '*':
-        return f'{wrap(args[0], sums)}*{wrap(args[1], sums)}'
-    if op == '/':
-        return f'{wrap(args[0], sums)}/{wrap(args[1], all_ops)}'
-    if op == 'neg':
-        return f'-{wrap(args[0], all_ops)}'
-    return f'{wrap(args[0], all_ops)}{op}'
 
 
 class _Steps:

@@ -1,6 +1,7 @@
 """The autograd core: a scalar Value that remembers what it was made from, and backward()."""
 
 import math
+import operator
 
 
 class Value:
@@ -37,7 +38,7 @@ class Value:
         return out
 
     def tanh(self):
-        t = math.tanh(self.data)
+        t = _ieee(math.tanh, self.data)
         out = Value(t, (self,), 'tanh')
 
         def _backward():
@@ -70,7 +71,7 @@ class Value:
 
     def __truediv__(self, other):
         other = as_value(other)
-        inv = _div(1.0, other.data)  # 1/b, inf rather than an error at b = 0
+        inv = _div(1.0, other.data)  # 1/b: inf rather than an error at b = 0
         out = Value(_div(self.data, other.data), (self, other), '/')
 
         def _backward():
@@ -82,7 +83,7 @@ class Value:
 
     def __pow__(self, n):
         assert isinstance(n, (int, float)), 'the exponent must be a number'
-        slope = n * _pow(self.data, n - 1)
+        slope = 0.0 if n == 0 else n * _pow(self.data, n - 1)  # x**0 is 1 everywhere: not 0 * inf = nan at 0
         out = Value(_pow(self.data, n), (self,), f'**{n:g}')
 
         def _backward():
@@ -112,7 +113,7 @@ class Value:
         return out
 
     def relu(self):
-        out = Value(max(self.data, 0.0), (self,), 'relu')
+        out = Value(_ieee(max, self.data, 0.0), (self,), 'relu')  # max(nan, 0.0) is nan: nan stays nan
 
         def _backward():
             self.grad += (self.data > 0) * out.grad
@@ -121,7 +122,7 @@ class Value:
         return out
 
     def sigmoid(self):
-        s = _sigmoid(self.data)
+        s = _ieee(_sigmoid, self.data)
         out = Value(s, (self,), 'sigmoid')
 
         def _backward():
@@ -150,7 +151,10 @@ class Value:
 
 def as_value(x):
     """A number becomes a constant leaf; a Value stays itself."""
-    return x if isinstance(x, Value) else Value(float(x), label=f'{x:g}')
+    if isinstance(x, Value):
+        return x
+    x = _float(x)
+    return Value(x, label=f'{x:g}')
 
 
 def topological_order(out):
@@ -184,35 +188,50 @@ def backward(out):
         v._backward()
 
 
-# Python raises where IEEE floats give inf or nan: the page shows the number instead of crashing.
-def _div(a, b):
+# Python raises where IEEE 754 floats give inf or nan. Every op's math but + - * and negation (which never
+# raise on floats) goes through _ieee, so one rule holds for all: the page shows a number, never a traceback.
+def _ieee(f, *args, pole=1.0):
+    """f(*args) on floats: an overflow or a pole gives inf times `pole` (its sign, or nan), outside f's domain nan."""
     try:
-        return a / b
-    except ZeroDivisionError:  # ±inf, or nan for 0/0
-        return math.nan if a == 0 or math.isnan(a) else math.copysign(math.inf, a) * math.copysign(1.0, b)
-
-
-def _pow(x, n):
-    try:
-        y = float(x) ** n  # a float, so 10 ** 400 overflows to inf rather than making a 401-digit int
-    except OverflowError:  # 10.0 ** 400
-        return math.inf
-    except ZeroDivisionError:  # 0.0 ** -1
-        return math.inf
+        y = f(*map(_float, args))
+    except (OverflowError, ZeroDivisionError):  # 1e200 ** 2, 0.0 ** -1, math.exp(1000)
+        return pole * math.inf
+    except ValueError:  # math.log(-1), math.sin(inf)
+        return math.nan
     return math.nan if isinstance(y, complex) else y  # (-8.0) ** 0.5 is not real
 
 
-def _exp(x):
+def _float(x):
+    """x as a float; an int too large for one (10 ** 400) is ±inf, as the float it stands for would be."""
     try:
-        return math.exp(x)
+        return float(x)
     except OverflowError:
-        return math.inf
+        return math.inf if x > 0 else -math.inf
+
+
+def _div(a, b):
+    a, b = _float(a), _float(b)
+    # a/0 is inf with the signs of a and of the zero, as in IEEE; 0/0 and nan/0 are nan
+    sign = math.copysign(1.0, a) * math.copysign(1.0, b)
+    return _ieee(operator.truediv, a, b, pole=math.nan if a == 0 or a != a else sign)
+
+
+def _pow(x, n):
+    x, n = _float(x), _float(n)  # floats, so 10 ** 400 overflows to inf rather than making a 401-digit int
+    # the infinity's sign: that of x for an odd power (-0.0 ** -1 is -inf); none where x < 0 has no real power
+    if n.is_integer() and n % 2 == 1:
+        pole = math.copysign(1.0, x)
+    else:
+        pole = math.nan if x < 0 and not n.is_integer() else 1.0
+    return _ieee(operator.pow, x, n, pole=pole)
 
 
 def _log(x):
-    if x == 0:
-        return -math.inf
-    return math.log(x) if x > 0 else math.nan
+    return -math.inf if x == 0 else _ieee(math.log, x)  # math.log(0) is a domain error; the limit is -inf
+
+
+def _exp(x):
+    return _ieee(math.exp, x)
 
 
 def _sigmoid(x):
