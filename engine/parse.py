@@ -17,6 +17,8 @@ MAX_DEPTH = 40
 MAX_EXPONENT = 100
 MAX_NAME = 24
 DEFAULT_INPUT = 1.0
+TOO_DEEP = f'the formula is nested too deeply (the limit is {MAX_DEPTH} levels)'
+LINE_ENDS = '\n;\r\v\f\x1c\x1d\x1e\x85\u2028\u2029'  # what ends a statement (;) or a line
 FUNCTIONS = {'tanh': Value.tanh, 'exp': Value.exp, 'log': Value.log, 'relu': Value.relu, 'sigmoid': Value.sigmoid}
 BINARY = {ast.Add: Value.__add__, ast.Sub: Value.__sub__, ast.Mult: Value.__mul__, ast.Div: Value.__truediv__}
 NOT_ALLOWED = {
@@ -46,32 +48,39 @@ def parse_expression(text):
     """Parse a formula such as 'tanh(x1*w1 + x2*w2 + b)' or 'L = (a*b + c) * f'.
 
     Its variables become the inputs, in order of first use; a name used twice is one leaf.
-    Raises ExpressionError for anything else.
+    Raises ExpressionError, with the column (1-based, in `text` as typed), for anything else.
     """
+    lead = len(text) - len(text.lstrip())  # columns count in the text as typed, leading spaces and all
     text = text.strip()
     if not text:
-        raise ExpressionError('type a formula, e.g. tanh(x1*w1 + x2*w2 + b)')
+        raise ExpressionError('type a formula, e.g. tanh(x1*w1 + x2*w2 + b)', 1)
     if len(text) > MAX_LENGTH:
-        raise ExpressionError(f'the formula is {len(text)} characters long; the limit is {MAX_LENGTH}')
-    if '\n' in text or ';' in text:
-        raise ExpressionError('write one formula on one line')
-    out_name, body, shift = _split_assignment(text)
+        message = f'the formula is {len(text)} characters long; the limit is {MAX_LENGTH}'
+        raise ExpressionError(message, lead + MAX_LENGTH + 1)
+    _check_characters(text, lead)
+    out_name, body, shift = _split_assignment(text, lead)
     try:
         tree = ast.parse(body, mode='eval').body
     except SyntaxError as e:
-        column = e.offset + shift if e.offset else None
-        raise ExpressionError(_syntax_message(e), column) from None
+        column = min(max(e.offset or len(body) + 1, 1), len(body) + 1)  # 0 or None: at the end, e.g. 'x +'
+        raise ExpressionError(_syntax_message(e), column + shift) from None
     except (RecursionError, MemoryError):
-        raise ExpressionError(f'the formula is nested too deeply (the limit is {MAX_DEPTH} levels)') from None
+        raise ExpressionError(TOO_DEEP, _too_deep_column(body) + shift) from None
+    except (ValueError, UnicodeError, OverflowError, Warning):  # past the checks above, only a warning made an error
+        raise ExpressionError('this is not a formula I can read', shift + 1) from None
     encoded = body.encode()
 
     def column(node):  # ast counts UTF-8 bytes; a student counts characters
         return len(encoded[: node.col_offset].decode(errors='ignore')) + 1 + shift
 
     names = []  # the variables, in order of first use
-    size = _check(tree, column, names, depth=0)
+    try:
+        size = _check(tree, column, names, depth=0)
+    except RecursionError:  # a long a+b+...+z chain nests to the left; the limits keep it far from this
+        raise ExpressionError(TOO_DEEP, _too_deep_column(body) + shift) from None
     if size + len(names) > MAX_NODES:
-        raise ExpressionError(f'the graph would have {size + len(names)} values; the limit is {MAX_NODES}')
+        message = f'the graph would have {size + len(names)} values; the limit is {MAX_NODES}'
+        raise ExpressionError(message, shift + 1)  # the whole formula, from its first column
 
     def make(leaves):
         out = _build(tree, leaves)
@@ -85,21 +94,48 @@ def parse_expression(text):
     return Expression(text, {name: DEFAULT_INPUT for name in names}, make)
 
 
-def _split_assignment(text):
-    """'L = a*b' -> ('L', 'a*b', offset of 'a*b'); anything else -> (None, text, 0)."""
+def _check_characters(text, lead):
+    """Refuse, at its column, a character no formula has: a comment, a second line, or one that does not print.
+
+    Before ast sees the text: it would read '# ...' as a comment and drop it, and a lone surrogate
+    ('\\ud800') or a null byte makes it raise UnicodeEncodeError or ValueError rather than SyntaxError.
+    """
+    for i, ch in enumerate(text):
+        if ch == '#':
+            raise ExpressionError('comments (#) are not allowed in a formula', lead + i + 1)
+        if ch in LINE_ENDS:
+            raise ExpressionError('write one formula on one line', lead + i + 1)
+        if not ch.isprintable():  # control, format (zero-width, right-to-left marks), surrogate, unassigned
+            raise ExpressionError(
+                f'an invisible or control character (U+{ord(ch):04X}) cannot be in a formula', lead + i + 1
+            )
+
+
+def _split_assignment(text, lead):
+    """'L = a*b' -> ('L', 'a*b', offset of 'a*b'); anything else -> (None, text, lead)."""
     head, eq, body = text.partition('=')
     if eq and head.strip().isidentifier() and not body.startswith('='):
         name = head.strip()
-        _check_name(name, 1)
+        _check_name(name, lead + 1)
         stripped = body.lstrip()
-        return name, stripped, len(text) - len(stripped)
-    return None, text, 0
+        return name, stripped, lead + len(text) - len(stripped)
+    return None, text, lead
 
 
 def _syntax_message(e):
     if 'nested' in str(e.msg):
-        return f'the formula is nested too deeply (the limit is {MAX_DEPTH} levels)'
+        return TOO_DEEP
     return 'this is not a formula I can read: check brackets and operators'
+
+
+def _too_deep_column(body):
+    """The column of the first bracket nested past MAX_DEPTH, else 1."""
+    depth = 0
+    for i, ch in enumerate(body):
+        depth += (ch == '(') - (ch == ')')
+        if depth > MAX_DEPTH:
+            return i + 1
+    return 1
 
 
 def _check_name(name, column):
@@ -113,7 +149,7 @@ def _check(node, column_of, names, depth):
     """Raise ExpressionError unless node is on the whitelist; return how many values it adds."""
     column = column_of(node)
     if depth > MAX_DEPTH:
-        raise ExpressionError(f'the formula is nested too deeply (the limit is {MAX_DEPTH} levels)', column)
+        raise ExpressionError(TOO_DEEP, column)
     if isinstance(node, ast.Constant):
         if _number(node) is None:
             raise ExpressionError(f'{node.value!r:.30} is not a number I can use', column)

@@ -218,7 +218,7 @@ def test_bad_input_raises_expression_error_with_a_message(text):
     assert info.value.message
     assert str(info.value)
     column = info.value.column
-    assert column is None or 1 <= column <= len(text) + 1
+    assert isinstance(column, int) and 1 <= column <= len(text) + 1
 
 
 @pytest.mark.parametrize(
@@ -239,6 +239,92 @@ def test_bad_input_points_at_the_column(text, column):
         parse_expression(text)
     assert info.value.column == column
     assert f'column {column}' in str(info.value)
+
+
+@pytest.mark.parametrize(
+    'text, column, words',
+    [
+        # 1-based columns in the text as typed, counted by hand
+        ('', 1, 'type a formula'),
+        ('   ', 1, 'type a formula'),
+        ('x' * (MAX_LENGTH + 1), MAX_LENGTH + 1, str(MAX_LENGTH)),
+        ('  ' + 'x' * (MAX_LENGTH + 1), MAX_LENGTH + 3, str(MAX_LENGTH)),  # past the limit, after the 2 spaces
+        ('  a +* b', 6, 'not a formula I can read'),  # leading spaces count: the student sees them
+        ('x +', 4, 'not a formula I can read'),  # the end of the text
+        ('L = ', 4, 'not a formula I can read'),  # nothing after the =
+        ('x\ny', 2, 'one line'),
+        ('x; y', 2, 'one line'),
+        ('*'.join(['-' * 30 + 'x'] * 10), 1, str(MAX_NODES)),  # the whole formula is too big
+        ('  y = ' + '*'.join(['-' * 30 + 'x'] * 10), 7, str(MAX_NODES)),  # from the first column of the formula
+    ],
+)
+def test_every_error_carries_a_column(text, column, words):
+    with pytest.raises(ExpressionError) as info:
+        parse_expression(text)
+    assert (info.value.column, words in info.value.message) == (column, True)
+
+
+@pytest.mark.parametrize(
+    'text, column',
+    [
+        ('x # **bold** [link](http://e.x)', 3),
+        ('# x', 1),
+        ('x#', 2),
+        ('L = a*b #', 9),
+        ('tanh(x) #\u200b', 9),  # the comment, before the character after it
+    ],
+)
+def test_a_comment_is_refused_at_its_hash(text, column):
+    # ast would drop '# ...' silently, and the formula's text is shown on the page: a way to inject markdown
+    with pytest.raises(ExpressionError) as info:
+        parse_expression(text)
+    assert info.value.message == 'comments (#) are not allowed in a formula'
+    assert info.value.column == column
+
+
+@pytest.mark.parametrize(
+    'text, column, code',
+    [
+        ('\ud800', 1, 'U+D800'),  # a lone surrogate: ast.parse and str.encode raise UnicodeEncodeError
+        ('x\udcff', 2, 'U+DCFF'),
+        ('x\x00', 2, 'U+0000'),  # a null byte: ast.parse raises ValueError
+        ('x\u200b+y', 2, 'U+200B'),  # zero-width space
+        ('x\u200d+y', 2, 'U+200D'),  # zero-width joiner
+        ('a\u200f*b', 2, 'U+200F'),  # right-to-left mark
+        ('a*\u202eb', 3, 'U+202E'),  # right-to-left override: the text would read backwards
+        ('\ufeffx', 1, 'U+FEFF'),  # a byte order mark
+        ('a\tb', 2, 'U+0009'),  # a tab is a control character too
+        ('a\x1bb', 2, 'U+001B'),
+        ('a\u00a0+b', 2, 'U+00A0'),  # a no-break space looks like a space but is not one to Python
+    ],
+)
+def test_a_character_that_does_not_print_is_refused_at_its_column(text, column, code):
+    with pytest.raises(ExpressionError) as info:
+        parse_expression(text)
+    assert info.value.column == column
+    assert code in info.value.message
+
+
+@pytest.mark.parametrize('error', [SyntaxError, ValueError, UnicodeError, RecursionError, MemoryError, OverflowError])
+def test_every_way_ast_can_fail_becomes_an_expression_error_with_a_column(monkeypatch, error):
+    def failing(*args, **kwargs):
+        raise error('as ast.parse might')
+
+    monkeypatch.setattr(engine.parse.ast, 'parse', failing)
+    with pytest.raises(ExpressionError) as info:
+        parse_expression('  x + y')
+    assert 1 <= info.value.column <= len('  x + y') + 1
+
+
+def test_a_warning_turned_into_an_error_becomes_an_expression_error(monkeypatch):
+    # under python -W error, ast.parse('1if x else 2') raises where it would only warn
+    def warning_as_error(*args, **kwargs):
+        raise SyntaxWarning('invalid decimal literal')
+
+    monkeypatch.setattr(engine.parse.ast, 'parse', warning_as_error)
+    with pytest.raises(ExpressionError) as info:
+        parse_expression('1if x else 2')
+    assert info.value.column == 1
 
 
 def test_column_counts_characters_not_bytes_after_a_wide_character():
