@@ -1,0 +1,1124 @@
+"""How much load `streamlit run app.py` holds for a classroom: many sessions at once, page loads per second,
+the load where steps get slow, and memory. One run, against its own server on 127.0.0.1.
+
+    python bench/bench_load.py                    # every phase; writes bench/results/load.{txt,json}
+    python bench/bench_load.py --quick            # a ~2-3 minute smoke run of every phase, smaller
+    python bench/bench_load.py --ws-steps rerun   # websocket sessions step as today's page does: a rerun each step
+    python bench/bench_load.py --phases hold,memory --sessions 50 --hold-seconds 30
+
+Sessions are of two kinds, on the same server:
+- websocket clients in Python (`websockets`, as Streamlit 1.67 serves with uvicorn/Starlette, not tornado): they
+  speak Streamlit's protocol as the browser does (see WsSession): the `streamlit` subprotocol, a rerun_script
+  BackMsg with the query string, the widget states and the browser's context, then ForwardMsgs until
+  script_finished, keeping the browser's cache of large messages so the server sends references, as it does to a
+  browser. With --ws-steps=none (the new player: a step sends nothing) a session only holds its websocket open;
+  with --ws-steps=rerun (today's page) each step sends the rerun today's player causes: the fragment that holds
+  the player, with the player's widget state {'frame': k}.
+- a few real Chromium pages (one browser, a context each) that step the player every 0.5 s and clock each step
+  inside the page: from the Next (or Prev, going back at the end) click to the animation frame after the one in
+  which the explanation shows the new frame (`.explain[data-frame=k]` in the player's shadow root; today's player
+  has no `.explain`, so there it is `.player[data-frame=k]`, the graph). For a step that reruns the script (today's
+  page) they also clock "settled": to the second animation frame after Streamlit marks that run finished.
+
+Phases (--phases, default all):
+1. hold: N sessions (--sessions, default 100: --pages of them Chromium, the rest websocket) held open for
+   --hold-seconds (60), each stepping every --step-every (0.5) s. In-page step latency p50/p95/max, the server's CPU
+   seconds (utime+stime from /proc, and its `dot` children) over the window and per step (with what it did after
+   the window until idle), its RSS before/after.
+2. loads: page loads per second: --load-clients (10) clients in a loop of new websocket session + first script run
+   to script_finished, for --load-seconds (20) each, on the neuron and on a 100-chain.
+3. levels: the websocket session count stepped up (--levels 25,50,100,200, the pages included) for --level-seconds
+   (30) each, with the pages measuring; the first level whose in-page p95 step passes 100 ms (the run stops there).
+4. memory, on a fresh server: RSS after --expressions (1,000) distinct typed formulas loaded one after another,
+   then after --serial-sessions (200) sessions one after another, then after --chains (10) 500-step chains with
+   different inputs. The goal: <= 400 MB after the 1,000 expressions.
+Every wait has a timeout and every loop a count or a deadline; --max-minutes bounds the whole run.
+"""
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import platform
+import resource
+import shlex
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import quote, urlencode
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / 'tests'))
+
+import websockets  # noqa: E402
+from playwright.async_api import Error as PlaywrightError  # noqa: E402
+from playwright.async_api import async_playwright  # noqa: E402
+from serve import CHROMIUM, CHROMIUM_ARGS, serve_app  # noqa: E402
+from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
+
+CLK_TCK = os.sysconf('SC_CLK_TCK')
+P95_LIMIT_MS = 100
+RSS_GOAL_MB = 400
+FINISHED = ForwardMsg.ScriptFinishedStatus
+DONE = {
+    FINISHED.FINISHED_SUCCESSFULLY,
+    FINISHED.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
+    FINISHED.FINISHED_WITH_COMPILE_ERROR,
+}
+FIRST_RUN_TIMEOUT_S = 120  # a cold 500-chain is laid out by dot in ~6 s; a saturated server queues runs
+CONNECT_TIMEOUT_S = 20
+
+
+# ---------------------------------------------------------------- the server process, from /proc
+
+
+def server_pid(port):
+    """The pid of the `streamlit run` that serve_app started on `port` (a child of this process)."""
+    for entry in Path('/proc').iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / 'stat').read_text()
+            cmdline = (entry / 'cmdline').read_bytes().split(b'\0')
+        except OSError:
+            continue
+        ppid = int(stat[stat.rindex(')') + 2 :].split()[1])
+        if ppid == os.getpid() and b'streamlit' in b' '.join(cmdline) and str(port).encode() in cmdline:
+            return int(entry.name)
+    raise RuntimeError(f'no streamlit process on port {port} among this process’s children')
+
+
+def proc_cpu(pid):
+    """(own utime+stime, waited-for children's utime+stime) in seconds."""
+    fields = Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()
+    utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
+    return (utime + stime) / CLK_TCK, (cutime + cstime) / CLK_TCK
+
+
+def proc_rss_mb(pid):
+    for line in Path(f'/proc/{pid}/status').read_text().splitlines():
+        if line.startswith('VmRSS:'):
+            return int(line.split()[1]) / 1024
+    return float('nan')
+
+
+def descendants_cpu(exclude):
+    """CPU seconds of this process's live descendants but `exclude` (the load generator's Chromium and driver)."""
+    parents = {}
+    for entry in Path('/proc').iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / 'stat').read_text()
+            except OSError:
+                continue
+            fields = stat.rsplit(')', 1)[1].split()
+            parents[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / CLK_TCK)
+    total, mine = 0.0, {os.getpid()}
+    changed = True
+    while changed:
+        changed = False
+        for pid, (ppid, _) in parents.items():
+            if ppid in mine and pid not in mine and pid != exclude:
+                mine.add(pid)
+                changed = True
+    for pid in mine - {os.getpid()}:
+        total += parents[pid][1]
+    return total
+
+
+def own_cpu():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+class Server:
+    def __init__(self, url):
+        self.url = url
+        self.ws_url = url.replace('http://', 'ws://') + '/_stcore/stream'
+        self.pid = server_pid(url.rsplit(':', 1)[1])
+
+    def cpu(self):
+        return proc_cpu(self.pid)
+
+    def rss(self):
+        return proc_rss_mb(self.pid)
+
+
+# ---------------------------------------------------------------- statistics
+
+
+def pct(values, p):
+    """Nearest-rank percentile; None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+def summary(values, unfinished=0):
+    """n, p50, p95, max; `unfinished` more that never finished count as slower than all (a percentile or the max
+    that lands on one is None, with 'unfinished' saying how many there were)."""
+    pool = list(values) + [math.inf] * unfinished
+    out = {'n': len(values), 'p50': pct(pool, 50), 'p95': pct(pool, 95), 'max': max(pool) if pool else None}
+    out = {k: None if v == math.inf else v for k, v in out.items()}
+    if unfinished:
+        out['unfinished'] = unfinished
+    return out
+
+
+class Errors(dict):
+    def add(self, kind, n=1):
+        self[kind] = self.get(kind, 0) + n
+
+
+# ---------------------------------------------------------------- a Streamlit session over its websocket
+
+
+def widget_state(element):
+    """The state the browser reports for a widget element, as it sets it on mount; None for others."""
+    kind = element.WhichOneof('type')
+    w = getattr(element, kind)
+    state = WidgetState(id=getattr(w, 'id', ''))
+    if not state.id:
+        return None
+    if kind == 'checkbox':
+        state.bool_value = w.value if w.set_value else w.default
+    elif kind == 'number_input':
+        value = w.value if w.set_value else w.default
+        if w.data_type == type(w).DataType.INT:
+            state.int_value = int(value)
+        else:
+            state.double_value = value
+    elif kind in ('text_input', 'text_area'):
+        state.string_value = w.value if w.set_value and w.HasField('value') else w.default
+    elif kind == 'selectbox':
+        if w.HasField('raw_value'):
+            state.string_value = w.raw_value
+        elif w.HasField('default') and w.default < len(w.options):
+            state.string_value = w.options[w.default]
+        else:
+            return None
+    elif kind == 'slider':
+        if w.type == type(w).Type.SELECT_SLIDER:
+            state.string_array_value.data.extend(w.raw_value if w.set_value else [w.options[i] for i in w.default])
+        else:
+            state.double_array_value.data.extend(w.value if w.set_value else w.default)
+    else:  # buttons are triggers (sent only when clicked); a component reports its state itself
+        return None
+    return state
+
+
+class WsSession:
+    """One browser tab's worth of Streamlit session, spoken over its websocket as the frontend does.
+
+    - Connect to /_stcore/stream with subprotocols ['streamlit', token]: the server selects the first; the second is
+      the XSRF token, only checked against the `_streamlit_xsrf` cookie to read an auth cookie, so the browser's
+      `PLACEHOLDER_AUTH_TOKEN` (sent when it has none) is fine; a third would be a session id to reconnect to.
+      Origin is the page's own, as a browser sends it; permessage-deflate is offered, as Chromium does (and
+      declined by this server).
+    - First BackMsg: rerun_script {query_string (no '?'), widget_states {} (empty), context_info (timezone,
+      locale, url, color scheme)}. The server answers new_session (page_script_hash, max_cached_message_age),
+      deltas, script_finished.
+    - Later reruns also send page_script_hash, every widget's state (as each element set it on mount, then ours),
+      the fragment_id for a fragment rerun, and cached_message_hashes: the hashes of `cacheable` messages we hold,
+      aged like the frontend's cache, so the server sends a 70-byte ref_hash for the player's body, not the body.
+    - Nothing from the server needs a reply (heartbeats are only sent when an embedding host asks the page to).
+    """
+
+    def __init__(self, server, query, errors):
+        self.server, self.query, self.errors = server, query, errors
+        self.ws = None
+        self.reader = None
+        self.page_hash = ''
+        self.max_age = 2
+        self.cache = {}  # hash -> [script run count when last used, fragment id]
+        self.run_count = 0
+        self.widgets = {}  # widget id -> WidgetState
+        self.seen_widgets = set()
+        self.graph_id = self.graph_fragment = None
+        self.frames = None
+        self.frame = 0
+        self.pending = []  # (send time, future) of reruns not finished yet
+        self.finished = asyncio.Event()
+        self.closed = False
+        self.received = 0
+
+    async def open(self):
+        """Connect and run the script once; seconds from connect to script_finished."""
+        t0 = time.perf_counter()
+        self.ws = await asyncio.wait_for(
+            websockets.connect(
+                self.server.ws_url,
+                subprotocols=['streamlit', 'PLACEHOLDER_AUTH_TOKEN'],
+                origin=self.server.url,
+                max_size=None,
+                proxy=None,
+                ping_interval=None,  # a browser does not ping; it answers the server's pings, as this does
+                open_timeout=CONNECT_TIMEOUT_S,
+                close_timeout=2,
+            ),
+            CONNECT_TIMEOUT_S + 1,
+        )
+        self.reader = asyncio.create_task(self._read())
+        await asyncio.wait_for(self.rerun(first=True), FIRST_RUN_TIMEOUT_S)
+        return time.perf_counter() - t0
+
+    def _client_state(self, msg):
+        state = msg.rerun_script
+        state.query_string = self.query
+        state.widget_states.SetInParent()
+        state.context_info.timezone = 'UTC'
+        state.context_info.locale = 'en-US'
+        state.context_info.url = f'{self.server.url}/?{self.query}' if self.query else f'{self.server.url}/'
+        state.context_info.color_scheme = 'light'
+        return state
+
+    def rerun(self, first=False, fragment_id='', widgets=()):
+        """Send a rerun; a future of its round trip in seconds (resolved at the script_finished that follows)."""
+        msg = BackMsg()
+        state = self._client_state(msg)
+        if not first:
+            state.page_script_hash = self.page_hash
+            for w in {**self.widgets, **{w.id: w for w in widgets}}.values():
+                state.widget_states.widgets.append(w)
+            state.fragment_id = fragment_id
+            state.cached_message_hashes.extend(self.cache)
+        future = asyncio.get_running_loop().create_future()
+        self.pending.append((time.perf_counter(), future))
+        return self._send(msg, future)
+
+    async def _send(self, msg, future):
+        await self.ws.send(msg.SerializeToString())
+        return await future
+
+    def step(self):
+        """Today's player reporting the next frame: a rerun of its fragment with {'frame': k}; back at the end."""
+        if self.graph_id is None:
+            raise RuntimeError('no player on this page')
+        n = self.frames or 10
+        self.frame = self.frame + 1 if self.frame + 1 < n else 0
+        state = WidgetState(id=self.graph_id, json_value=json.dumps({'frame': self.frame}, separators=(',', ':')))
+        self.widgets[self.graph_id] = state
+        return self.rerun(fragment_id=self.graph_fragment or '')
+
+    async def close(self):
+        self.closed = True
+        if self.ws is not None:
+            try:
+                await asyncio.wait_for(self.ws.close(), 5)
+            except (TimeoutError, OSError, websockets.WebSocketException):
+                pass
+        if self.reader is not None:
+            self.reader.cancel()
+            try:
+                await self.reader
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - a reader's own failure is already counted
+                pass
+        for _, future in self.pending:
+            if not future.done():
+                future.cancel()
+
+    async def _read(self):
+        try:
+            async for data in self.ws:
+                self.received += len(data)
+                msg = ForwardMsg()
+                msg.ParseFromString(data)
+                self._handle(msg)
+        except websockets.ConnectionClosed as e:
+            if not self.closed:
+                self.errors.add(f'websocket closed by the server ({e.rcvd.code if e.rcvd else "no code"})')
+        finally:
+            for _, future in self.pending:
+                if not future.done():
+                    future.set_exception(ConnectionError('websocket closed'))
+
+    def _handle(self, msg):
+        kind = msg.WhichOneof('type')
+        if kind == 'new_session':
+            self.page_hash = msg.new_session.page_script_hash or msg.new_session.main_script_hash
+            self.max_age = msg.new_session.config.max_cached_message_age or self.max_age
+            self.seen_widgets = set()
+        elif kind == 'delta':
+            delta = msg.delta
+            if delta.WhichOneof('type') == 'new_element':
+                self._element(delta.new_element, delta.fragment_id)
+            if msg.metadata.cacheable and msg.hash not in self.cache:
+                self.cache[msg.hash] = [self.run_count, delta.fragment_id]
+        elif kind == 'ref_hash':
+            if msg.ref_hash not in self.cache:
+                self.errors.add('ref_hash to a message not in the cache')
+            else:
+                self.cache[msg.ref_hash][0] = self.run_count
+        elif kind == 'session_event':
+            if msg.session_event.WhichOneof('type') == 'script_compilation_exception':
+                self.errors.add('script compilation error')
+        elif kind == 'script_finished':
+            self._finished(msg.script_finished, list(msg.metadata.run.fragment_ids))
+
+    def _element(self, element, fragment_id):
+        kind = element.WhichOneof('type')
+        if kind == 'exception':
+            self.errors.add(f'exception on the page: {element.exception.type}')
+            return
+        state = widget_state(element)
+        if state is not None:
+            self.widgets[state.id] = state
+            self.seen_widgets.add(state.id)
+        if kind == 'bidi_component' and element.bidi_component.id.endswith('-graph'):
+            self.graph_id = element.bidi_component.id
+            self.graph_fragment = fragment_id
+            self.seen_widgets.add(self.graph_id)
+            if self.frames is None:
+                self.frames = player_frames(element.bidi_component)
+
+    def _finished(self, status, fragment_ids):
+        if status == FINISHED.FINISHED_EARLY_FOR_RERUN:
+            return
+        if status == FINISHED.FINISHED_SUCCESSFULLY:  # a full run: widgets it did not draw are gone
+            self.widgets = {k: v for k, v in self.widgets.items() if k in self.seen_widgets}
+            self.seen_widgets = set()
+        elif status == FINISHED.FINISHED_WITH_COMPILE_ERROR:
+            self.errors.add('script compile error')
+        self.run_count += 1  # the frontend's ForwardMsg cache ages its entries per finished run
+        for h, (used, fragment) in list(self.cache.items()):
+            if fragment_ids and (not fragment or fragment not in fragment_ids):
+                continue
+            if self.run_count - used > self.max_age:
+                del self.cache[h]
+        now = time.perf_counter()
+        if status in DONE:
+            for sent, future in self.pending:
+                if not future.done():
+                    future.set_result(now - sent)
+            self.pending = []
+            self.finished.set()
+
+
+def player_frames(component):
+    """The number of frames in today's player's body (a line of JSON, then the body); None if not readable."""
+    try:
+        data = component.bytes if component.WhichOneof('data') == 'bytes' else b''
+        body = json.loads(data[data.index(b'\n') + 1 :])
+        return len(body['patches'])
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+async def load_once(server, query, errors):
+    """A page load: a new session and its first run to script_finished; seconds, or None on an error."""
+    session = WsSession(server, query, errors)
+    try:
+        return await session.open()
+    except (TimeoutError, OSError, ConnectionError, websockets.WebSocketException) as e:
+        errors.add(f'page load failed: {type(e).__name__}')
+        return None
+    finally:
+        await session.close()
+
+
+async def open_sessions(server, query, n, errors, concurrency=8):
+    """n sessions opened (at most `concurrency` connecting at once); (sessions, seconds each took to open)."""
+    gate = asyncio.Semaphore(concurrency)
+    sessions, times = [], []
+
+    async def one():
+        async with gate:
+            s = WsSession(server, query, errors)
+            try:
+                times.append(await s.open())
+                sessions.append(s)
+            except (TimeoutError, OSError, ConnectionError, websockets.WebSocketException) as e:
+                errors.add(f'session did not open: {type(e).__name__}')
+                await s.close()
+
+    await asyncio.gather(*(one() for _ in range(n)))
+    return sessions, times
+
+
+async def close_sessions(sessions):
+    await asyncio.gather(*(s.close() for s in sessions))
+
+
+async def step_sessions(sessions, seconds, every, mode, errors):
+    """Each session steps every `every` s for `seconds` (offsets spread over the interval); rerun round trips."""
+    latencies, ticks, unfinished = [], [0], [0]
+    deadline = time.perf_counter() + seconds
+
+    async def drive(i, s):
+        await asyncio.sleep(every * i / max(1, len(sessions)))
+        in_flight = set()
+        while time.perf_counter() < deadline:
+            ticks[0] += 1
+            if mode == 'rerun':
+                task = asyncio.ensure_future(s.step())
+                in_flight.add(task)
+                task.add_done_callback(in_flight.discard)
+                task.add_done_callback(record)
+            await asyncio.sleep(every)
+        if in_flight:  # the last reruns may finish after the window; they are still timed, for 10 s at most
+            await asyncio.wait(in_flight, timeout=10)
+            unfinished[0] += len(in_flight)
+            for t in list(in_flight):
+                t.cancel()
+
+    def record(task):
+        if task.cancelled():
+            return
+        if task.exception() is not None:
+            errors.add(f'step rerun failed: {type(task.exception()).__name__}')
+        else:
+            latencies.append(task.result() * 1000)
+
+    await asyncio.gather(*(drive(i, s) for i, s in enumerate(sessions)))
+    return latencies, ticks[0], unfinished[0]
+
+
+async def quiet(server, limit_s=60):
+    """Wait until the server uses under 10 % of a core over half a second (runs left over from a phase); seconds."""
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < limit_s:
+        before = sum(server.cpu())
+        await asyncio.sleep(0.5)
+        if sum(server.cpu()) - before < 0.05:
+            break
+    return time.perf_counter() - t0
+
+
+# ---------------------------------------------------------------- Chromium pages, clocked inside the page
+
+# runs in every page before Streamlit: the step loop, called with page.evaluate once the player is there
+PAGE_SCRIPT = """(() => {
+  const frame = () => new Promise(r => requestAnimationFrame(r));
+  const sleep = ms => new Promise(r => setTimeout(r, ms));
+  let root = null;
+  const findRoot = () => {
+    if (root && root.host.isConnected && root.querySelector('.player')) return root;
+    const host = [...document.querySelectorAll('*')].find(e => e.shadowRoot && e.shadowRoot.querySelector('.player'));
+    root = host ? host.shadowRoot : null;
+    return root;
+  };
+  // the new player's contract: `.explain` gets data-frame once the explanation shows that frame; today's player
+  // has no `.explain`, so there the graph's `.player[data-frame]` stands in
+  const marker = r => r.querySelector('.explain[data-frame]') || r.querySelector('.player[data-frame]');
+  const appState = () => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    return app ? app.dataset.testScriptState : '';
+  };
+  window.__loadBench = {
+    ready: () => { const r = findRoot(); return !!(r && marker(r)) && appState() === 'notRunning'; },
+    steps: async ({ seconds, every, timeoutMs }) => {
+      const out = { ms: [], settled: [], unsettled: 0, errors: [], marker: '', steps: 0 };
+      const app = document.querySelector('[data-testid="stApp"]');
+      const log = [];  // [time, script state], and 'painted' two animation frames after each 'notRunning'
+      const observer = new MutationObserver(() => {
+        const state = app.dataset.testScriptState;
+        log.push([performance.now(), state]);
+        if (state === 'notRunning')
+          requestAnimationFrame(() => requestAnimationFrame(() => log.push([performance.now(), 'painted'])));
+      });
+      observer.observe(app, { attributes: true, attributeFilter: ['data-test-script-state'] });
+      const starts = [];
+      let dir = 1;
+      const t0 = performance.now();
+      for (let i = 0; i * every < seconds * 1000; i++) {
+        const wait = t0 + i * every - performance.now();
+        if (wait > 0) await sleep(wait);  // a step that overran the tick: the next goes at once
+        const r = findRoot();
+        const player = r && r.querySelector('.player');
+        if (!player) { out.errors.push('no player'); continue; }
+        const next = r.querySelector('.next'), prev = r.querySelector('.prev');
+        const m = marker(r);
+        if (!m) { out.errors.push('no frame marker'); continue; }
+        out.marker = m.classList.contains('explain') ? 'explain' : 'player';
+        const cur = +m.dataset.frame;
+        if (dir > 0 && next.disabled) dir = -1;
+        else if (dir < 0 && prev.disabled) dir = 1;
+        const target = String(cur + dir);
+        const start = performance.now();
+        const before = appState();
+        (dir > 0 ? next : prev).click();
+        let seen = false;
+        while (performance.now() - start < timeoutMs) {
+          await frame();  // in an animation frame's callback: what is in the DOM now is painted after it
+          const now = findRoot();
+          if (now && marker(now) && marker(now).dataset.frame === target) { seen = true; break; }
+        }
+        out.steps += 1;
+        if (!seen) { out.errors.push(`frame ${target} not shown within ${timeoutMs} ms`); continue; }
+        await frame();  // the animation frame after the one that painted it
+        out.ms.push(performance.now() - start);
+        starts.push([start, before]);
+      }
+      // the last click's run may not have started yet: wait until none is open, 3 s after that click at least
+      const last = starts.length ? starts[starts.length - 1][0] : performance.now();
+      const open = () =>
+        log.reduce((o, [t, state]) => (t <= last || state === 'painted' ? o : state !== 'notRunning'), false);
+      const settleBy = performance.now() + 10000;
+      while (performance.now() < settleBy && (performance.now() - last < 3000 || open() || appState() !== 'notRunning'))
+        await sleep(20);
+      await frame(); await frame(); await frame();
+      observer.disconnect();
+      // a step's run: back to 'notRunning' after the click, once the app was not (at the click or after it)
+      for (const [start, before] of starts) {
+        let ran = before !== 'notRunning', done = null, painted = null;
+        for (const [t, state] of log) {
+          if (t <= start) continue;
+          if (state === 'painted') { if (done !== null && t >= done) { painted = t; break; } continue; }
+          if (state !== 'notRunning') ran = true;
+          else if (ran && done === null) done = t;
+        }
+        if (painted !== null || done !== null) out.settled.push(painted !== null ? painted - start : done - start);
+        else if (ran) out.unsettled += 1;
+      }
+      return out;
+    },
+  };
+})();"""
+
+
+class Pages:
+    """A few Chromium pages on the player, one browser context each."""
+
+    def __init__(self, browser, server, query, n, errors):
+        self.browser, self.server, self.query, self.n, self.errors = browser, server, query, n, errors
+        self.pages, self.contexts = [], []
+
+    async def open(self):
+        for _ in range(self.n):
+            context = await self.browser.new_context(viewport={'width': 1400, 'height': 900})
+            await context.add_init_script(PAGE_SCRIPT)
+            page = await context.new_page()
+            page.on('pageerror', lambda e: self.errors.add(f'page error: {str(e)[:60]}'))
+            self.contexts.append(context)
+            try:
+                await page.goto(f'{self.server.url}/?{self.query}', timeout=60_000)
+                await page.wait_for_function('window.__loadBench.ready()', timeout=120_000, polling=100)
+                self.pages.append(page)
+            except PlaywrightError as e:
+                self.errors.add(f'page did not load: {str(e).splitlines()[0][:60]}')
+        await asyncio.sleep(1)  # let the first run settle: a click during it can be lost
+
+    async def step(self, seconds, every, timeout_ms=10_000):
+        """Every page steps for `seconds`; all the steps' latencies and 'settled' times, pooled."""
+
+        async def one(page):
+            try:
+                return await asyncio.wait_for(
+                    page.evaluate(
+                        'a => window.__loadBench.steps(a)',
+                        {'seconds': seconds, 'every': every * 1000, 'timeoutMs': timeout_ms},
+                    ),
+                    seconds + timeout_ms / 1000 + 30,
+                )
+            except (PlaywrightError, TimeoutError) as e:
+                self.errors.add(f'page step loop failed: {str(e).splitlines()[0][:60]}')
+                return None
+
+        results = [r for r in await asyncio.gather(*(one(p) for p in self.pages)) if r]
+        for r in results:
+            for e in r['errors']:
+                self.errors.add(f'page: {e}')
+        return {
+            'ms': [x for r in results for x in r['ms']],
+            'settled': [x for r in results for x in r['settled']],
+            'unsettled': sum(r['unsettled'] for r in results),
+            'steps': sum(r['steps'] for r in results),
+            'marker': sorted({r['marker'] for r in results if r['marker']}),
+        }
+
+    async def close(self):
+        for context in self.contexts:
+            try:
+                await asyncio.wait_for(context.close(), 30)
+            except (PlaywrightError, TimeoutError):
+                pass
+
+
+# ---------------------------------------------------------------- phases
+
+
+async def hold(server, pages, args, n_total, seconds, errors):
+    """n_total sessions (the pages among them) stepping every args.step_every for `seconds`."""
+    n_ws = max(0, n_total - len(pages.pages))
+    t0 = time.perf_counter()
+    sessions, open_times = await open_sessions(server, args.ws_query, n_ws, errors)
+    opened_in = time.perf_counter() - t0
+    if args.ws_steps == 'rerun' and sessions and sessions[0].graph_id is None:
+        errors.add('websocket sessions found no player to step (key "graph")')
+    await asyncio.sleep(1)
+    rss0, (cpu0, child0) = server.rss(), server.cpu()
+    gen0, gen_children0 = own_cpu(), descendants_cpu(server.pid)
+    received0 = sum(s.received for s in sessions)
+    w0 = time.perf_counter()
+    (ws_ms, ticks, ws_unfinished), page = await asyncio.gather(
+        step_sessions(sessions, seconds, args.step_every, args.ws_steps, errors),
+        pages.step(seconds, args.step_every),
+    )
+    wall = time.perf_counter() - w0
+    (cpu1, child1), rss1 = server.cpu(), server.rss()
+    gen1, gen_children1 = own_cpu(), descendants_cpu(server.pid)
+    received = sum(s.received for s in sessions) - received0
+    dropped = sum(1 for s in sessions if s.reader is not None and s.reader.done())
+    if dropped:
+        errors.add('websocket sessions dropped during the window', dropped)
+    await close_sessions(sessions)
+    busy_after = await quiet(server)
+    drain = max(0.0, sum(server.cpu()) - cpu1 - child1)  # runs still queued at the window's end, done after it
+    steps = ticks + page['steps']
+    cpu, dot = cpu1 - cpu0, child1 - child0
+    return {
+        'sessions': {'websocket': len(sessions), 'websocket_asked': n_ws, 'chromium': len(pages.pages)},
+        'seconds': seconds,
+        'wall_s': wall,
+        'open_all_s': opened_in,
+        'open_one_s': summary(open_times),
+        'page_step_ms': summary(page['ms']),
+        'page_marker': page['marker'],
+        'page_settled_ms': summary(page['settled'], page['unsettled']),
+        'page_steps_settled': len(page['settled']),
+        'page_steps_unsettled': page['unsettled'],
+        'ws_steps': args.ws_steps,
+        'ws_step_rerun_ms': summary(ws_ms, ws_unfinished),
+        'ws_received_bytes_per_session_per_s': received / max(1, len(sessions)) / wall,
+        'steps': {'websocket': ticks, 'chromium': page['steps'], 'total': steps},
+        'server_cpu_s': cpu,
+        'server_dot_cpu_s': dot,
+        'server_cpu_share_of_one_core': cpu / wall,
+        'server_cpu_s_after_the_window': drain,
+        'server_cpu_ms_per_step': 1000 * (cpu + dot + drain) / steps if steps else None,
+        'server_rss_mb': {'before': rss0, 'after': rss1},
+        'server_busy_after_the_window_s': busy_after,
+        'load_generator_cpu_s': {'python': gen1 - gen0, 'chromium_and_driver': gen_children1 - gen_children0},
+    }
+
+
+async def loads(server, query, clients, seconds, errors):
+    """Page loads completed per second by `clients` concurrent clients in a loop, for `seconds`."""
+    times = []
+    deadline = time.perf_counter() + seconds
+    late = [0]
+
+    async def client():
+        while time.perf_counter() < deadline:
+            t = await load_once(server, query, errors)
+            if t is None:
+                await asyncio.sleep(0.2)
+            elif time.perf_counter() <= deadline:
+                times.append(t)
+            else:
+                late[0] += 1
+
+    cpu0 = sum(server.cpu())
+    t0 = time.perf_counter()
+    await asyncio.gather(*(client() for _ in range(clients)))
+    wall = time.perf_counter() - t0
+    cpu = sum(server.cpu()) - cpu0
+    return {
+        'query': query,
+        'clients': clients,
+        'seconds': seconds,
+        'loads': len(times),
+        'loads_per_s': len(times) / seconds,
+        'load_s': summary(times),
+        'finished_after_the_window': late[0],
+        'server_cpu_ms_per_load': 1000 * cpu / (len(times) + late[0]) if times else None,
+        'wall_s': wall,
+        'server_rss_mb_after': server.rss(),
+    }
+
+
+async def memory(server, args, errors, deadline):
+    """RSS after distinct expressions, then serial sessions, then 500-chains with different inputs."""
+    out = {'rss_mb_start': server.rss(), 'goal_mb_after_expressions': RSS_GOAL_MB}
+    await load_once(server, args.ws_query, errors)
+    out['rss_mb_after_first_load'] = server.rss()
+
+    async def serial(queries, label, every):
+        done, curve, t0 = 0, [], time.perf_counter()
+        for i, query in enumerate(queries):
+            if time.monotonic() > deadline:
+                errors.add(f'memory: {label} stopped by --max-minutes')
+                break
+            if await load_once(server, query, errors) is not None:
+                done += 1
+            if (i + 1) % every == 0:
+                curve.append([i + 1, round(server.rss(), 1)])
+        return {
+            'asked': len(queries),
+            'loaded': done,
+            'seconds': time.perf_counter() - t0,
+            'rss_mb_after': server.rss(),
+            'rss_mb_curve': curve,
+        }
+
+    out['expressions'] = await serial(
+        [urlencode({'expr': 'custom', 'formula': formula(i)}, quote_via=quote) for i in range(args.expressions)],
+        'expressions',
+        max(1, args.expressions // 10),
+    )
+    out['expressions']['example'] = formula(7)
+    out['sessions'] = await serial(
+        [args.ws_query] * args.serial_sessions, 'sessions', max(1, args.serial_sessions // 4)
+    )
+    chains = [f'expr=chain&n=500&v.x={0.1 * (k + 1):.1f}&v.w=1.5' for k in range(args.chains)]
+    out['chains'] = await serial(chains, 'chains', 1)
+    out['chains']['example'] = chains[0]
+    await asyncio.sleep(2)
+    out['rss_mb_end_plus_2s'] = server.rss()
+    expressions = out['expressions']
+    out['goal_met'] = expressions['loaded'] == args.expressions and expressions['rss_mb_after'] <= RSS_GOAL_MB
+    return out
+
+
+def formula(i):
+    """A distinct typed formula: a sum of 2 to 7 products, its variable names numbered by i."""
+    terms = [f'{"abcdefg"[j]}{i}*{"pqrstuv"[j]}{i}' for j in range(2 + i % 6)]
+    return ' + '.join(terms) + (f' + c{i}' if i % 2 else '')
+
+
+# ---------------------------------------------------------------- the run
+
+
+def settings(args):
+    if args.quick:
+        defaults = dict(
+            sessions=20,
+            pages=2,
+            hold_seconds=15,
+            load_seconds=5,
+            load_clients=5,
+            levels='10,25',
+            level_seconds=10,
+            expressions=100,
+            serial_sessions=20,
+            chains=2,
+            max_minutes=10,
+        )
+    else:
+        defaults = dict(
+            sessions=100,
+            pages=4,
+            hold_seconds=60,
+            load_seconds=20,
+            load_clients=10,
+            levels='25,50,100,200',
+            level_seconds=30,
+            expressions=1000,
+            serial_sessions=200,
+            chains=10,
+            max_minutes=45,
+        )
+    for key, value in defaults.items():
+        if getattr(args, key) is None:
+            setattr(args, key, value)
+    args.levels = [int(x) for x in str(args.levels).split(',') if x.strip()]
+    args.phases = [p.strip() for p in args.phases.split(',')]
+    return args
+
+
+async def run(args):
+    errors = Errors()
+    deadline = time.monotonic() + args.max_minutes * 60
+    results = {
+        'command': ' '.join(shlex.quote(a) for a in [sys.executable.rsplit('/', 1)[-1], *sys.argv]),
+        'started': datetime.now(UTC).isoformat(timespec='seconds'),
+        'machine': {
+            'cores': os.cpu_count(),
+            'cores_usable': len(os.sched_getaffinity(0)),
+            'memory_gb': round(os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30, 1),
+            'python': platform.python_version(),
+            'load_average_at_start': os.getloadavg(),
+        },
+        'settings': {k: v for k, v in vars(args).items() if k != 'out'},
+        'errors': errors,
+    }
+    if {'hold', 'loads', 'levels'} & set(args.phases):
+        with serve_app(timeout=120) as url:
+            server = Server(url)
+            results['server_rss_mb_at_start'] = server.rss()
+            await load_once(server, args.ws_query, errors)  # the first run's imports are not any phase's
+            async with async_playwright() as p:
+                browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+                pages = Pages(browser, server, args.page_query, args.pages if args.pages > 0 else 0, errors)
+                await pages.open()
+                print(f'server pid {server.pid}; {len(pages.pages)} Chromium pages open', flush=True)
+                if 'hold' in args.phases:
+                    print(f'hold: {args.sessions} sessions for {args.hold_seconds} s …', flush=True)
+                    results['hold'] = await hold(server, pages, args, args.sessions, args.hold_seconds, errors)
+                    print(' ', line_hold(results['hold']), flush=True)
+                if 'loads' in args.phases and time.monotonic() < deadline:
+                    results['loads'] = {}
+                    for name, query in (('neuron', args.ws_query), ('chain 100', 'expr=chain&n=100')):
+                        await load_once(server, query, errors)  # its layout is cached, as in class after the first
+                        r = await loads(server, query, args.load_clients, args.load_seconds, errors)
+                        results['loads'][name] = r
+                        print(f'  loads {name}: {r["loads_per_s"]:.1f}/s', flush=True)
+                if 'levels' in args.phases:
+                    results['levels'] = await levels(server, pages, args, errors, deadline)
+                await pages.close()
+                await browser.close()
+    if 'memory' in args.phases and time.monotonic() < deadline:
+        with serve_app(timeout=120) as url:
+            server = Server(url)
+            print('memory, on a fresh server …', flush=True)
+            results['memory'] = await memory(server, args, errors, deadline)
+            print(
+                f'  RSS after {results["memory"]["expressions"]["loaded"]} expressions: '
+                f'{results["memory"]["expressions"]["rss_mb_after"]:.0f} MB',
+                flush=True,
+            )
+    results['finished'] = datetime.now(UTC).isoformat(timespec='seconds')
+    return results
+
+
+async def levels(server, pages, args, errors, deadline):
+    out = {'limit_ms': P95_LIMIT_MS, 'runs': [], 'first_over': None, 'first_settled_over': None}
+    for level in args.levels:
+        if time.monotonic() > deadline:
+            errors.add('levels stopped by --max-minutes')
+            break
+        print(f'level {level} sessions for {args.level_seconds} s …', flush=True)
+        r = await hold(server, pages, args, level, args.level_seconds, errors)
+        r['level'] = level
+        out['runs'].append(r)
+        print(' ', line_hold(r), flush=True)
+        p95 = r['page_step_ms']['p95']
+        settled = r['page_settled_ms']['p95']
+        if settled is not None and settled > P95_LIMIT_MS and out['first_settled_over'] is None:
+            out['first_settled_over'] = level
+        if p95 is not None and p95 > P95_LIMIT_MS:
+            out['first_over'] = level
+            break
+    return out
+
+
+# ---------------------------------------------------------------- the report
+
+
+def fmt(x, digits=0, unit='', none='-'):
+    if x is None:
+        return none
+    return f'{x:,.{digits}f}{unit}'
+
+
+def never(stats):
+    """How a missing percentile reads: 'never' when it lands on a step that never finished, else '-'."""
+    return 'never' if stats.get('unfinished') else '-'
+
+
+def line_hold(r):
+    s, st, ws = r['page_step_ms'], r['page_settled_ms'], r['ws_step_rerun_ms']
+    return (
+        f'{r["sessions"]["websocket"]}+{r["sessions"]["chromium"]} sessions: page step p50/p95/max '
+        f'{fmt(s["p50"])}/{fmt(s["p95"])}/{fmt(s["max"])} ms; settled p95 {fmt(st["p95"])} ms; '
+        f'ws rerun p95 {fmt(ws["p95"])} ms; server CPU {r["server_cpu_s"]:.1f} s '
+        f'({fmt(r["server_cpu_ms_per_step"], 2)} ms/step); RSS {r["server_rss_mb"]["after"]:.0f} MB'
+    )
+
+
+def table(head, rows):
+    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows)]
+    lines = [' | '.join(str(h).ljust(w) for h, w in zip(head, widths)), '-+-'.join('-' * w for w in widths)]
+    return lines + [' | '.join(str(c).ljust(w) for c, w in zip(row, widths)) for row in rows]
+
+
+def report(res):
+    m = res['machine']
+    out = [
+        'Load benchmark: bench/bench_load.py',
+        f'command: {res["command"]}',
+        f'machine: {m["cores"]} cores ({m["cores_usable"]} usable), {m["memory_gb"]} GB, Python {m["python"]}, '
+        f'load average at start {", ".join(f"{x:.2f}" for x in m["load_average_at_start"])}',
+        f'started {res["started"]}, finished {res.get("finished", "-")}',
+        'The server, the websocket clients and Chromium share these cores: see "load generator CPU".',
+        '',
+    ]
+    hold_rows = []
+    for label, r in [('hold', res.get('hold'))] + [
+        (f'level {x["level"]}', x) for x in (res.get('levels') or {}).get('runs', [])
+    ]:
+        if not r:
+            continue
+        s, st, ws = r['page_step_ms'], r['page_settled_ms'], r['ws_step_rerun_ms']
+        hold_rows.append(
+            [
+                label,
+                f'{r["sessions"]["websocket"]} + {r["sessions"]["chromium"]}',
+                f'{r["seconds"]:g}',
+                f'{fmt(s["p50"])} / {fmt(s["p95"])} / {fmt(s["max"])} ({s["n"]})',
+                f'{fmt(st["p50"], none=never(st))} / {fmt(st["p95"], none=never(st))} ({st["n"]}'
+                + (f', {st["unfinished"]} never' if st.get('unfinished') else '')
+                + ')',
+                f'{r["ws_steps"]}: {fmt(ws["p50"], none=never(ws))} / {fmt(ws["p95"], none=never(ws))} ({ws["n"]}'
+                + (f', {ws["unfinished"]} never' if ws.get('unfinished') else '')
+                + ')',
+                f'{r["server_cpu_s"]:.1f} + {r["server_dot_cpu_s"]:.1f} + {r["server_cpu_s_after_the_window"]:.1f}',
+                f'{r["server_cpu_share_of_one_core"]:.2f}',
+                fmt(r['server_cpu_ms_per_step'], 2),
+                f'{r["server_rss_mb"]["before"]:.0f} → {r["server_rss_mb"]["after"]:.0f}',
+                f'{r["load_generator_cpu_s"]["python"]:.1f} + {r["load_generator_cpu_s"]["chromium_and_driver"]:.1f}',
+            ]
+        )
+    if hold_rows:
+        marker = (res.get('hold') or (res.get('levels') or {}).get('runs', [{}])[0]).get('page_marker')
+        out += [
+            '1 and 3. Sessions held open, stepping every '
+            f'{res["settings"]["step_every"]} s (websocket + Chromium sessions)',
+            f'  page step: Next/Prev click to the animation frame after the one showing the frame, in the page, '
+            f"marker {marker} (explain: the new player's contract; player: today's graph only)",
+            "  settled: to 2 frames after Streamlit marks the step's script run finished (only steps that rerun)",
+            "  ws rerun: a websocket step's rerun, send to script_finished (ws-steps=none: no message, no rerun)",
+            '  server CPU: in the window + its dot children + after it, until idle (runs still queued); CPU ms/step'
+            ' counts all three; cores: in-window CPU / wall time (one Python process: ~1 core at most, the GIL)',
+            '',
+            *table(
+                [
+                    'run',
+                    'sessions',
+                    's',
+                    'page step p50/p95/max ms (n)',
+                    'settled p50/p95 ms (n, never)',
+                    'ws step p50/p95 ms (n, never)',
+                    'server CPU s (+dot +after)',
+                    'cores',
+                    'CPU ms/step',
+                    'RSS MB',
+                    'load generator CPU s (py + chromium)',
+                ],
+                hold_rows,
+            ),
+            '',
+        ]
+        h = res.get('hold')
+        if h:
+            out.append(
+                f'hold: {h["steps"]["total"]:,} steps ({h["steps"]["websocket"]:,} websocket ticks, '
+                f'{h["steps"]["chromium"]} in Chromium) in {h["wall_s"]:.1f} s; {h["sessions"]["websocket"]} '
+                f'websocket sessions opened in {h["open_all_s"]:.1f} s (one: p50 '
+                f'{fmt(h["open_one_s"]["p50"], 2)} s, max {fmt(h["open_one_s"]["max"], 2)} s)'
+            )
+            reran = h['page_steps_settled'] + h['page_steps_unsettled']
+            out.append(
+                f'websocket sessions received {h["ws_received_bytes_per_session_per_s"] / 1000:.1f} kB/s each; '
+                f'Chromium steps that reran the script: {reran} of {h["steps"]["chromium"]}, '
+                f'{h["page_steps_unsettled"]} of them never settled (within the window + 10 s)'
+            )
+            if h['ws_steps'] == 'none' and reran:
+                out.append('note: this page reruns the script on a step, so --ws-steps=rerun would mimic it')
+        lv = res.get('levels')
+        if lv:
+            tried = ', '.join(str(r['level']) for r in lv['runs'])
+            first = lv['first_over']
+            out.append(
+                f'levels tried: {tried}; first with page step p95 > {lv["limit_ms"]} ms: '
+                + (str(first) if first else 'none')
+                + '; first with settled p95 > '
+                f'{lv["limit_ms"]} ms: {lv["first_settled_over"] or "none"}'
+            )
+        out.append('')
+    if res.get('loads'):
+        rows = [
+            [
+                name,
+                r['clients'],
+                f'{r["seconds"]:g}',
+                r['loads'],
+                f'{r["loads_per_s"]:.1f}',
+                f'{fmt(r["load_s"]["p50"] * 1000 if r["load_s"]["p50"] else None)} / '
+                f'{fmt(r["load_s"]["p95"] * 1000 if r["load_s"]["p95"] else None)}',
+                fmt(r['server_cpu_ms_per_load'], 1),
+                f'{r["server_rss_mb_after"]:.0f}',
+            ]
+            for name, r in res['loads'].items()
+        ]
+        out += [
+            '2. Page loads per second (new websocket session + first script run to script_finished)',
+            *table(
+                ['page', 'clients', 's', 'loads', 'loads/s', 'load p50 / p95 ms', 'server CPU ms/load', 'RSS MB after'],
+                rows,
+            ),
+            '',
+        ]
+    mem = res.get('memory')
+    if mem:
+        e, s, c = mem['expressions'], mem['sessions'], mem['chains']
+        rows = [
+            ['start (server up)', '-', '-', f'{mem["rss_mb_start"]:.0f}'],
+            ['after the first page load', '1', '-', f'{mem["rss_mb_after_first_load"]:.0f}'],
+            [
+                f'after {e["asked"]:,} distinct expressions',
+                f'{e["loaded"]:,}',
+                f'{e["seconds"]:.0f}',
+                f'{e["rss_mb_after"]:.0f}',
+            ],
+            [
+                f'after {s["asked"]} sessions one after another',
+                f'{s["loaded"]}',
+                f'{s["seconds"]:.0f}',
+                f'{s["rss_mb_after"]:.0f}',
+            ],
+            [
+                f'after {c["asked"]} 500-step chains',
+                f'{c["loaded"]}',
+                f'{c["seconds"]:.0f}',
+                f'{c["rss_mb_after"]:.0f}',
+            ],
+            ['2 s later', '-', '-', f'{mem["rss_mb_end_plus_2s"]:.0f}'],
+        ]
+        goal = 'met' if mem['goal_met'] else 'NOT met'
+        out += [
+            '4. Memory (a fresh server; each load a new websocket session, closed before the next)',
+            *table(['after', 'loaded', 's', 'RSS MB'], rows),
+            f'goal: <= {mem["goal_mb_after_expressions"]} MB after {e["asked"]:,} distinct expressions: {goal}',
+            f'RSS along the expressions (count, MB): {e["rss_mb_curve"]}',
+            f'an expression: ?expr=custom&formula={e["example"]}; a chain: ?{c["example"]}',
+            '',
+        ]
+    errs = res['errors']
+    out.append('errors: ' + ('none' if not errs else '; '.join(f'{k}: {v}' for k, v in sorted(errs.items()))))
+    return '\n'.join(out) + '\n'
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add = parser.add_argument
+    add('--quick', action='store_true', help='a ~2-3 minute smoke run: every phase, smaller and shorter')
+    add('--phases', default='hold,loads,levels,memory', help='comma-separated: hold, loads, levels, memory')
+    add(
+        '--ws-steps',
+        choices=['none', 'rerun'],
+        default='none',
+        help="what a websocket session sends per step: none (the new player) or a rerun (today's page)",
+    )
+    add('--sessions', type=int, help='sessions held open in the hold phase, the Chromium pages included (100)')
+    add('--pages', type=int, help='Chromium pages among them (4)')
+    add('--hold-seconds', type=float, help='length of the hold phase (60)')
+    add('--step-every', type=float, default=0.5, help='seconds between steps of every session (0.5)')
+    add('--load-clients', type=int, help='concurrent clients for page loads per second (10)')
+    add('--load-seconds', type=float, help='seconds per page for page loads per second (20)')
+    add('--levels', help='session counts to step up through, comma-separated (25,50,100,200)')
+    add('--level-seconds', type=float, help='seconds per level (30)')
+    add('--expressions', type=int, help='distinct typed formulas for the memory phase (1000)')
+    add('--serial-sessions', type=int, help='sessions one after another for the memory phase (200)')
+    add('--chains', type=int, help='500-step chains with different inputs for the memory phase (10)')
+    add('--ws-query', default='expr=neuron', help='query string the websocket sessions open (expr=neuron)')
+    add('--page-query', default='expr=neuron', help='query string the Chromium pages open (expr=neuron)')
+    add('--max-minutes', type=float, help='stop starting new work after this long (45; --quick 10)')
+    add('--out', default=str(ROOT / 'bench' / 'results' / 'load'), help='path stem for .txt and .json')
+    args = settings(parser.parse_args())
+    results = asyncio.run(run(args))
+    text = report(results)
+    print('\n' + text)
+    Path(args.out + '.txt').write_text(text)
+    Path(args.out + '.json').write_text(json.dumps(results, indent=2, default=str) + '\n')
+    print(f'wrote {args.out}.txt and .json')
+
+
+if __name__ == '__main__':
+    main()
