@@ -3,50 +3,22 @@
 import streamlit as st
 
 import state
-from components.explanation import caption, explain, explanation_html, show_explanation
+from components.explanation import caption, explain, show_explanation
 from components.graph import build_dot, show_graph
 from components.inputs import input_values
 from components.markdown import md, printable
-from components.node_table import node_table, show_node_table, table_columns
+from components.node_table import node_table, show_node_table
 from components.nonfinite import show_nonfinite
-from components.numbers import number_width
 from components.picker import choose_expression, show_formula_error
-from components.player import can_lay_out, encode_body, frame_patches, graph_player, layout_svg
+from components.player import can_lay_out, graph_player
 from components.stepper import advance_if_playing, stepper
-from components.summary import grad_check, show_summary, summary_html
-from engine import first_nonfinite, numeric_grads, trace_backward
+from components.summary import grad_check, show_summary
+from engine import first_nonfinite
 from engine.frames import frames
+from layout import Allowance, LayoutRefused
+from shared import laid_out, player_body, traced
 
 st.set_page_config(page_title='Backprop, step by step', page_icon='∂', layout='wide')
-
-
-@st.cache_resource(max_entries=128, show_spinner=False)
-def traced(_expression, expression_id, values):
-    """The trace of one (expression, inputs), its number width and the finite-difference check; shared, read-only."""
-    leaves, out = _expression.build(dict(values))
-    trace = trace_backward(out, leaves)
-    return trace, number_width(trace), numeric_grads(_expression, dict(values))
-
-
-@st.cache_resource(max_entries=64, show_spinner='Laying out the graph…')
-def laid_out(_trace, expression_id, width):
-    """The graph's SVG layout, with placeholders for every number: the same for every input value and frame."""
-    return layout_svg(_trace, width)
-
-
-@st.cache_resource(max_entries=128, show_spinner=False)
-def player_body(_trace, trace_id, forward, width, _numeric):
-    """The layout with each frame's patch, caption and explanation, encoded for the player."""
-    all_frames = frames(_trace, forward)
-    return encode_body(
-        laid_out(_trace, trace_id[0], width),
-        frame_patches(_trace, all_frames, width),
-        width,
-        captions=[caption(_trace, f) for f in all_frames],
-        explanations=[explanation_html(explain(_trace, f)) for f in all_frames],
-        table=table_columns(_trace),
-        summary=summary_html(grad_check(_trace, _numeric), _trace.nodes[-1].name),
-    )
 
 
 s = st.session_state
@@ -73,13 +45,22 @@ st.subheader(md(expression.title), anchor=False)
 if expression.lesson:
     st.caption(expression.lesson)
 expression_id = (s.expr, s.formula if s.expr == state.CUSTOM else s.chain_length if s.expr == 'chain' else '')
-trace, width, numeric = traced(expression, expression_id, tuple(values.items()))
+trace, width, numeric = traced(expression=expression, expression_id=expression_id, values=tuple(values.items()))
 all_frames = frames(trace, s.forward)
 show_nonfinite(first_nonfinite(trace), trace.nodes)
 
 if can_lay_out():
+    try:
+        with st.spinner('Laying out the graph…', show_time=True):
+            allowance = s.setdefault('layout_allowance', Allowance())
+            layout = laid_out(trace=trace, expression_id=expression_id, width=width, allowance=allowance)
+    except LayoutRefused as refused:
+        st.warning(refused.message, icon=':material/hourglass_disabled:')
+        st.stop()
+    if layout.quick:
+        st.caption('A tangled graph: laid out quickly, with straight edges, to keep within the time budget.')
     trace_id = (expression_id, tuple(values.items()))
-    body = player_body(trace, trace_id, s.forward, width, numeric)
+    body = player_body(trace=trace, trace_id=trace_id, forward=s.forward, width=width, numeric=numeric, layout=layout)
     graph_player(repr((trace_id, s.forward)), body, s.speed, s.answers, s.player_goto)
 else:
     s.timer_on = s.get('playing', False)

@@ -37,7 +37,7 @@ def traced_with(expression, values):
 def player_body(trace, all_frames, width, numeric):
     """The body as app.py makes it."""
     return encode_body(
-        layout_svg(trace, width),
+        layout_svg(trace, width).svg,
         frame_patches(trace, all_frames, width),
         width,
         captions=[caption(trace, f) for f in all_frames],
@@ -85,7 +85,7 @@ def test_a_patch_carries_only_what_changed():
 
 def test_the_layout_has_an_element_for_every_value_op_and_labelled_edge():
     trace = traced(PRESETS['reuse'])  # a=n0, b=n1, a*b=n2, a*a=n3, out=n4
-    svg = layout_svg(trace, number_width(trace))
+    svg = layout_svg(trace, number_width(trace)).svg
     assert svg.startswith('<svg')
     for element in ['n0', 'n1', 'n2', 'n3', 'n4', 'n2_op', 'n3_op', 'n4_op', 'e3_0', 'e3_1', 'e2_0', 'e2_1', 'e4_out']:
         assert f'id="{element}"' in svg
@@ -168,7 +168,7 @@ def test_a_shared_layout_holds_none_of_the_values_it_was_made_for():
     # the layout is cached by structure and shared between visitors: it must not carry anyone's numbers
     values = {'x1': 7.3125, 'w1': -1.6875, 'x2': 4.5625, 'w2': 0.0625, 'b': 2.8125}
     trace = traced_with(PRESETS['neuron'], values)
-    svg = layout_svg(trace, number_width(trace))
+    svg = layout_svg(trace, number_width(trace)).svg
     numbers = {fmt(n.data) for n in trace.nodes} | {fmt(g) for g in trace.final_grads()}
     assert '7.3125' in numbers
     for number in numbers:

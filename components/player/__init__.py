@@ -8,10 +8,10 @@ import os
 import shutil
 from pathlib import Path
 
-import graphviz
 import streamlit as st
 
 from components.graph import LEGEND, blank_label, build_dot, hot_edges, value_look
+from layout import lay_out
 
 HERE = Path(__file__).parent
 _PLAYER = st.components.v2.component(
@@ -24,12 +24,11 @@ def can_lay_out():
     return os.environ.get('BACKPROP_RENDERER') != 'chart' and shutil.which('dot') is not None
 
 
-def layout_svg(trace, width):
-    """The graph laid out once, as SVG, with no one's numbers in it: every frame has this layout, only texts and
-    colours differ, and frame 0's patch writes every number. So a layout shared between visitors holds none of
-    their values."""
-    svg = graphviz.Source(build_dot(trace, None, width).source).pipe(format='svg', encoding='utf-8')
-    return svg[svg.index('<svg') :]
+def layout_svg(trace, width, waiting=lambda: True, allowance=None):
+    """The graph laid out once (a layout.Layout), with no one's numbers in it: every frame has this layout, only
+    texts and colours differ, and frame 0's patch writes every number. So a layout shared between visitors holds
+    none of their values. Within layout.py's budget, or LayoutRefused."""
+    return lay_out(build_dot(trace, None, width), waiting, allowance)
 
 
 def frame_patches(trace, all_frames, width):

@@ -1,0 +1,123 @@
+"""Graphviz's dot as a bounded resource. A public page lays out whatever graph a link describes, and dot's time
+is not bounded by the formula's length: a 399-character sum of 100 products over 50 reused variables took
+55 s here. So every layout runs in a subprocess with a time budget, killed at the budget or as soon as the
+visitor who asked for it has left; past the budget a cheaper layout is tried, then the page refuses. At most
+one dot per core runs at once, and each session has an allowance of dot time per minute.
+
+Measured in bench/bench_layout.py (results in bench/results/layout.txt).
+"""
+
+import os
+import subprocess
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+
+FULL_BUDGET = 4.0  # s for dot's own layout: chain(500), the largest preset, takes 3.7 s on the 2-core machine
+QUICK_BUDGET = 3.0  # s for the cheaper one; the page answers within 10 s whatever the formula
+QUICK = {'nslimit': '1', 'splines': 'line'}  # few network-simplex passes, straight edges: 55 s -> 0.7 s
+SLOT_WAIT = 2.0  # s to wait for a free core before saying the server is busy
+ALLOWANCE = 30.0  # s of dot one session may start per minute
+POLL = 0.1  # s between checks that someone still waits
+
+_slots = threading.BoundedSemaphore(os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class Layout:
+    svg: str
+    quick: bool  # laid out with QUICK: straight edges, less compact
+
+
+class LayoutRefused(Exception):
+    """The page shows `message`. `lasting`: the graph itself is the reason, so the answer can be cached."""
+
+    def __init__(self, message, lasting=False):
+        super().__init__(message)
+        self.message, self.lasting = message, lasting
+
+
+class VisitorLeft(Exception):
+    """Nobody waits for this layout any more: it was stopped."""
+
+
+class Allowance:
+    """The dot time one session has used in the last minute."""
+
+    def __init__(self, seconds=ALLOWANCE, window=60.0, clock=time.monotonic):
+        self.seconds, self.window, self.clock = seconds, window, clock
+        self._spent = deque()  # (when, seconds)
+
+    def used(self):
+        now = self.clock()
+        while self._spent and self._spent[0][0] <= now - self.window:
+            self._spent.popleft()
+        return sum(s for _, s in self._spent)
+
+    def left(self):
+        return self.seconds - self.used()
+
+    def spend(self, seconds):
+        self._spent.append((self.clock(), seconds))
+
+    def wait(self):
+        """Seconds until some of the allowance comes back."""
+        return max(1, round(self._spent[0][0] + self.window - self.clock())) if self._spent else 0
+
+
+def lay_out(graph, waiting=lambda: True, allowance=None):
+    """The SVG of a graphviz.Digraph, laid out within the budget, or LayoutRefused. `waiting()` says whether
+    someone still waits for it; a session's `allowance` pays for the dot time spent."""
+    allowance = allowance or Allowance()
+    if allowance.left() <= 0:
+        raise LayoutRefused(
+            f'This session has used its {ALLOWANCE:g} s of graph layout for this minute. '
+            f'Try again in {allowance.wait()} s.'
+        )
+    if not _slots.acquire(timeout=SLOT_WAIT):
+        raise LayoutRefused('The server is busy laying out other graphs. Try again in a few seconds.')
+    try:
+        svg = _dot(graph.source, FULL_BUDGET, waiting, allowance)
+        if svg is not None:
+            return Layout(svg, quick=False)
+        quick = graph.copy()
+        quick.graph_attr.update(QUICK)
+        svg = _dot(quick.source, QUICK_BUDGET, waiting, allowance)
+        if svg is not None:
+            return Layout(svg, quick=True)
+    finally:
+        _slots.release()
+    raise LayoutRefused(
+        f'This graph is too tangled to lay out within {FULL_BUDGET + QUICK_BUDGET:g} s. '
+        'Try fewer reused values, or a shorter formula.',
+        lasting=True,
+    )
+
+
+def _dot(source, budget, waiting, allowance):
+    """dot -Tsvg on `source`: its SVG, or None past the budget. Killed at the budget or when nobody waits."""
+    start = time.monotonic()
+    process = subprocess.Popen(['dot', '-Tsvg'], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    data, ended = source.encode(), None
+    try:
+        while ended is None:
+            left = budget - (time.monotonic() - start)
+            if left <= 0:
+                return None
+            if not waiting():
+                raise VisitorLeft()
+            try:
+                out, err = process.communicate(data, timeout=min(POLL, left))
+                ended = process.returncode
+            except subprocess.TimeoutExpired:
+                data = None  # communicate() keeps writing what it started; it must not be given the input again
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+        allowance.spend(time.monotonic() - start)
+    if ended != 0:
+        raise RuntimeError(f'dot failed: {err.decode(errors="replace")[:300]}')
+    svg = out.decode()
+    return svg[svg.index('<svg') :]

@@ -1,0 +1,166 @@
+"""The layout budget: whatever graph a link describes, dot's work is bounded in time, stops when nobody waits,
+is paid from the session's allowance, and past the budget the page falls back or says why it refuses."""
+
+import random
+import re
+import string
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import components.player
+import layout
+from components.graph import build_dot
+from components.numbers import number_width
+from engine import parse_expression, trace_backward
+from layout import Allowance, LayoutRefused, VisitorLeft, lay_out
+
+APP = str(Path(__file__).resolve().parent.parent / 'app.py')
+PAGE_ANSWERS = 10.0  # s: the issue's bound for any formula on the 2-core machine
+
+
+def tangled_formula(seed=0, variables=50, products=100):
+    """A sum of 100 products over 50 one-letter variables, each used about four times: 399 characters that
+    took dot 55-77 s before the budget (three seeds)."""
+    rng = random.Random(seed)
+    uses = list(string.ascii_letters[:variables]) * (2 * products // variables + 1)
+    rng.shuffle(uses)
+    return '+'.join(f'{uses[2 * i]}*{uses[2 * i + 1]}' for i in range(products))
+
+
+def graph_of(text):
+    leaves, out = parse_expression(text).build(None)
+    trace = trace_backward(out, leaves)
+    return build_dot(trace, None, number_width(trace))
+
+
+def ids(svg):
+    return set(re.findall(r'<g id="([^"]+)"', svg))
+
+
+@pytest.fixture
+def dot_processes(monkeypatch):
+    """Every dot process lay_out starts, to check each has ended."""
+    started, popen = [], subprocess.Popen
+
+    def recording(*args, **kwargs):
+        started.append(popen(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(layout.subprocess, 'Popen', recording)
+    return started
+
+
+def test_a_tangled_formula_that_took_a_minute_is_laid_out_quickly_within_the_budget(dot_processes):
+    text = tangled_formula()
+    assert len(text) == 399
+    start = time.monotonic()
+    result = lay_out(graph_of(text))
+    took = time.monotonic() - start
+    assert result.quick and result.svg.startswith('<svg')
+    assert took < layout.FULL_BUDGET + layout.QUICK_BUDGET + 1 < PAGE_ANSWERS
+    assert len(dot_processes) == 2 and all(p.poll() is not None for p in dot_processes)  # the first was killed
+
+
+def test_a_small_graph_gets_dots_own_layout():
+    assert lay_out(graph_of('tanh(x1*w1 + x2*w2 + b)')).quick is False
+
+
+def test_the_quick_layout_has_every_element_the_player_patches():
+    graph = graph_of('a*b + a*a + tanh(b)')
+    full = lay_out(graph).svg
+    quick = graph.copy()
+    quick.graph_attr.update(layout.QUICK)
+    quick_svg = subprocess.run(['dot', '-Tsvg'], input=quick.source, capture_output=True, text=True).stdout
+    assert ids(full) == ids(quick_svg) and {'n0', 'n4_op', 'e4_1'} <= ids(full)
+
+
+def test_past_both_budgets_the_page_is_refused_with_a_lasting_reason(monkeypatch, dot_processes):
+    monkeypatch.setattr(layout, 'FULL_BUDGET', 0.05)
+    monkeypatch.setattr(layout, 'QUICK_BUDGET', 0.05)
+    with pytest.raises(LayoutRefused, match='too tangled') as refused:
+        lay_out(graph_of(tangled_formula()))
+    assert refused.value.lasting and 'fewer reused values' in refused.value.message
+    assert all(p.poll() is not None for p in dot_processes)
+
+
+def test_a_layout_nobody_waits_for_is_stopped_at_once(dot_processes):
+    asked = time.monotonic()
+    with pytest.raises(VisitorLeft):
+        lay_out(graph_of(tangled_formula(1)), waiting=lambda: time.monotonic() - asked < 0.3)
+    assert time.monotonic() - asked < 1.0
+    assert len(dot_processes) == 1 and dot_processes[0].poll() is not None
+
+
+def test_the_dot_time_a_session_spends_is_capped_per_minute():
+    now = [0.0]
+    allowance = Allowance(seconds=30, window=60, clock=lambda: now[0])
+    allowance.spend(29.5)
+    lay_out(graph_of('a*b'), allowance=allowance)  # half a second left: enough to start one more
+    allowance.spend(1)
+    now[0] = 20.0
+    with pytest.raises(LayoutRefused, match=r'used its 30 s of graph layout for this minute. Try again in 40 s') as e:
+        lay_out(graph_of('a*b'), allowance=allowance)
+    assert not e.value.lasting
+    now[0] = 60.5
+    lay_out(graph_of('a*b'), allowance=allowance)  # a minute later the allowance is back
+
+
+def test_when_every_core_is_laying_out_a_new_layout_is_refused_as_busy(monkeypatch):
+    monkeypatch.setattr(layout, '_slots', threading.BoundedSemaphore(1))
+    monkeypatch.setattr(layout, 'SLOT_WAIT', 0.1)
+    layout._slots.acquire()
+    try:
+        with pytest.raises(LayoutRefused, match='busy') as refused:
+            lay_out(graph_of('a*b'))
+        assert not refused.value.lasting
+    finally:
+        layout._slots.release()
+
+
+# --- the page ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def player_page(monkeypatch):
+    monkeypatch.setenv('BACKPROP_RENDERER', 'player')
+
+
+def open_formula(text):
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.query_params.update({'expr': 'custom', 'formula': text})
+    at.run()
+    assert not at.exception
+    return at
+
+
+def test_a_tangled_formula_opens_with_the_quick_layout_and_says_so(player_page):
+    at = open_formula(tangled_formula(2))
+    assert any('laid out quickly' in c.value for c in at.caption)
+    assert [e for e in at.main if getattr(e, 'key', None) == 'graph']
+
+
+def test_a_formula_too_tangled_for_the_budget_gets_a_clear_message_and_no_player(player_page, monkeypatch):
+    monkeypatch.setattr(layout, 'FULL_BUDGET', 0.05)
+    monkeypatch.setattr(layout, 'QUICK_BUDGET', 0.05)
+    text = tangled_formula(3)
+    at = open_formula(text)
+    assert [w.value for w in at.warning] == [
+        'This graph is too tangled to lay out within 0.1 s. Try fewer reused values, or a shorter formula.'
+    ]
+    assert not [e for e in at.main if getattr(e, 'key', None) == 'graph']
+
+    def lay_out_again(*args):
+        raise AssertionError('laid out again')
+
+    monkeypatch.setattr(components.player, 'lay_out', lay_out_again)  # the refusal is remembered: no more dot
+    assert [w.value for w in open_formula(text).warning] == [at.warning[0].value]
+
+
+def test_a_small_formula_gets_no_warning_and_no_quick_layout(player_page):
+    at = open_formula('a*b + a')
+    assert not at.warning and not any('laid out quickly' in c.value for c in at.caption)
