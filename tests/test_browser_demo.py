@@ -2,6 +2,7 @@
 is rendered or fetched, and open pages survive a closed neighbour and a server restart."""
 
 import re
+import subprocess
 import time
 from html.parser import HTMLParser
 from urllib.parse import quote
@@ -9,7 +10,9 @@ from urllib.parse import quote
 import pytest
 from playwright.sync_api import expect
 from serve import free_port, serve_app
+from test_layout import tangled_formula
 
+import layout
 from components.explanation import caption, explain, explanation_html
 from components.node_table import node_table
 from engine import PRESETS, parse_expression, trace_backward
@@ -192,3 +195,31 @@ def test_open_pages_work_again_after_a_server_restart_and_keep_what_they_showed(
         expect(moved.locator('.player .caption')).to_contain_text('Frame 6 of 11')
         expect(moved.locator('[data-testid="stException"]')).to_have_count(0)
     context.close()
+
+
+def dot_running():
+    """The dot processes running on this machine (the tests run one at a time)."""
+    found = subprocess.run(['pgrep', '-x', 'dot'], capture_output=True, text=True).stdout.split()
+    return len(found)
+
+
+def test_a_tangled_formula_from_a_link_is_drawn_and_a_visitor_who_leaves_stops_its_layout(browser):
+    with serve_app(timeout=60, env=PLAYER) as url:
+        context = browser.new_context(viewport=VIEW)
+        leaving, staying = context.new_page(), context.new_page()
+        leaving.goto(f'{url}/?expr=custom&formula={quote(tangled_formula(4))}')
+        expect(leaving.get_by_text('Laying out the graph')).to_be_visible()
+        assert dot_running() == 1
+        leaving.close()
+        stopped = time.monotonic() + 1.5  # well before the 4 s budget would have killed it
+        while dot_running() and time.monotonic() < stopped:
+            time.sleep(0.05)
+        assert dot_running() == 0
+        time.sleep(layout.FULL_BUDGET)  # nor does the quick layout start for nobody
+        assert dot_running() == 0
+
+        staying.goto(f'{url}/?expr=custom&formula={quote(tangled_formula(4))}&step=end')
+        wait_for_player(staying)
+        expect(staying.get_by_text('laid out quickly')).to_be_visible()
+        expect(staying.locator('.player .caption')).to_have_text(re.compile(r'Frame (\d+) of \1\b'))
+        context.close()
