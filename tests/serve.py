@@ -15,7 +15,7 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = '/usr/bin/chromium'
+CHROMIUM = os.environ.get('CHROMIUM', '/usr/bin/chromium')  # tests/run.sh honours the same variable
 CHROMIUM_ARGS = [
     '--no-sandbox',
     '--disable-dev-shm-usage',

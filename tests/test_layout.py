@@ -16,7 +16,7 @@ import components.player
 import layout
 from components.graph import build_dot
 from components.numbers import number_width
-from engine import parse_expression, trace_backward
+from engine import ExpressionError, parse_expression, trace_backward
 from layout import Allowance, LayoutRefused, VisitorLeft, lay_out
 
 APP = str(Path(__file__).resolve().parent.parent / 'app.py')
@@ -64,6 +64,35 @@ def test_a_tangled_formula_that_took_a_minute_is_laid_out_quickly_within_the_bud
     assert result.quick and result.svg.startswith('<svg')
     assert took < layout.SLOT_WAIT + layout.FULL_BUDGET + layout.QUICK_BUDGET < PAGE_ANSWERS
     assert len(dot_processes) == 2 and all(p.poll() is not None for p in dot_processes)  # the first was killed
+
+
+def adversarial_formula(seed):
+    """A reuse-heavy formula at the parser's limits (500 characters, 250 values): sums of products, products of
+    sums, or tanh of products, over 20 to 52 variables each used several times."""
+    rng = random.Random(seed)
+    letters = string.ascii_letters[: rng.randint(20, 52)]
+    shape = rng.choice(['{}*{}', '({}+{})*{}', 'tanh({}*{})'])
+    terms, text = [], ''
+    while True:
+        term = shape.format(*(rng.choice(letters) for _ in range(shape.count('{}'))))
+        candidate = '+'.join([*terms, term])
+        try:
+            parse_expression(candidate)
+        except ExpressionError:
+            return text
+        terms, text = [*terms, term], candidate
+
+
+@pytest.mark.parametrize('seed', range(3))
+def test_an_adversarial_formula_at_the_limits_is_laid_out_or_refused_within_the_budget(seed):
+    text = adversarial_formula(seed)
+    assert len(text) > 450  # one more term would pass the length or the value limit
+    start = time.monotonic()
+    try:
+        assert lay_out(graph_of(text)).svg.startswith('<svg')
+    except LayoutRefused as refused:
+        assert refused.lasting
+    assert time.monotonic() - start < layout.SLOT_WAIT + layout.FULL_BUDGET + layout.QUICK_BUDGET
 
 
 def test_a_small_graph_gets_dots_own_layout():
