@@ -21,9 +21,9 @@ from layout import LayoutRefused
 
 MB = 2**20
 TRACE_BYTES_PER_NODE = 2_000  # measured: a trace holds 0.9-1.2 kB a node (bench/bench_load.py checks the total)
-_traces = cachetools.LRUCache(64 * MB, getsizeof=lambda entry: TRACE_BYTES_PER_NODE * len(entry[0].nodes))
+_traces = cachetools.LRUCache(48 * MB, getsizeof=lambda entry: TRACE_BYTES_PER_NODE * len(entry[0].nodes))
 _layouts = cachetools.LRUCache(32 * MB, getsizeof=lambda entry: len(entry.svg) if hasattr(entry, 'svg') else 1_000)
-_bodies = cachetools.LRUCache(128 * MB, getsizeof=len)
+_bodies = cachetools.LRUCache(96 * MB, getsizeof=len)  # caches full: ~176 MB over the 146 MB of a first load
 
 
 def _key(*names):
