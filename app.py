@@ -11,6 +11,7 @@ from components.node_table import node_table, show_node_table
 from components.nonfinite import show_nonfinite
 from components.picker import choose_expression, show_formula_error
 from components.player import can_lay_out, graph_player
+from components.share import link_url, share_dialog
 from components.stepper import advance_if_playing, stepper
 from components.summary import grad_check, show_summary
 from engine import first_nonfinite
@@ -61,7 +62,7 @@ if can_lay_out():
         st.caption('A tangled graph: laid out quickly, with straight edges, to keep within the time budget.')
     trace_id = (expression_id, tuple(values.items()))
     body = player_body(trace=trace, trace_id=trace_id, forward=s.forward, width=width, numeric=numeric, layout=layout)
-    graph_player(repr((trace_id, s.forward)), body, s.speed, s.answers, s.player_goto)
+    share_at = graph_player(repr((trace_id, s.forward)), body, s.speed, s.answers, s.player_goto)
 else:
     s.timer_on = s.get('playing', False)
 
@@ -82,10 +83,16 @@ else:
             show_node_table(node_table(trace, frame, answers=s.answers), frame.node)
 
     step_view()
+
     with st.sidebar:
-        share = 'Puts a link to this expression, these inputs and this frame in the address bar, to share.'
-        if st.button('Link to this frame', key='link', help=share):
-            st.query_params.from_dict(state.to_query(state.from_session(s, expression.defaults)))
+        share_at = s.frame if st.button('Share and export…', key='share', icon=':material/ios_share:') else None
+
+page = state.from_session(s, expression.defaults)
+page.frame = state.frame_to_share(share_at, len(all_frames))
+if page.frame is not None:
+    k = min(page.frame, len(all_frames) - 1)
+    shown = f'Frame {k} of {len(all_frames) - 1}: {caption(trace, all_frames[k])}'
+    share_dialog(link_url(st.context.url or '', state.to_query(page)), md(shown), downloads=[])
 
 link = state.link_to_write(s, expression.defaults)
 if link is not None:

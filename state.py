@@ -133,6 +133,15 @@ def from_query(query):
     return state, ignored
 
 
+def frame_to_share(value, n_frames):
+    """The frame a share request names, within 0..n_frames - 1, or None when it is not a frame number (the request
+    comes from the browser, so it may be anything); the last frame is END, so that its link says step=end."""
+    if type(value) is not int:
+        return None
+    k = max(0, min(value, n_frames - 1))
+    return END if k == n_frames - 1 else k
+
+
 def scenario(query):
     """What of a link decides the picture, apart from the frame: two links with the same scenario show the same."""
     return {key: value for key, value in query.items() if key not in NOT_SCENARIO}

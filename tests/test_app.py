@@ -8,6 +8,7 @@ import html
 import math
 import re
 from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 from streamlit.testing.v1 import AppTest
@@ -486,14 +487,20 @@ def test_a_link_beyond_the_last_frame_opens_the_last_frame():
     assert frame(at) == 9
 
 
-def test_link_button_round_trips_the_page():
+def shared_link(at):
+    """Open the share panel; the link it shows, as a query dict."""
+    at.button(key='share').click().run()
+    assert not at.exception
+    (url,) = [c.value for c in at.code if '?' in c.value]
+    return dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
+
+
+def test_the_share_panels_link_reopens_the_page_at_its_frame():
     at = start('reuse')
     at.number_input(key='input:reuse:a').set_value(2.5).run()
     at.toggle(key='forward').set_value(False).run()
     go(at, 3)
-    at.button(key='link').click().run()
-    assert not at.exception
-    query = dict(at.query_params)
+    query = shared_link(at)
     assert query['expr'] == 'reuse'
     assert float(query['v.a']) == 2.5 and float(query['v.b']) == -2.0
     assert query['step'] == '3'
@@ -502,6 +509,27 @@ def test_link_button_round_trips_the_page():
     assert other.toggle(key='forward').value is False
     assert frame(other) == 3
     assert dot(other) == dot(at)
+
+
+@pytest.mark.parametrize('formula', ['L = a/b + c**2 - exp(-x)', 'y = 2*x/(1 + x**2)', 'tanh(x)*tanh(x)'])
+def test_the_share_panels_link_keeps_a_typed_formula_exactly(formula):
+    at = start(query={'expr': 'custom', 'formula': formula, 'v.x': '0.25'})
+    query = shared_link(at)
+    assert query['formula'] == formula and query['expr'] == 'custom'
+    other = start(query=query)
+    assert other.text_input(key='formula').value == formula
+    assert float(query['v.x']) == 0.25 and other.number_input(key='input:custom:x').value == 0.25
+
+
+def test_a_link_made_by_the_page_of_december_2026_still_opens():
+    """A link as the page wrote it before the share panel, kept verbatim: old links in slides must keep working."""
+    link = 'expr=custom&formula=L%20%3D%20a*b%20%2B%20c&v.a=2.0&v.b=-3.0&v.c=10.0&step=end&forward=0&speed=4'
+    at = start(query=dict(parse_qsl(link)))
+    assert at.text_input(key='formula').value == 'L = a*b + c'
+    assert at.toggle(key='forward').value is False and at.select_slider(key='speed').value == 4.0
+    assert frame(at) == last_frame(at)
+    assert data(at)['L'] == '4.0000'  # 2 × −3 + 10, by hand
+    assert grads(at)['a'] == '-3.0000' and grads(at)['b'] == '2.0000' and grads(at)['c'] == '1.0000'
 
 
 def test_a_link_to_a_typed_formula_opens_it():

@@ -90,7 +90,8 @@ def graph_player(layout, body, speed, answers, goto, key='graph'):
     a new id moves the player to `frame`, except that an `open` goto (a visitor's first run) does not move a
     player that already shows a frame, as after a server restart, when its page reconnects to a new session.
     Each run sends one line of JSON, a newline, then `body`; while nothing changes they are the same bytes,
-    so Streamlit does not send them again.
+    so Streamlit does not send them again. Returns the frame whose Share button was clicked in this run, or None.
     """
     head = json.dumps({'layout': layout, 'speed': speed, 'answers': answers, 'goto': goto}).encode()
-    _PLAYER(key=key, data=head + b'\n' + body, default={})
+    result = _PLAYER(key=key, data=head + b'\n' + body, default={}, on_share_change=lambda: None)
+    return result.get('share')

@@ -18,6 +18,7 @@ class Player {
         <button class="play primary" title="Play / Pause (space)">▶ Play</button>
         <button class="next" title="Next frame (→)">Next ›</button>
         <input class="slider" type="range" min="0" max="0" value="0" aria-label="Frame">
+        <button class="share" title="A link and a QR code to this frame, and exports for slides">Share…</button>
         <span class="zoom"><button class="out" title="Zoom out">−</button><button class="fit" title="Fit the width">Fit</button><button class="in" title="Zoom in">+</button></span>
       </div>
       <div class="notice" hidden></div>
@@ -59,6 +60,7 @@ class Player {
     this.activeRow = null; // the table's row of the node the frame is about
     this.urlTimer = null;
     this.urlWritten = 0;
+    this.component = null; // Streamlit's handle, to send the share button's frame
 
     $('.prev').onclick = () => { this.stop(); this.go(this.cur - 1); };
     $('.next').onclick = () => { this.stop(); this.go(this.cur + 1); };
@@ -67,6 +69,8 @@ class Player {
     $('.out').onclick = () => this.zoom(this.shownScale() / 1.25);
     $('.in').onclick = () => this.zoom(this.shownScale() * 1.25);
     $('.fit').onclick = () => this.zoom(null);
+    // the server does not follow the frame; the share panel is made for the frame this button sends
+    $('.share').onclick = () => { this.stop(); this.component?.setTriggerValue('share', this.cur); };
     new ResizeObserver(() => this.svg && this.scale === undefined && this.zoom(undefined)).observe(this.view);
     root.addEventListener('keydown', (e) => {
       const keys = { ArrowLeft: -1, ArrowRight: 1 };
@@ -312,5 +316,6 @@ export default function (component) {
   const { parentElement } = component;
   const root = parentElement.querySelector('.player') || parentElement.appendChild(Object.assign(document.createElement('div'), { className: 'player' }));
   const player = root.__player || (root.__player = new Player(root));
+  player.component = component;
   player.update(component.data);
 }
