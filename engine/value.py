@@ -148,6 +148,10 @@ class Value:
         name = f'{self.label}: ' if self.label else ''
         return f'Value({name}data={self.data}, grad={self.grad})'
 
+    def backward(self):
+        """micrograd's `L.backward()`, so a student's notebook runs unchanged: the seed's `backward(L)`."""
+        backward(self)
+
 
 def as_value(x):
     """A number becomes a constant leaf; a Value stays itself."""

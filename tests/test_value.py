@@ -600,3 +600,19 @@ def test_topological_order_puts_every_value_after_its_inputs_once():
         for child in v._prev:
             assert position[id(child)] < position[id(v)]
     assert {id(a), id(b), id(c)} <= set(position)
+
+
+def test_a_students_micrograd_code_runs_unchanged_with_the_method_backward():
+    """micrograd's test_sanity_check, with the numbers worked out by hand instead of by PyTorch.
+
+    z = 3x + 2 = -10, so relu(z) = 0 and relu(z*z) = z² = 100; q = z·x = 40; y = 100 + 40 + 40·(-4) = -20.
+    In that region y = (3x+2)² + (3x²+2x)(1+x), so dy/dx = 6(3x+2) + (6x+2)(1+x) + 3x² + 2x = -60 + 66 + 40 = 46.
+    """
+    x = Value(-4.0)
+    z = 2 * x + 2 + x
+    q = z.relu() + z * x
+    h = (z * z).relu()
+    y = h + q + q * x
+    y.backward()
+    assert y.data == -20.0
+    assert x.grad == 46.0
