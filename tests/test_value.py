@@ -4,13 +4,16 @@ Every expected gradient is independent of the engine: derived by hand (written o
 closed form), computed in plain floats with the chain rule, or a central finite difference.
 """
 
+import inspect
 import math
+import re
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from engine import Value, backward, build, grads_of, topological_order
+from engine import Value, backward, build, grads_of, parse_expression, topological_order
+from engine.ops import OPS
 
 FAST = settings(max_examples=150, deadline=None)
 
@@ -616,3 +619,25 @@ def test_a_students_micrograd_code_runs_unchanged_with_the_method_backward():
     y.backward()
     assert y.data == -20.0
     assert x.grad == 46.0
+
+
+def formula_for(op):
+    """A formula whose output is made by `op`, written as engine/ops.py says the op is written."""
+    written = {
+        'infix': f'a {op.text} b', 'prefix': f'{op.text}a', 'postfix': f'a{op.text}2', 'call': f'{op.text}(a)',
+    }  # fmt: skip
+    return written[op.form]
+
+
+@pytest.mark.parametrize('name', list(OPS))
+def test_every_op_writes_one_grad_line_per_input_in_prev_order(name):
+    leaves, out = parse_expression(formula_for(OPS[name])).build(None)
+    assert out._op.startswith(name.strip('*')) and len(out._prev) == OPS[name].arity
+    source = inspect.getsource(out._backward)
+    targets = re.findall(r'^\s*(\w+)\.grad\s*\+=', source, flags=re.M)
+    cells = dict(zip(out._backward.__code__.co_freevars, (c.cell_contents for c in out._backward.__closure__)))
+    written = [cells[t] for t in targets]
+    assert len(written) == len(out._prev) and all(w is p for w, p in zip(written, out._prev)), (
+        f'{name}: its _backward must have one `.grad +=` line per input, in _prev order (engine/value.py)'
+    )
+    assert source.count('.grad') == len(targets) + source.count('out.grad'), f'{name}: only += may write a grad'
