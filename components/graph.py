@@ -5,8 +5,8 @@ import html
 import graphviz
 import streamlit as st
 
-from components.explanation import INFIX
 from components.numbers import padded
+from engine import ops
 from engine.frames import grads_at
 
 # Okabe-Ito colours: safe for colour-blind viewers, and strong enough for a projector
@@ -19,13 +19,6 @@ FAINT = '#8A8A8A'
 UNDEFINED = '#A0307A'  # reddish purple, darker than Okabe-Ito's for text: a number that is nan or ±inf
 NOT_FINITE = ('nan', 'inf', '−inf')
 FONT = 'Courier,monospace'  # Courier metrics for the layout; any monospace font in the browser
-OP_SYMBOLS = {**INFIX, 'neg': '−x'}  # the explanation's symbols, so graph and text agree
-
-
-def op_symbol(op):
-    if op.startswith('**'):
-        return f'x^{op[2:]}'
-    return OP_SYMBOLS.get(op, op)
 
 
 def value_look(trace, frame, i, grads, final_after, width):
@@ -98,7 +91,7 @@ def build_dot(trace, frame, width):
         if node.op:
             op_id = f'{node.id}_op'
             op_hot = HOT if i == active_op else {}
-            dot.node(op_id, label=op_symbol(node.op), id=op_id, shape='circle', width='0.45', margin='0.02', **op_hot)
+            dot.node(op_id, label=ops.symbol(node.op), id=op_id, shape='circle', width='0.45', margin='0.02', **op_hot)
             for slot, child in enumerate(node.children):
                 text = hot.get((i, slot))
                 source = bus_stops.get((i, slot), trace.nodes[child].id)

@@ -3,7 +3,6 @@
 import math
 import operator
 
-
 # The rule every op keeps (the trace and the explanation rely on it, and tests/test_value.py checks it): its
 # _backward has one `.grad +=` line per input, in _prev order, and nothing else writes a grad. Math other than
 # + - * and negation goes through _ieee below, so inf and nan come out as numbers, never as exceptions.
