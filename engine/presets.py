@@ -9,21 +9,10 @@ NEURON_B = 6.8813735870195432  # the lecture's bias: makes n = 0.8814, so o = ta
 
 
 def build(expr, vals, n=10):
-    """The seed's three expressions; n is the chain's length."""
-    names = {'neuron': ['x1', 'w1', 'x2', 'w2', 'b'], 'reuse': ['a', 'b'], 'chain': ['x', 'w']}[expr]
-    leaves = [Value(v, label=name) for v, name in zip(vals, names)]
-    if expr == 'neuron':
-        x1, w1, x2, w2, b = leaves
-        out = (x1 * w1 + x2 * w2 + b).tanh()
-    elif expr == 'reuse':
-        a, b = leaves
-        out = a * b + a * a
-    else:
-        x, w = leaves
-        out = x
-        for _ in range(n):
-            out = (out * w).tanh()
-    return leaves, out
+    """The seed's three expressions, as the page draws them: 'neuron', 'reuse', or 'chain' of length n.
+    Returns (leaves, out), the leaves in the seed's order (x1 w1 x2 w2 b; a b; x w)."""
+    expression = chain(n) if expr == 'chain' else PRESETS[expr]
+    return expression.build(dict(zip(expression.defaults, vals)))
 
 
 def grads_of(expr, vals, grad, n=10):
