@@ -27,6 +27,15 @@ CHROMIUM_ARGS = [
 ]
 
 
+class Url(str):
+    """The server's base URL, knowing the server's process id (`pid`), to find the processes it starts."""
+
+    def __new__(cls, url, pid):
+        served = super().__new__(cls, url)
+        served.pid = pid
+        return served
+
+
 class ServerError(RuntimeError):
     """The app did not come up; the message holds the server's log."""
 
@@ -47,7 +56,7 @@ def _healthy(url):
 
 @contextlib.contextmanager
 def serve_app(timeout=60.0, env=None, port=None, log_lines=None):
-    """Yield the base URL of a running `streamlit run app.py` (with `env` added); stop the server on exit.
+    """Yield the base URL (a Url) of a running `streamlit run app.py` (with `env` added); stop the server on exit.
 
     `port`: the port to serve on (a free one if None). `log_lines`: a list that gets the server's log on exit.
     """
@@ -85,7 +94,7 @@ def serve_app(timeout=60.0, env=None, port=None, log_lines=None):
                         f'streamlit did not answer {url}/_stcore/health in {timeout:g} s:\n{server_log()}'
                     )
                 time.sleep(0.2)
-            yield url
+            yield Url(url, process.pid)
         finally:
             if log_lines is not None:
                 log_lines += server_log().splitlines()

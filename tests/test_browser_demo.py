@@ -198,10 +198,10 @@ def test_open_pages_work_again_after_a_server_restart_and_keep_what_they_showed(
     context.close()
 
 
-def dot_running():
-    """The dot processes running on this machine (the tests run one at a time)."""
-    found = subprocess.run(['pgrep', '-x', 'dot'], capture_output=True, text=True).stdout.split()
-    return len(found)
+def dot_running(server):
+    """The dot processes the server at `server` (a serve.Url) runs now: its children, not other dots on the machine."""
+    found = subprocess.run(['pgrep', '-x', '-P', str(server.pid), 'dot'], capture_output=True, text=True).stdout
+    return len(found.split())
 
 
 def test_a_tangled_formula_from_a_link_is_drawn_and_a_visitor_who_leaves_stops_its_layout(browser):
@@ -210,14 +210,14 @@ def test_a_tangled_formula_from_a_link_is_drawn_and_a_visitor_who_leaves_stops_i
         leaving, staying = context.new_page(), context.new_page()
         leaving.goto(f'{url}/?expr=custom&formula={quote(tangled_formula(4))}')
         expect(leaving.get_by_text('Laying out the graph')).to_be_visible()
-        assert dot_running() == 1
+        assert dot_running(url) == 1
         leaving.close()
         stopped = time.monotonic() + 1.5  # well before the 4 s budget would have killed it
-        while dot_running() and time.monotonic() < stopped:
+        while dot_running(url) and time.monotonic() < stopped:
             time.sleep(0.05)
-        assert dot_running() == 0
+        assert dot_running(url) == 0
         time.sleep(layout.FULL_BUDGET)  # nor does the quick layout start for nobody
-        assert dot_running() == 0
+        assert dot_running(url) == 0
 
         staying.goto(f'{url}/?expr=custom&formula={quote(tangled_formula(4))}&step=end')
         wait_for_player(staying)
