@@ -4,6 +4,7 @@ import streamlit as st
 
 from components.markdown import md
 from engine import PRESETS, ExpressionError, chain, parse_expression
+from engine.parse import FUNCTIONS
 from state import CUSTOM, EXPRESSIONS, MAX_CHAIN
 
 # short enough for the sidebar; the page's heading gives the whole formula
@@ -31,7 +32,7 @@ def choose_expression():
         'Formula',
         key='formula',
         max_chars=None,
-        help='Numbers, names, + - * / **, and tanh exp log relu sigmoid. "L = ..." names the output.',
+        help=f'Numbers, names, + - * / **, and {" ".join(FUNCTIONS)}. "L = ..." names the output.',
     )
     try:
         return parse_expression(text), None

@@ -1,7 +1,8 @@
 """Every op the engine has, in one table: its symbol, how a formula writes it, and why it can give inf or nan.
 
 The keys are the op names Value gives its results (Value._op); '**' stands for every power, whose op
-name carries its exponent: '**2', '**0.5'.
+name carries its exponent: '**2', '**0.5'. An op of form 'call' is the Value method of its name, and a typed
+formula may call it (engine/parse.py reads this table).
 """
 
 import math
@@ -91,7 +92,7 @@ def _why_log(args, n):
 
 
 def _why_bounded(args, n):
-    # tanh, sigmoid, relu and negation give a finite number for every finite input
+    # tanh, sigmoid, relu, sin, cos and negation give a finite number for every finite input
     return _already(args) or 'the result is not a finite number'
 
 
@@ -107,6 +108,8 @@ OPS = {
     'log': Op('log', 1, CALL, 'call', 'log', _why_log),
     'relu': Op('relu', 1, CALL, 'call', 'relu', _why_bounded),
     'sigmoid': Op('sigmoid', 1, CALL, 'call', 'sigmoid', _why_bounded),
+    'sin': Op('sin', 1, CALL, 'call', 'sin', _why_bounded),
+    'cos': Op('cos', 1, CALL, 'call', 'cos', _why_bounded),
 }
 
 # what the characters of a name stand for: a name is text, and a space in one ('x1*w1 + x2*w2') reads as a sum

@@ -8,6 +8,7 @@ nesting, and exponents that are plain numbers no larger than MAX_EXPONENT.
 import ast
 import math
 
+from .ops import OPS
 from .presets import Expression
 from .value import Value
 
@@ -19,7 +20,7 @@ MAX_NAME = 24
 DEFAULT_INPUT = 1.0
 TOO_DEEP = f'the formula is nested too deeply (the limit is {MAX_DEPTH} levels)'
 LINE_ENDS = '\n;\r\v\f\x1c\x1d\x1e\x85\u2028\u2029'  # what ends a statement (;) or a line
-FUNCTIONS = {'tanh': Value.tanh, 'exp': Value.exp, 'log': Value.log, 'relu': Value.relu, 'sigmoid': Value.sigmoid}
+FUNCTIONS = {name: getattr(Value, name) for name, op in OPS.items() if op.form == 'call'}  # tanh(x), exp(x), ...
 BINARY = {ast.Add: Value.__add__, ast.Sub: Value.__sub__, ast.Mult: Value.__mul__, ast.Div: Value.__truediv__}
 NOT_ALLOWED = {
     ast.Attribute: 'attribute access with "." is not allowed',

@@ -135,6 +135,24 @@ class Value:
         out._backward = _backward
         return out
 
+    def sin(self):
+        out = Value(_ieee(math.sin, self.data), (self,), 'sin')  # math.sin(inf) raises: nan
+
+        def _backward():
+            self.grad += _ieee(math.cos, self.data) * out.grad
+
+        out._backward = _backward
+        return out
+
+    def cos(self):
+        out = Value(_ieee(math.cos, self.data), (self,), 'cos')
+
+        def _backward():
+            self.grad += -_ieee(math.sin, self.data) * out.grad
+
+        out._backward = _backward
+        return out
+
     # numbers on the left: 2 * a, 1 - a, ...
     def __radd__(self, other):  # other + self
         return as_value(other) + self

@@ -192,9 +192,10 @@ def test_every_op_value_can_make_is_in_the_table():
     made = [
         Value(1.0) + 1, Value(1.0) - 1, Value(1.0) * 2, Value(1.0) / 2, -Value(1.0), Value(2.0) ** 3,
         Value(1.0).tanh(), Value(1.0).exp(), Value(1.0).log(), Value(1.0).relu(), Value(1.0).sigmoid(),
+        Value(1.0).sin(), Value(1.0).cos(),
     ]  # fmt: skip
     assert [op_of(v._op).arity for v in made] == [len(v._prev) for v in made]
-    assert set(OPS) == {'+', '-', '*', '/', 'neg', '**', 'tanh', 'exp', 'log', 'relu', 'sigmoid'}
+    assert set(OPS) == {'+', '-', '*', '/', 'neg', '**', 'tanh', 'exp', 'log', 'relu', 'sigmoid', 'sin', 'cos'}
 
 
 def test_the_table_gives_the_symbols_the_page_shows():

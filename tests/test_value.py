@@ -357,6 +357,29 @@ def test_tanh_grads_match_finite_differences(x):
 
 
 @FAST
+@given(x=reals)
+def test_sin_and_cos_grads_match_finite_differences(x):
+    assert_grads_match_finite_differences(lambda a: a.sin(), [x], math.sin)
+    assert_grads_match_finite_differences(lambda a: a.cos(), [x], math.cos)
+
+
+def test_sin_and_cos_of_infinity_give_nan_and_backward_does_not_raise():
+    # math.sin(inf) raises ValueError; the op gives nan, as every op's math goes through one IEEE rule
+    for f in (lambda a: a.sin(), lambda a: a.cos()):
+        a = Value(1000.0)
+        out = f(a.exp())
+        backward(out)
+        assert math.isnan(out.data) and math.isnan(a.grad)
+
+
+def test_a_typed_formula_can_call_every_function_in_the_op_table():
+    for name, op in OPS.items():
+        if op.form == 'call':
+            leaves, out = parse_expression(f'{name}(x)').build({'x': 0.5})
+            assert out._op == name
+
+
+@FAST
 @given(x=reals, y=away_from_zero)
 def test_every_op_composed_grads_match_finite_differences(x, y):
     def f(a, b):
@@ -389,6 +412,9 @@ def test_ops_by_hand_at_simple_points():
         (lambda a: a**3, 2.0, 8.0, 12.0),
         (lambda a: a**-1, 4.0, 0.25, -1 / 16),
         (lambda a: a**0.5, 9.0, 3.0, 1 / 6),
+        # sin(π/6) = 1/2 with slope cos(π/6) = √3/2; cos(π/3) = 1/2 with slope −sin(π/3) = −√3/2
+        (lambda a: a.sin(), math.pi / 6, 0.5, math.sqrt(3) / 2),
+        (lambda a: a.cos(), math.pi / 3, 0.5, -math.sqrt(3) / 2),
     ]
     for f, x, data, grad in cases:
         a = Value(x)
