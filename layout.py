@@ -78,14 +78,14 @@ def lay_out(graph, waiting=lambda: True, allowance=None):
     if not _slots.acquire(timeout=SLOT_WAIT):
         raise LayoutRefused('The server is busy laying out other graphs. Try again in a few seconds.')
     try:
-        svg = _dot(graph.source, FULL_BUDGET, waiting, allowance)
-        if svg is not None:
-            return Layout(svg, quick=False)
+        out = _dot(graph.source, FULL_BUDGET, waiting, allowance)
+        if out is not None:
+            return Layout(_svg(out), quick=False)
         quick = graph.copy()
         quick.graph_attr.update(QUICK)
-        svg = _dot(quick.source, QUICK_BUDGET, waiting, allowance)
-        if svg is not None:
-            return Layout(svg, quick=True)
+        out = _dot(quick.source, QUICK_BUDGET, waiting, allowance)
+        if out is not None:
+            return Layout(_svg(out), quick=True)
     finally:
         _slots.release()
     raise LayoutRefused(
@@ -95,10 +95,17 @@ def lay_out(graph, waiting=lambda: True, allowance=None):
     )
 
 
-def _dot(source, budget, waiting, allowance):
-    """dot -Tsvg on `source`: its SVG, or None past the budget. Killed at the budget or when nobody waits."""
+def _svg(out):
+    """dot -Tsvg's output as the page embeds it: text, from the <svg> element on (no XML prolog, no doctype)."""
+    svg = out.decode()
+    return svg[svg.index('<svg') :]
+
+
+def _dot(source, budget, waiting, allowance, args=('-Tsvg',)):
+    """dot on `source` with `args` (the output format, -Tsvg, -Tpng, -Tpdf, and any -G attributes such as
+    -Gdpi=192): its output as bytes, or None past the budget. Killed at the budget or when nobody waits."""
     start = time.monotonic()
-    process = subprocess.Popen(['dot', '-Tsvg'], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(['dot', *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     data, ended = source.encode(), None
     try:
         while ended is None:
@@ -119,5 +126,4 @@ def _dot(source, budget, waiting, allowance):
         allowance.spend(time.monotonic() - start)
     if ended != 0:
         raise RuntimeError(f'dot failed: {err.decode(errors="replace")[:300]}')
-    svg = out.decode()
-    return svg[svg.index('<svg') :]
+    return out

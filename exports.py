@@ -1,0 +1,307 @@
+"""What a lecturer drops into slides: one frame as DOT, SVG or PNG, and the whole pass as an animated GIF, a ZIP of
+numbered SVGs, a PDF with one vector page per frame, or a PowerPoint deck with one slide per frame and the chain rule
+in its speaker notes. Pure server-side: the page offers the bytes as downloads.
+
+Every picture is drawn by Graphviz's dot through layout._dot, as the page's graph is: a subprocess with a time budget,
+killed at it or when the visitor leaves, paid from the session's layout.Allowance, on one of layout's slots (one dot
+per core). A frame of a graph the page laid out quickly is drawn with layout.QUICK, so it is the same picture. A
+whole-pass export takes at most EXPORT_FRAMES frames and EXPORT_BUDGET s of dot, else ExportRefused says why.
+
+Measured in bench/bench_exports.py (results in bench/results/exports.txt).
+"""
+
+import io
+import re
+import shutil
+import time
+import unicodedata
+import zipfile
+
+import graphviz
+from PIL import Image, ImageColor, ImageDraw, ImageFont
+
+import layout
+from components.explanation import caption, chain_rule_lines, explain, plain_text
+from components.graph import ACCUMULATING_FILL, ACTIVE, FAINT, FINAL_FILL, FORWARD, INK, UNDEFINED, build_dot
+
+EXPORT_FRAMES = 200  # frames in a whole-pass export: chain(30) with its forward pass has 123, chain(100) 404
+EXPORT_BUDGET = 20.0  # s of dot per export: the mlp's 66 frames take 1.1 s of it as SVGs, 3.1 s as the slides' PNGs
+PNG_DPI = 192  # twice the screen's 96 px per inch: sharp on a projector and when a slide is zoomed
+GIF_DPI = 96  # the page's own size at 100 %: the neuron's GIF is about 1,860 px wide
+GIF_PIXELS = 30_000_000  # width x height x frames: Pillow peaks at ~3.3 bytes a pixel (55 M: +183 MB); neuron 14 M
+FRAME_MS, LAST_MS = 1200, 4000  # a GIF frame, and the last one held for the class to read the grads
+CAPTION_PX = 24  # the GIF's caption, px at GIF_DPI: larger than the graph's 14 pt (19 px) labels
+STEM_CHARS = 48  # a file name's stem; the inputs are left out of it when they would make it longer
+TITLE_FONT = 'Helvetica,Arial,sans-serif'  # the PDF page's caption
+SLIDE_W, SLIDE_H = 13.333, 7.5  # in: a 16:9 slide
+MARGIN, TITLE_H = 0.4, 1.1  # in: around the slide, and the title's box (two lines of 24 pt)
+
+NO_DOT = (
+    "Graphviz's dot is not installed on this server: install it (apt-get install graphviz / brew install graphviz) "
+    'to export pictures. The DOT source is still here.'
+)
+
+
+class ExportRefused(Exception):
+    """The page shows `message`: why this export was not made."""
+
+    def __init__(self, message):
+        super().__init__(message)
+        self.message = message
+
+
+# --- file names --------------------------------------------------------------------------------------------------
+
+
+def _safe(text):
+    """Only letters, digits, '.', '_' and '-': accents dropped, anything else (/, .., spaces, symbols) a '_'."""
+    ascii_text = unicodedata.normalize('NFKD', text).encode('ascii', 'ignore').decode()
+    return re.sub(r'\.{2,}', '.', re.sub(r'[^A-Za-z0-9.-]+', '_', ascii_text)).strip('._-')
+
+
+def _number(x):
+    x = float(x)
+    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else f'{x:.6g}'.replace('e+', 'e')
+
+
+def file_stem(expression_name, inputs=None):
+    """A file name's stem that says what it shows: 'neuron', 'reuse_a3_b-2'. The inputs ({name: value}) only when
+    the stem stays within STEM_CHARS; a typed name is reduced to safe characters, so it cannot leave its folder."""
+    stem = _safe(str(expression_name))[:STEM_CHARS].strip('._-') or 'graph'
+    if re.fullmatch(r'(?i)(con|prn|aux|nul|com\d|lpt\d)', stem):
+        stem += '_'  # names Windows reserves for devices
+    values = '_'.join(_safe(f'{name}{_number(value)}') for name, value in (inputs or {}).items())
+    with_values = f'{stem}_{values}' if values else stem
+    return with_values if len(with_values) <= STEM_CHARS else stem
+
+
+def frame_suffix(index, n_frames):
+    """'_f03': the frame's index, zero-padded to the digits of the last index, so the files sort in order."""
+    return f'_f{index:0{len(str(n_frames - 1))}d}'
+
+
+# --- one frame ---------------------------------------------------------------------------------------------------
+
+
+def frame_title(trace, frames, index):
+    """'Frame 3 of 16: forward pass: x1*w1 = x1 × w1', as the page says it."""
+    return f'Frame {index} of {len(frames) - 1}: {caption(trace, frames[index])}'
+
+
+def frame_dot(trace, frame, width, quick=False, title=None):
+    """The DOT source of the graph at `frame`, as the page draws it (with layout.QUICK when the page's layout was
+    quick); with `title`, that text (escaped: it holds names a student typed) above the graph."""
+    graph = build_dot(trace, frame, width)
+    if quick:
+        graph.graph_attr.update(layout.QUICK)
+    if title:
+        graph.graph_attr.update(
+            label=graphviz.escape(title), labelloc='t', fontname=TITLE_FONT, fontsize='20', pad='0.3'
+        )
+    return graph.source
+
+
+class _Dot:
+    """The dot runs of one export: EXPORT_BUDGET s in all (each run gets what is left), every run on one of layout's
+    slots and paid from the session's allowance."""
+
+    def __init__(self, allowance=None, waiting=lambda: True):
+        if shutil.which('dot') is None:
+            raise ExportRefused(NO_DOT)
+        self.allowance, self.waiting = allowance or layout.Allowance(), waiting
+        self.left, self.runs = EXPORT_BUDGET, 0
+
+    def run(self, source, args):
+        if self.allowance.left() <= 0:
+            raise ExportRefused(self._spent())
+        if self.left <= 0:
+            raise ExportRefused(self._too_long())
+        if not layout._slots.acquire(timeout=layout.SLOT_WAIT):
+            raise ExportRefused('The server is busy laying out other graphs. Try again in a few seconds.')
+        start = time.monotonic()
+        try:
+            out = layout._dot(source, min(self.left, self.allowance.left()), self.waiting, self.allowance, args)
+        except (OSError, RuntimeError) as e:  # dot gone since the check, or it failed on this graph
+            raise ExportRefused(f"Graphviz's dot could not draw this graph: {e}") from e
+        finally:
+            layout._slots.release()
+            self.left -= time.monotonic() - start
+        if out is None:
+            raise ExportRefused(self._spent() if self.allowance.left() <= 0 else self._too_long())
+        self.runs += 1
+        return out
+
+    def _spent(self):
+        return (
+            f'This session has used its {self.allowance.seconds:g} s of graph layout for this minute. '
+            f'Try again in {self.allowance.wait()} s.'
+        )
+
+    def _too_long(self):
+        return (
+            f'This export needs more than its {EXPORT_BUDGET:g} s of graph layout: it was stopped after '
+            f'{self.runs} frames. Export fewer frames (without the forward pass), or one frame at a time.'
+        )
+
+
+def _png_args(dpi, size=None):
+    return ['-Tpng', f'-Gdpi={dpi}', *([f'-Gsize={size[0]:.3f},{size[1]:.3f}'] if size else [])]
+
+
+def frame_svg(trace, frame, width, quick=False, allowance=None, waiting=lambda: True):
+    """The frame as an SVG file (bytes): the page's layout, colours and labels, in vector."""
+    return _Dot(allowance, waiting).run(frame_dot(trace, frame, width, quick), ['-Tsvg'])
+
+
+def frame_png(trace, frame, width, quick=False, allowance=None, waiting=lambda: True):
+    """The frame as a PNG at PNG_DPI (twice its size on the screen), on white."""
+    return _Dot(allowance, waiting).run(frame_dot(trace, frame, width, quick), _png_args(PNG_DPI))
+
+
+# --- the whole pass ----------------------------------------------------------------------------------------------
+
+
+def _drawn(trace, frames, width, quick, args, progress, allowance, waiting, titled=False):
+    """(index, frame, dot's output) for each frame in turn: the one loop every whole-pass export goes through.
+    Refuses a pass of more than EXPORT_FRAMES frames before any dot runs; calls progress(done, total) after each."""
+    if len(frames) > EXPORT_FRAMES:
+        raise ExportRefused(f'This pass has {len(frames):,} frames; whole-pass exports take at most {EXPORT_FRAMES}.')
+    dot = _Dot(allowance, waiting)
+    for k, frame in enumerate(frames):
+        title = frame_title(trace, frames, k) if titled else None
+        yield k, frame, dot.run(frame_dot(trace, frame, width, quick, title), args)
+        if progress:
+            progress(k + 1, len(frames))
+
+
+def _font(px):
+    try:
+        return ImageFont.truetype('DejaVuSans.ttf', px)
+    except OSError:
+        return ImageFont.load_default(size=px)
+
+
+def _wrap(text, font, width):
+    """The text in lines no wider than `width` px, broken between words."""
+    lines = []
+    for word in text.split():
+        if lines and font.getlength(f'{lines[-1]} {word}') <= width:
+            lines[-1] += f' {word}'
+        else:
+            lines.append(word)
+    return lines
+
+
+def _palette():
+    """One palette for every frame of a GIF: the graph's inks blended into its fills in 15 steps (the anti-aliased
+    edges of text and lines). Shared, it lets Pillow store each frame as what changed from the last."""
+    fills = [ImageColor.getrgb(c) for c in ('#FFFFFF', FINAL_FILL, ACCUMULATING_FILL)]
+    colours = list(fills)
+    for ink in (ImageColor.getrgb(c) for c in (INK, FAINT, ACTIVE, FORWARD, UNDEFINED)):
+        for fill in fills:
+            colours += [tuple(round(f + (i - f) * t / 15) for f, i in zip(fill, ink)) for t in range(1, 16)]
+    palette = Image.new('P', (1, 1))
+    palette.putpalette([v for c in colours for v in c])  # 228 colours
+    return palette
+
+
+def pass_gif(trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True):
+    """An animated GIF of the pass: one image per frame at the page's size, its caption under the graph, all on one
+    white canvas; FRAME_MS a frame, the last held LAST_MS, looping. Refused past GIF_PIXELS, after the first frame."""
+    shots = []  # (PNG, its size, title): each decoded only when its GIF frame is made, then let go
+    for k, _, png in _drawn(trace, frames, width, quick, _png_args(GIF_DPI), progress, allowance, waiting):
+        with Image.open(io.BytesIO(png)) as picture:  # reads the size only
+            size = picture.size
+        if k == 0 and size[0] * size[1] * len(frames) > GIF_PIXELS:
+            raise ExportRefused(
+                f'This GIF would be {size[0]:,} × {size[1]:,} px × {len(frames)} frames; GIFs take at most '
+                f'{GIF_PIXELS // 10**6} million pixels, {GIF_PIXELS // (size[0] * size[1])} frames of this graph. '
+                'Export the PDF or the slides instead, which have no such limit.'
+            )
+        shots.append((png, size, frame_title(trace, frames, k)))
+    font, pad, palette = _font(CAPTION_PX), CAPTION_PX // 2, _palette()
+    line_h = sum(font.getmetrics()) + CAPTION_PX // 4
+    lines = [_wrap(title, font, w - 2 * pad) for _, (w, _), title in shots]
+    canvas = (
+        max(w for _, (w, _), _ in shots),
+        max(h + pad * 2 + line_h * len(t) for (_, (_, h), _), t in zip(shots, lines)),
+    )
+    images = []
+    for (png, (_, h), _), text in zip(shots, lines):
+        image = Image.new('RGB', canvas, 'white')
+        with Image.open(io.BytesIO(png)) as picture:
+            image.paste(picture.convert('RGB'), (0, 0))
+        ImageDraw.Draw(image).multiline_text(
+            (pad, h + pad), '\n'.join(text), fill=INK, font=font, spacing=CAPTION_PX // 4
+        )
+        images.append(image.quantize(palette=palette, dither=Image.Dither.NONE))
+    out = io.BytesIO()
+    durations = [FRAME_MS] * (len(images) - 1) + [LAST_MS]
+    images[0].save(out, 'GIF', save_all=True, append_images=images[1:], duration=durations, loop=0)
+    return out.getvalue()
+
+
+def pass_zip(trace, frames, width, stem, quick=False, progress=None, allowance=None, waiting=lambda: True):
+    """A ZIP of one SVG per frame, named {stem}_f03.svg."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as archive:
+        for k, _, svg in _drawn(trace, frames, width, quick, ['-Tsvg'], progress, allowance, waiting):
+            archive.writestr(f'{stem}{frame_suffix(k, len(frames))}.svg', svg)
+    return out.getvalue()
+
+
+def pass_pdf(trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True):
+    """A PDF with one vector page per frame, its caption above the graph; every page the size of the largest, the
+    drawing centred at its top, so the graph stays put from page to page."""
+    from pypdf import PdfReader, PdfWriter  # 90 ms to import: only when a PDF is asked for
+    from pypdf.generic import RectangleObject
+
+    writer = PdfWriter()
+    for _, _, pdf in _drawn(trace, frames, width, quick, ['-Tpdf'], progress, allowance, waiting, titled=True):
+        writer.append(PdfReader(io.BytesIO(pdf)))
+    boxes = [page.mediabox for page in writer.pages]
+    w, h = max(b.width for b in boxes), max(b.height for b in boxes)  # a caption wider than the graph widens its page
+    for page, box in zip(writer.pages, boxes):
+        side = (w - box.width) / 2  # the page grows around its drawing: moving the drawing would mean parsing it
+        page.mediabox = RectangleObject([box.left - side, box.top - h, box.right + side, box.top])
+    writer.compress_identical_objects()  # the fonts each page embeds again: the mlp's PDF 2.3 MB -> 1.6 MB, in 50 ms
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def speaker_notes(trace, frame):
+    """A backward step of an op: its chain-rule lines; any other frame: its explanation, in plain text."""
+    if frame.kind == 'backward' and trace.nodes[frame.node].op:
+        return '\n'.join(chain_rule_lines(trace, trace.steps[frame.steps_done - 1]))
+    return plain_text(explain(trace, frame))
+
+
+def pass_pptx(trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True):
+    """A 16:9 PowerPoint deck, a slide per frame: the caption as its title, the frame's PNG under it (fitted to the
+    slide, never enlarged past its natural size), the chain-rule lines in the speaker notes."""
+    from pptx import Presentation  # 130 ms to import: only when a deck is asked for
+    from pptx.util import Emu, Inches, Pt
+
+    deck = Presentation()
+    deck.slide_width, deck.slide_height = Inches(SLIDE_W), Inches(SLIDE_H)
+    box_w, box_h = SLIDE_W - 2 * MARGIN, SLIDE_H - 2 * MARGIN - TITLE_H
+    args = _png_args(PNG_DPI, (box_w, box_h))  # dot scales a larger drawing down to the box: PNG_DPI on the slide
+    for k, frame, png in _drawn(trace, frames, width, quick, args, progress, allowance, waiting):
+        slide = deck.slides.add_slide(deck.slide_layouts[5])  # 'Title Only'
+        title = slide.shapes.title
+        title.left, title.top, title.width, title.height = (Inches(x) for x in (MARGIN, MARGIN, box_w, TITLE_H))
+        title.text_frame.word_wrap = True
+        title.text = frame_title(trace, frames, k)
+        for paragraph in title.text_frame.paragraphs:
+            paragraph.font.size = Pt(24)
+        with Image.open(io.BytesIO(png)) as picture:
+            w, h = Emu(int(Inches(1) * picture.width / PNG_DPI)), Emu(int(Inches(1) * picture.height / PNG_DPI))
+        scale = min(1.0, Inches(box_w) / w, Inches(box_h) / h)
+        w, h = int(w * scale), int(h * scale)
+        left, top = Inches(MARGIN) + (Inches(box_w) - w) // 2, Inches(MARGIN + TITLE_H) + (Inches(box_h) - h) // 2
+        slide.shapes.add_picture(io.BytesIO(png), left, top, w, h)
+        slide.notes_slide.notes_text_frame.text = speaker_notes(trace, frame)
+    out = io.BytesIO()
+    deck.save(out)
+    return out.getvalue()

@@ -1,0 +1,333 @@
+"""The exports a lecturer drops into slides: each file opens in the tool it is for, shows the page's picture with the
+frame's numbers, says what it is in its name, and every dot it takes is bounded like the page's layout."""
+
+import io
+import re
+import subprocess
+import threading
+import xml.etree.ElementTree as ET
+import zipfile
+
+import pytest
+from PIL import Image
+from pptx import Presentation
+from pypdf import PdfReader
+
+import exports
+import layout
+from components.explanation import caption, chain_rule_lines
+from components.graph import build_dot
+from components.numbers import number_width
+from engine import PRESETS, Value, chain, parse_expression, trace_backward
+from engine.frames import frames
+from exports import ExportRefused
+
+SVG = '{http://www.w3.org/2000/svg}'
+
+
+class Case:
+    def __init__(self, expression):
+        leaves, out = expression.build(None)
+        self.trace = trace_backward(out, leaves)
+        self.frames = frames(self.trace)
+        self.width = number_width(self.trace)
+
+    def node(self, name):
+        return next(n for n in self.trace.nodes if n.name == name)
+
+    def frame_of(self, kind, name):
+        index = self.trace.nodes.index(self.node(name))
+        return next(k for k, f in enumerate(self.frames) if f.kind == kind and f.node == index)
+
+
+@pytest.fixture(scope='module')
+def neuron():
+    return Case(PRESETS['neuron'])
+
+
+@pytest.fixture(scope='module')
+def reuse():
+    return Case(PRESETS['reuse'])
+
+
+@pytest.fixture(scope='module')
+def typed():
+    return Case(parse_expression('L = (a*b + c) * f'))
+
+
+@pytest.fixture
+def dot_processes(monkeypatch):
+    """Every dot process started, to check none is left running (as in tests/test_layout.py)."""
+    started, popen = [], subprocess.Popen
+
+    def recording(*args, **kwargs):
+        started.append(popen(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(layout.subprocess, 'Popen', recording)
+    return started
+
+
+def node_texts(svg, node_id):
+    group = next(g for g in ET.fromstring(svg).iter(f'{SVG}g') if g.get('id') == node_id)
+    return [t.text.strip() for t in group.iter(f'{SVG}text') if t.text and t.text.strip()]
+
+
+def shapes(svg, kind):
+    """{element id: [(tag, geometry)]} of the nodes or edges: where dot put each of them."""
+    out = {}
+    for g in ET.fromstring(svg).iter(f'{SVG}g'):
+        if g.get('class') == kind:
+            out[g.get('id')] = [
+                (e.tag, e.get('points') or e.get('d') or (e.get('x'), e.get('y')))
+                for e in g.iter()
+                if e.tag in (f'{SVG}polygon', f'{SVG}path', f'{SVG}ellipse', f'{SVG}text', f'{SVG}polyline')
+            ]
+    return out
+
+
+def svg_size_pt(svg):
+    root = ET.fromstring(svg)
+    return float(root.get('width').removesuffix('pt')), float(root.get('height').removesuffix('pt'))
+
+
+# --- one frame -----------------------------------------------------------------------------------------------------
+
+
+def test_a_frame_svg_parses_and_shows_the_neurons_output_and_final_grads(neuron):
+    # the exercise: o = tanh(2·-3 + 0·1 + 6.8813735870195432) = 0.7071; x1.grad = -1.5, w1 1.0, x2 0.5, w2 0.0
+    seed = exports.frame_svg(neuron.trace, neuron.frames[neuron.frame_of('seed', 'o')], neuron.width)
+    assert node_texts(seed, neuron.node('o').id) == ['o', 'data', '0.7071', 'grad', '1.0000']
+    end = exports.frame_svg(neuron.trace, neuron.frames[-1], neuron.width)
+    grads = {name: node_texts(end, neuron.node(name).id)[-1] for name in ('x1', 'w1', 'x2', 'w2')}
+    assert grads == {'x1': '-1.5000', 'w1': '1.0000', 'x2': '0.5000', 'w2': '0.0000'}
+
+
+def test_a_frame_svg_has_the_pages_layout_where_no_node_moves(reuse):
+    page = layout.lay_out(build_dot(reuse.trace, None, reuse.width)).svg
+    assert not layout.lay_out(build_dot(reuse.trace, None, reuse.width)).quick
+    for frame in reuse.frames:
+        svg = exports.frame_svg(reuse.trace, frame, reuse.width).decode()
+        assert shapes(svg, 'node') == shapes(page, 'node')  # every box, circle and text where the page has it
+        assert shapes(svg, 'edge').keys() == shapes(page, 'edge').keys()
+
+
+def test_a_frame_of_a_quickly_laid_out_graph_is_exported_with_the_quick_layout(neuron):
+    quick = build_dot(neuron.trace, None, neuron.width)
+    quick.graph_attr.update(layout.QUICK)
+    page = layout._dot(quick.source, 5, lambda: True, layout.Allowance()).decode()
+    svg = exports.frame_svg(neuron.trace, neuron.frames[-1], neuron.width, quick=True).decode()
+    assert shapes(svg, 'node') == shapes(page, 'node') and shapes(svg, 'edge') == shapes(page, 'edge')
+    full = exports.frame_svg(neuron.trace, neuron.frames[-1], neuron.width).decode()
+    assert shapes(full, 'edge') != shapes(svg, 'edge')  # the quick layout's straight edges: another picture
+
+
+def test_a_frame_png_is_twice_the_svgs_screen_size_on_white(neuron):
+    frame = neuron.frames[neuron.frame_of('backward', 'o')]
+    svg_w, svg_h = svg_size_pt(exports.frame_svg(neuron.trace, frame, neuron.width))
+    picture = Image.open(io.BytesIO(exports.frame_png(neuron.trace, frame, neuron.width)))
+    screen_w, screen_h = svg_w * 4 / 3, svg_h * 4 / 3  # 1 pt is 4/3 px on a 96 px-per-inch screen
+    assert picture.format == 'PNG'
+    assert picture.width >= 2 * screen_w - 1 and picture.height >= 2 * screen_h - 1  # dot rounds to whole pixels
+    assert picture.convert('RGB').getpixel((0, 0)) == (255, 255, 255)
+    assert picture.convert('RGB').getpixel((picture.width - 1, picture.height - 1)) == (255, 255, 255)
+
+
+def test_the_dot_source_of_a_frame_is_the_pages_graph_with_the_quick_attributes_when_quick(neuron):
+    frame = neuron.frames[-1]
+    assert exports.frame_dot(neuron.trace, frame, neuron.width) == build_dot(neuron.trace, frame, neuron.width).source
+    quick = exports.frame_dot(neuron.trace, frame, neuron.width, quick=True)
+    assert all(f'{k}={v}' in quick for k, v in layout.QUICK.items())
+
+
+# --- file names ----------------------------------------------------------------------------------------------------
+
+
+def test_a_file_name_says_the_expression_and_its_inputs_when_short():
+    assert exports.file_stem('neuron') == 'neuron'
+    assert exports.file_stem('reuse', {'a': 3.0, 'b': -2.0}) == 'reuse_a3_b-2'
+    assert exports.file_stem('lecture', {'a': 2.5, 'b': -3e-7}) == 'lecture_a2.5_b-3e-07'
+    many = {f'w{i}': 0.123456 for i in range(16)}  # the mlp's inputs would make a name of 160 characters
+    assert exports.file_stem('mlp', many) == 'mlp'
+    assert exports.file_stem('neuron') + exports.frame_suffix(3, 17) + '.svg' == 'neuron_f03.svg'
+    assert exports.frame_suffix(3, 10) == '_f3' and exports.frame_suffix(3, 101) == '_f003'
+
+
+@pytest.mark.parametrize(
+    'typed_name',
+    ['../../etc/passwd', '/abs/path', 'my graph', 'ünïcödé ∂L/∂a', '..', '', 'con', 'a\\b:c*?"<>|', 'x' * 300],
+)
+def test_a_typed_name_is_sanitised_so_it_cannot_escape_its_folder(typed_name):
+    stem = exports.file_stem(typed_name, {'α': 1.0, '../x': 2.0})
+    assert re.fullmatch(r'[A-Za-z0-9][A-Za-z0-9._-]*', stem), stem
+    assert '..' not in stem and len(stem) <= exports.STEM_CHARS
+    assert stem.lower() != 'con'
+
+
+def test_a_typed_formula_names_its_files_by_its_text():
+    assert exports.file_stem('tanh(x1*w1 + x2*w2 + b)') == 'tanh_x1_w1_x2_w2_b'
+    assert exports.file_stem('naïve') == 'naive'
+
+
+# --- the whole pass ------------------------------------------------------------------------------------------------
+
+
+def test_the_gif_has_one_image_per_frame_on_one_canvas_looping_with_the_last_held(reuse):
+    calls = []
+    gif = Image.open(
+        io.BytesIO(exports.pass_gif(reuse.trace, reuse.frames, reuse.width, progress=lambda *a: calls.append(a)))
+    )
+    assert gif.format == 'GIF' and gif.n_frames == len(reuse.frames)
+    assert calls == [(k, len(reuse.frames)) for k in range(1, len(reuse.frames) + 1)]
+    assert gif.info['loop'] == 0
+    graph_h = svg_size_pt(exports.frame_svg(reuse.trace, reuse.frames[0], reuse.width))[1] * 4 / 3
+    durations, sizes = [], set()
+    for k in range(gif.n_frames):
+        gif.seek(k)
+        durations.append(gif.info['duration'])
+        sizes.add(gif.size)
+        below = gif.convert('L').crop((0, int(graph_h) + 2, gif.width, gif.height))
+        assert below.getextrema()[0] < 100  # the caption is written under the graph, in dark ink
+    assert len(sizes) == 1 and gif.height > graph_h
+    assert 1000 <= durations[0] <= 1500 and durations[-1] > durations[0] and len(set(durations[:-1])) == 1
+
+
+def test_a_gif_too_big_is_refused_after_one_frame_with_its_size(neuron, monkeypatch, dot_processes):
+    monkeypatch.setattr(exports, 'GIF_PIXELS', 1_000_000)
+    with pytest.raises(ExportRefused, match=r'GIFs take at most 1 million pixels') as refused:
+        exports.pass_gif(neuron.trace, neuron.frames, neuron.width)
+    assert f'× {len(neuron.frames)} frames' in refused.value.message
+    assert len(dot_processes) == 1
+
+
+def test_the_zip_holds_one_numbered_svg_per_frame(neuron):
+    data = exports.pass_zip(neuron.trace, neuron.frames, neuron.width, exports.file_stem('neuron'))
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        assert archive.namelist() == [f'neuron_f{k:02d}.svg' for k in range(17)]  # 17 frames: _f00 to _f16
+        for name in archive.namelist():
+            assert ET.fromstring(archive.read(name)).tag == f'{SVG}svg'
+        last = archive.read('neuron_f16.svg')
+    assert node_texts(last, neuron.node('x1').id)[-1] == '-1.5000'
+
+
+def test_the_pdf_has_one_vector_page_per_frame_of_one_size_each_with_its_caption(typed):
+    calls = []
+    pdf = PdfReader(
+        io.BytesIO(exports.pass_pdf(typed.trace, typed.frames, typed.width, progress=lambda *a: calls.append(a)))
+    )
+    assert len(pdf.pages) == len(typed.frames) and calls[-1] == (len(typed.frames),) * 2
+    assert len({(p.mediabox.width, p.mediabox.height) for p in pdf.pages}) == 1
+    for k, page in enumerate(pdf.pages):
+        text = page.extract_text()
+        assert f'Frame {k} of {len(typed.frames) - 1}' in text and caption(typed.trace, typed.frames[k]) in text
+        assert 'grad' in text and 'f' in text.split()  # the nodes' texts are text, not pixels
+        assert not page.images  # no raster image anywhere on the page
+        resources = page['/Resources']
+        assert all(x.get_object()['/Subtype'] != '/Image' for x in resources.get('/XObject', {}).values())
+
+
+def test_a_name_with_dot_syntax_in_it_is_printed_as_it_is_in_the_pdf():
+    a = Value(2.0, label='a\\N "q" <b>')
+    out = a * a
+    out.label = 'out'
+    trace = trace_backward(out, [a])
+    chosen = frames(trace)[:2]
+    text = PdfReader(io.BytesIO(exports.pass_pdf(trace, chosen, number_width(trace)))).pages[1].extract_text()
+    assert 'a\\N "q" <b>' in text  # in the caption, escaped for dot: not a newline, not an HTML label
+
+
+def test_the_slides_are_16_9_one_per_frame_titled_by_captions_with_the_chain_rule_in_the_notes(neuron):
+    deck = Presentation(io.BytesIO(exports.pass_pptx(neuron.trace, neuron.frames, neuron.width)))
+    assert abs(deck.slide_width / deck.slide_height - 16 / 9) < 0.01
+    slides = list(deck.slides)
+    assert len(slides) == len(neuron.frames)
+    last = len(neuron.frames) - 1
+    assert [s.shapes.title.text for s in slides] == [
+        f'Frame {k} of {last}: {caption(neuron.trace, f)}' for k, f in enumerate(neuron.frames)
+    ]
+    k = neuron.frame_of('backward', 'o')  # o = tanh(n) passes back 1 - 0.7071² = 0.5 to n
+    notes = slides[k].notes_slide.notes_text_frame.text
+    step = neuron.trace.steps[neuron.frames[k].steps_done - 1]
+    assert chain_rule_lines(neuron.trace, step)[0] in notes and notes.startswith('n.grad +=') and '0.5000' in notes
+    assert 'inputs are set' in slides[0].notes_slide.notes_text_frame.text  # not a backward step: the explanation
+    for slide in slides:
+        (picture,) = [s for s in slide.shapes if s.shape_type == 13]
+        title = slide.shapes.title
+        assert picture.top >= title.top + title.height and picture.left >= 0
+        assert picture.left + picture.width <= deck.slide_width and picture.top + picture.height <= deck.slide_height
+        px_w, px_h = picture.image.size
+        assert abs(picture.width / picture.height - px_w / px_h) < 0.01  # its aspect ratio kept
+        assert px_w / (picture.width / 914400) >= exports.PNG_DPI - 1  # at least 192 px per inch on the slide
+
+
+# --- the bounds ----------------------------------------------------------------------------------------------------
+
+
+def test_a_pass_over_the_frame_cap_is_refused_before_any_dot_runs(dot_processes):
+    long = Case(chain(100))
+    assert len(long.frames) > exports.EXPORT_FRAMES
+    for export in (exports.pass_gif, exports.pass_pdf, exports.pass_pptx):
+        with pytest.raises(ExportRefused) as refused:
+            export(long.trace, long.frames, long.width)
+        assert refused.value.message == (
+            f'This pass has {len(long.frames)} frames; whole-pass exports take at most {exports.EXPORT_FRAMES}.'
+        )
+    with pytest.raises(ExportRefused, match='at most 200'):
+        exports.pass_zip(long.trace, long.frames, long.width, 'chain')
+    assert dot_processes == []
+
+
+def test_without_dot_every_picture_export_is_refused_with_install_advice_and_the_dot_source_still_works(
+    neuron, monkeypatch, tmp_path, dot_processes
+):
+    monkeypatch.setenv('PATH', str(tmp_path))  # an empty folder: no dot on this server
+    t, f, w = neuron.trace, neuron.frames, neuron.width
+    picture_exports = [
+        lambda: exports.frame_svg(t, f[0], w),
+        lambda: exports.frame_png(t, f[0], w),
+        lambda: exports.pass_gif(t, f, w),
+        lambda: exports.pass_zip(t, f, w, 'neuron'),
+        lambda: exports.pass_pdf(t, f, w),
+        lambda: exports.pass_pptx(t, f, w),
+    ]
+    for export in picture_exports:
+        with pytest.raises(ExportRefused) as refused:
+            export()
+        assert 'apt-get install graphviz' in refused.value.message and 'brew install graphviz' in refused.value.message
+    assert exports.frame_dot(t, f[-1], w).startswith('digraph')
+    assert dot_processes == []
+
+
+def test_past_the_time_budget_an_export_is_refused_and_no_dot_is_left_running(neuron, monkeypatch, dot_processes):
+    monkeypatch.setattr(exports, 'EXPORT_BUDGET', 0.001)
+    with pytest.raises(ExportRefused, match=r'more than its 0.001 s of graph layout: it was stopped after 0 frames'):
+        exports.pass_pdf(neuron.trace, neuron.frames, neuron.width)
+    assert len(dot_processes) == 1 and all(p.poll() is not None for p in dot_processes)
+
+
+def test_the_dot_an_export_takes_is_paid_from_the_sessions_allowance(reuse):
+    now = [0.0]
+    allowance = layout.Allowance(seconds=30, window=60, clock=lambda: now[0])
+    exports.pass_zip(reuse.trace, reuse.frames, reuse.width, 'reuse', allowance=allowance)
+    assert 0 < allowance.used() < 30
+    allowance.spend(30)
+    with pytest.raises(ExportRefused, match=r'used its 30 s of graph layout for this minute. Try again in 60 s'):
+        exports.frame_png(reuse.trace, reuse.frames[-1], reuse.width, allowance=allowance)
+
+
+def test_when_every_core_is_laying_out_an_export_is_refused_as_busy(reuse, monkeypatch, dot_processes):
+    monkeypatch.setattr(layout, '_slots', threading.BoundedSemaphore(1))
+    monkeypatch.setattr(layout, 'SLOT_WAIT', 0.05)
+    layout._slots.acquire()
+    try:
+        with pytest.raises(ExportRefused, match='busy'):
+            exports.pass_gif(reuse.trace, reuse.frames, reuse.width)
+    finally:
+        layout._slots.release()
+    assert dot_processes == []
+
+
+def test_an_export_nobody_waits_for_is_stopped_and_its_dot_killed(reuse, dot_processes):
+    with pytest.raises(layout.VisitorLeft):
+        exports.pass_pptx(reuse.trace, reuse.frames, reuse.width, waiting=lambda: False)
+    assert len(dot_processes) == 1 and dot_processes[0].poll() is not None
