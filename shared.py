@@ -10,7 +10,7 @@ import cachetools
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from components.explanation import caption, explain, explanation_html
+from components.explanation import caption, explain, explanation_html, frame_rules
 from components.node_table import table_columns
 from components.numbers import number_width
 from components.player import encode_body, frame_patches, layout_svg
@@ -52,7 +52,7 @@ def _layout_or_refusal(*, trace, expression_id, width, waiting, allowance):
 def laid_out(*, trace, expression_id, width, allowance):
     """The graph's layout (layout.Layout), the same for every input value and frame; or LayoutRefused.
     The session's `allowance` pays for the dot time; the layout stops if its visitor leaves."""
-    waiting = _session_waiting()
+    waiting = session_waiting()
     result = _layout_or_refusal(
         trace=trace, expression_id=expression_id, width=width, waiting=waiting, allowance=allowance
     )
@@ -61,22 +61,24 @@ def laid_out(*, trace, expression_id, width, allowance):
     return result
 
 
-@cachetools.cached(_bodies, key=_key('trace_id', 'forward', 'width'), condition=threading.Condition())
-def player_body(*, trace, trace_id, forward, width, numeric, layout):
-    """The layout with each frame's patch, caption, explanation and node table, encoded for the player."""
+@cachetools.cached(_bodies, key=_key('trace_id', 'forward', 'width', 'hide'), condition=threading.Condition())
+def player_body(*, trace, trace_id, forward, width, numeric, layout, hide='none'):
+    """The layout with each frame's patch, caption, explanation, sums and node table, encoded for the player;
+    the grads that `hide` names show '?' in all of them, and hiding every grad leaves out the grad check too."""
     all_frames = frames(trace, forward)
     return encode_body(
         layout.svg,
-        frame_patches(trace, all_frames, width),
+        frame_patches(trace, all_frames, width, hide),
         width,
         captions=[caption(trace, f) for f in all_frames],
-        explanations=[explanation_html(explain(trace, f)) for f in all_frames],
+        explanations=[explanation_html(explain(trace, f, hide)) for f in all_frames],
+        rules=[frame_rules(trace, f, hide) for f in all_frames],
         table=table_columns(trace),
-        summary=summary_html(grad_check(trace, numeric), trace.nodes[-1].name),
+        summary='' if hide == 'all' else summary_html(grad_check(trace, numeric), trace.nodes[-1].name),
     )
 
 
-def _session_waiting():
+def session_waiting():
     """A function that says whether this script run's visitor is still connected: a layout nobody waits for stops."""
     ctx = get_script_run_ctx()
     if ctx is None or not Runtime.exists():

@@ -1,14 +1,18 @@
 """The page's state in one place: its fields, their defaults, and their form in a link.
 
-Streamlit keeps the live values in st.session_state under the keys below; this module turns them
-into a PageState and back, and a PageState into query parameters and back. A link is untrusted:
-from_query keeps what it can read and falls back to the default for the rest.
+Streamlit keeps the live values in st.session_state under the field names; this module turns them into a
+PageState and back, and a PageState into query parameters and back. Each field's form in a link is declared
+once, beside the field (its link name, how its text is read and checked, how it is written): to_query and
+from_query only walk that table. A link is untrusted: from_query keeps what it can read and falls back to the
+default for the rest.
 """
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 
 from engine import MAX_LENGTH, PRESETS
+from engine.frames import HIDE
 
 CUSTOM = 'custom'
 EXPRESSIONS = (*PRESETS, CUSTOM)
@@ -17,19 +21,53 @@ SPEEDS = (0.5, 1.0, 2.0, 4.0, 10.0)  # steps per second
 MAX_INPUTS = 64
 INPUT_PREFIX = 'v.'  # inputs in a link: ?v.x1=2, so that a variable may be called "step"
 END = 10**6  # step=end in a link: the last frame, whatever the number of frames
-NOT_SCENARIO = ('step', 'embed', 'embed_options')  # in the address bar, but not what the page shows
+STREAMLITS_OWN = ('embed', 'embed_options')  # in the address bar for Streamlit itself: neither read nor reported
+NOT_SCENARIO = ('step', *STREAMLITS_OWN)  # in the address bar, but not what the page shows
+
+
+@dataclass(frozen=True)
+class Link:
+    """A field's form in a link."""
+
+    name: str  # its parameter's name
+    read: Callable  # text -> value; may raise ValueError, or give None for text it refuses
+    valid: Callable  # value -> whether a link may set it
+    write: Callable  # value -> text
+    when: Callable | None  # state -> whether a link carries the field; None: when it differs from the default
+
+
+def linked(name, default, read, valid=lambda value: True, write=str, when=None):
+    """A PageState field that a link carries as `name`."""
+    return field(default=default, metadata={'link': Link(name, read, valid, write, when)})
+
+
+def flag(name, default):
+    """An on/off field, 1 or 0 in a link."""
+    return linked(name, default, {'1': True, '0': False}.get, write=lambda on: '1' if on else '0')
+
+
+def always(state):
+    return True
 
 
 @dataclass
 class PageState:
-    expr: str = 'neuron'  # a key of PRESETS, or CUSTOM for a typed formula
-    formula: str = 'tanh(x1*w1 + x2*w2 + b)'
-    chain_length: int = 10
-    inputs: dict = field(default_factory=dict)  # input name -> value; a missing one takes the expression's default
-    frame: int = 0
-    forward: bool = True  # step through the forward pass too
-    answers: bool = True  # the node table shows each final grad from the start
-    speed: float = 2.0
+    expr: str = linked('expr', 'neuron', str, lambda v: v in EXPRESSIONS, when=always)  # a key of PRESETS, or CUSTOM
+    formula: str = linked('formula', 'tanh(x1*w1 + x2*w2 + b)', str, lambda v: 0 < len(v) <= MAX_LENGTH,
+                          when=lambda s: s.expr == CUSTOM)  # fmt: skip
+    chain_length: int = linked('n', 10, int, lambda v: 1 <= v <= MAX_CHAIN, when=lambda s: s.expr == 'chain')
+    inputs: dict = field(default_factory=dict)  # input name -> value, v.name in a link; a missing one takes its default
+    frame: int = linked('step', 0, lambda v: END if v == 'end' else int(v), lambda v: 0 <= v <= END,
+                        write=lambda v: 'end' if v >= END else str(v), when=always)  # fmt: skip
+    forward: bool = flag('forward', True)  # step through the forward pass too
+    answers: bool = flag('answers', True)  # the node table shows each final grad from the start
+    speed: float = linked('speed', 2.0, float, lambda v: v in SPEEDS, write='{:g}'.format)
+    present: bool = flag('present', False)  # the presentation view: the graph large, no sidebar
+    table: bool = flag('table', False)  # the presentation view shows the node table too
+    hide: str = linked('hide', 'none', str, lambda v: v in HIDE)  # which grads show '?' (engine.frames.HIDE)
+
+
+LINKS = {f.metadata['link'].name: f for f in fields(PageState) if 'link' in f.metadata}  # link name -> field
 
 
 def keep_widget_values(session):
@@ -71,65 +109,57 @@ def from_session(session, input_names):
 
 
 def to_query(state):
-    """The query parameters of a link to `state`: only what differs from the defaults, and all inputs."""
-    default = PageState()
-    query = {'expr': state.expr}
-    if state.expr == CUSTOM:
-        query['formula'] = state.formula
-    if state.expr == 'chain':
-        query['n'] = str(state.chain_length)
-    query.update({INPUT_PREFIX + name: f'{value!r}' for name, value in state.inputs.items()})
-    query['step'] = 'end' if state.frame >= END else str(state.frame)
-    for flag in ('forward', 'answers'):
-        if getattr(state, flag) != getattr(default, flag):
-            query[flag] = '1' if getattr(state, flag) else '0'
-    if state.speed != default.speed:
-        query['speed'] = f'{state.speed:g}'
+    """The query parameters of a link to `state`: each field its `when` asks for (by default, one that differs from
+    its default), and every input."""
+    query = {}
+    for f in fields(state):
+        value = getattr(state, f.name)
+        if f.name == 'inputs':
+            query.update({INPUT_PREFIX + name: f'{v!r}' for name, v in value.items()})
+            continue
+        link = f.metadata['link']
+        if link.when(state) if link.when else value != f.default:
+            query[link.name] = link.write(value)
     return query
 
 
+def _read(read, valid, text):
+    """The value that `text` stands for, or None when it cannot be read or is not valid."""
+    try:
+        value = read(text)
+    except (ValueError, TypeError, OverflowError):
+        return None
+    return value if value is not None and valid(value) else None
+
+
+def _input_name(name):
+    return name.isidentifier() and not name.startswith('_') and len(name) <= 24
+
+
+def _input_value(value):
+    return math.isfinite(value) and abs(value) <= 1e6
+
+
 def from_query(query):
-    """(PageState, names of the parameters that were ignored). Never raises, whatever the link holds."""
+    """(PageState, names of the parameters that were ignored, in the link's order). Never raises, whatever the link
+    holds: each parameter that cannot be read leaves its field at the default."""
     state, ignored = PageState(), []
-
-    def read(key, parse, valid):
-        if key not in query:
-            return None
-        try:
-            value = parse(query[key])
-        except (ValueError, TypeError, OverflowError):
-            value = None
-        if value is None or not valid(value):
+    for key, text in query.items():
+        if key in STREAMLITS_OWN:
+            continue
+        name = key[len(INPUT_PREFIX) :] if key.startswith(INPUT_PREFIX) else None
+        value = None
+        if key in LINKS:
+            link = LINKS[key].metadata['link']
+            value = _read(link.read, link.valid, text)
+        elif name is not None and _input_name(name) and len(state.inputs) < MAX_INPUTS:
+            value = _read(float, _input_value, text)
+        if value is None:
             ignored.append(key)
-            return None
-        return value
-
-    expr = read('expr', str, lambda v: v in EXPRESSIONS)
-    formula = read('formula', str, lambda v: 0 < len(v) <= MAX_LENGTH)
-    n = read('n', int, lambda v: 1 <= v <= MAX_CHAIN)
-    step = read('step', lambda v: END if v == 'end' else int(v), lambda v: 0 <= v <= END)
-    flags = {flag: read(flag, str, lambda v: v in ('0', '1')) for flag in ('forward', 'answers')}
-    speed = read('speed', float, lambda v: v in SPEEDS)
-    for key, value in (('expr', expr), ('formula', formula), ('chain_length', n), ('frame', step), ('speed', speed)):
-        if value is not None:
-            setattr(state, key, value)
-    for flag, value in flags.items():
-        if value is not None:
-            setattr(state, flag, value == '1')
-    for key in query:
-        if key.startswith(INPUT_PREFIX):
-            name = key[len(INPUT_PREFIX) :]
-            if (
-                not (name.isidentifier() and not name.startswith('_') and len(name) <= 24)
-                or len(state.inputs) >= MAX_INPUTS
-            ):
-                ignored.append(key)
-                continue
-            value = read(key, float, lambda v: math.isfinite(v) and abs(v) <= 1e6)
-            if value is not None:
-                state.inputs[name] = value
-        elif key not in ('expr', 'formula', 'n', 'step', 'forward', 'answers', 'speed', 'embed', 'embed_options'):
-            ignored.append(key)
+        elif key in LINKS:
+            setattr(state, LINKS[key].name, value)
+        else:
+            state.inputs[name] = value
     return state, ignored
 
 

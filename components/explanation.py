@@ -15,7 +15,8 @@ import textwrap
 
 import streamlit as st
 
-from components.numbers import fmt
+from components.numbers import HIDDEN, fmt
+from engine.frames import hidden_grads
 
 INFIX = {'+': '+', '-': '−', '*': '×', '/': '÷'}
 
@@ -54,8 +55,15 @@ def captured_numbers(fn):
     return {name: cell.cell_contents for name, cell in cells if isinstance(cell.cell_contents, (int, float))}
 
 
-def chain_rule_lines(trace, step):
-    """One line per contribution, e.g. 'a.grad += b.data × L.grad = -2.0000 × 1.0000 = -2.0000'."""
+def shown(x, hidden):
+    return HIDDEN if hidden else fmt(x)
+
+
+def chain_rule_lines(trace, step, hidden=frozenset()):
+    """One line per contribution, e.g. 'a.grad += b.data × L.grad = -2.0000 × 1.0000 = -2.0000'.
+
+    A grad of a node in `hidden` shows '?': 'a.grad += b.data × L.grad = -2.0000 × 1.0000 = ?'.
+    """
     fn = trace.backward_fn(step.node)
     node = trace.nodes[step.node]
     code_lines = [line.strip() for line in backward_source(fn).splitlines() if '.grad +=' in line]
@@ -64,7 +72,8 @@ def chain_rule_lines(trace, step):
     lines = []
     for c, code in zip(step.contributions, code_lines):
         symbolic = re.sub(r'\b(self|other|out)\b', lambda m: names[m.group(1)], code).replace(' * ', ' × ')
-        lines.append(f'{symbolic} = {fmt(c.local_grad)} × {fmt(step.out_grad)} = {fmt(c.amount)}')
+        out_grad, amount = shown(step.out_grad, step.node in hidden), shown(c.amount, c.child in hidden)
+        lines.append(f'{symbolic} = {fmt(c.local_grad)} × {out_grad} = {amount}')
     return lines
 
 
@@ -82,8 +91,24 @@ def caption(trace, frame):
     return f'backward pass: {node.name} = {formula(trace, frame.node)} passes its grad back'
 
 
-def explain(trace, frame):
-    """What the explanation panel shows at `frame`, as parts (see the module's docstring)."""
+def frame_rules(trace, frame, hide='none'):
+    """The frame's sums in a line or two, for the presentation view: the chain rule at a backward step (the
+    explanation's own lines), the op's numbers in the forward pass, a leaf's grad; nothing at the inputs or seed."""
+    node = trace.nodes[frame.node] if frame.node >= 0 else None
+    if frame.kind == 'forward':
+        return [f'{node.name} = {formula(trace, frame.node, numbers=True)} = {fmt(node.data)}']
+    if frame.kind != 'backward':
+        return []
+    step, hidden = trace.steps[frame.steps_done - 1], hidden_grads(trace, frame, hide)
+    if not node.op:
+        grad = shown(step.out_grad, frame.node in hidden)
+        return [f'∂{trace.nodes[-1].name}/∂{node.name} = {node.name}.grad = {grad}']
+    return chain_rule_lines(trace, step, hidden)
+
+
+def explain(trace, frame, hide='none'):
+    """What the explanation panel shows at `frame`, as parts (see the module's docstring); `hide`: which grads
+    show '?' (engine.frames.HIDE)."""
     node = trace.nodes[frame.node] if frame.node >= 0 else None
     output = trace.nodes[-1].name
     if frame.kind == 'inputs':
@@ -99,11 +124,11 @@ def explain(trace, frame):
                             "Now each node's "), ('c', '_backward'),
                        ('', ' runs in reverse topological order, passing its grad '
                             'to its inputs, each scaled by the local gradient.')])]  # fmt: skip
-    step = trace.steps[frame.steps_done - 1]
+    step, hidden = trace.steps[frame.steps_done - 1], hidden_grads(trace, frame, hide)
     if not node.op:
         kind = 'an input' if node.is_input else 'a constant'
         return [('p', [('b', node.name), ('', f' is {kind} (a leaf): its '), ('c', '_backward'),
-                       ('', ' does nothing. Its grad, '), ('b', fmt(step.out_grad)),
+                       ('', ' does nothing. Its grad, '), ('b', shown(step.out_grad, frame.node in hidden)),
                        ('', f', is ∂{output}/∂{node.name}.')])]  # fmt: skip
     fn = trace.backward_fn(step.node)
     final_after = trace.final_after()
@@ -113,14 +138,18 @@ def explain(trace, frame):
     where.append(f'out = {node.name}')
     where += [f'{k} = {fmt(v)}' for k, v in captured_numbers(fn).items()]
     rows = []
-    for c, line in zip(step.contributions, chain_rule_lines(trace, step)):
+    written = set()  # a*a writes a twice: the second line starts from the first's grad
+    for c, line in zip(step.contributions, chain_rule_lines(trace, step, hidden)):
         child = paren(trace.nodes[c.child].name)
         status = 'final' if final_after[c.child] == frame.steps_done else 'more to come'
-        rows.append([('c', line), ('br', ''), ('', f'{child}.grad: {fmt(c.before)} → '), ('b', fmt(c.after)),
-                     ('', f' ({status})')])  # fmt: skip
+        # hiding only the new grads, the grad before this step was shown at the frame before
+        before = shown(c.before, c.before is not None and (hide == 'all' or c.child in hidden & written))
+        written.add(c.child)
+        rows.append([('c', line), ('br', ''), ('', f'{child}.grad: {before} → '),
+                     ('b', shown(c.after, c.child in hidden)), ('', f' ({status})')])  # fmt: skip
     return [
         ('p', [('b', f'{node.name} = {formula(trace, step.node)}'),
-               ('', f' passes its grad, {paren(node.name)}.grad = '), ('b', fmt(step.out_grad)),
+               ('', f' passes its grad, {paren(node.name)}.grad = '), ('b', shown(step.out_grad, step.node in hidden)),
                ('', ', back to its inputs. Its '), ('c', '_backward'), ('', ':')]),
         ('code', backward_source(fn)),
         ('p', [('', 'where '), *[run for w in where for run in (('c', w), ('', ', '))][:-1]]),

@@ -5,9 +5,9 @@ import html
 import graphviz
 import streamlit as st
 
-from components.numbers import padded
+from components.numbers import HIDDEN, padded
 from engine import ops
-from engine.frames import grads_at
+from engine.frames import grads_at, hidden_grads
 
 # Okabe-Ito colours: safe for colour-blind viewers, and strong enough for a projector
 ACTIVE = '#D55E00'  # vermillion: the node whose _backward runs, and the edges it writes along
@@ -18,14 +18,16 @@ INK = '#1A1A1A'
 FAINT = '#8A8A8A'
 UNDEFINED = '#A0307A'  # reddish purple, darker than Okabe-Ito's for text: a number that is nan or ±inf
 NOT_FINITE = ('nan', 'inf', '−inf')
+TEXT_COLOURS = {**dict.fromkeys(NOT_FINITE, UNDEFINED), HIDDEN: ACTIVE}  # texts in a number's place
 FONT = 'Courier,monospace'  # Courier metrics for the layout; any monospace font in the browser
 
 
-def value_look(trace, frame, i, grads, final_after, width):
+def value_look(trace, frame, i, grads, final_after, width, hidden=frozenset()):
     """How value node i looks at `frame`: (data text, grad text, grad state, mark).
 
     grad state: 'none' (not computed), 'accumulating' (more += to come) or 'final';
     mark: 'active' (its _backward runs, or it is seeded), 'forward' (just computed) or ''.
+    `hidden`: the nodes whose grad shows '?' (engine.frames.hidden_grads).
     """
     grad = grads[i]
     if grad is None:
@@ -38,15 +40,19 @@ def value_look(trace, frame, i, grads, final_after, width):
     if i == frame.node:
         mark = 'active' if frame.kind in ('seed', 'backward') else 'forward'
     data = trace.nodes[i].data if frame.has_data(trace, i) else None
-    return padded(data, width), padded(grad, width), state, mark
+    grad_text = HIDDEN.center(width) if grad is not None and i in hidden else padded(grad, width)
+    return padded(data, width), grad_text, state, mark
 
 
-def hot_edges(trace, frame, width):
-    """{(op node, input slot): label} for the edges the current _backward writes along."""
+def hot_edges(trace, frame, width, hidden=frozenset()):
+    """{(op node, input slot): label} for the edges the current _backward writes along; '?' into a hidden grad."""
     if frame.kind != 'backward':
         return {}
     step = trace.steps[frame.steps_done - 1]
-    return {(step.node, c.slot): f'+= {padded(c.amount, width)}' for c in step.contributions}
+    return {
+        (step.node, c.slot): f'+= {HIDDEN.center(width) if c.child in hidden else padded(c.amount, width)}'
+        for c in step.contributions
+    }
 
 
 def blank_label(width):
@@ -63,20 +69,21 @@ MARK_STYLE = {'': {}, 'active': {'color': ACTIVE, 'penwidth': '3'}, 'forward': {
 HOT = {'color': ACTIVE, 'penwidth': '2.5', 'fontcolor': ACTIVE}
 
 
-def build_dot(trace, frame, width):
+def build_dot(trace, frame, width, hide='none'):
     """The graph at `frame`, numbers padded to `width`. Ids: n3, n3_op, e3_0 (op 3's input 0), e3_out, stops b3_0.
 
     With frame None, every number is a placeholder of the same width: the layout without anyone's values.
+    `hide` (engine.frames.HIDE): which grads show '?'.
     """
     if frame is None:
         blank = padded(None, width)
         looks = [(blank, blank, 'none', '')] * len(trace.nodes)
         hot = {}
     else:
-        grads = grads_at(trace, frame)
+        grads, hidden = grads_at(trace, frame), hidden_grads(trace, frame, hide)
         final_after = trace.final_after()
-        looks = [value_look(trace, frame, i, grads, final_after, width) for i in range(len(trace.nodes))]
-        hot = hot_edges(trace, frame, width)
+        looks = [value_look(trace, frame, i, grads, final_after, width, hidden) for i in range(len(trace.nodes))]
+        hot = hot_edges(trace, frame, width, hidden)
     active_op = frame.node if hot else None
     dot = graphviz.Digraph(
         graph_attr={'rankdir': 'LR', 'bgcolor': 'white', 'forcelabels': 'true', 'nodesep': '0.3', 'ranksep': '0.5'},
@@ -134,7 +141,7 @@ def _value_label(name, data_text, grad_text, has_grad, has_data):
     """
     rows = ''
     for title, text, known in (('data', data_text, has_data), ('grad', grad_text, has_grad)):
-        colour = UNDEFINED if text.strip() in NOT_FINITE else INK if known else FAINT
+        colour = TEXT_COLOURS.get(text.strip(), INK if known else FAINT)
         text = html.escape(text)
         rows += (
             f'<tr><td align="left"><font color="{FAINT}">{title} </font></td>'

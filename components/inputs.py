@@ -23,18 +23,21 @@ def _keep_in_range(key, default):
     st.toast(f'{md(key.split(":")[-1])} is kept within ±1,000,000.', icon=':material/straighten:')
 
 
-def input_values(expr_key, expression):
-    """{name: value} as set in the boxes; each box starts at the expression's default."""
+def input_values(expr_key, expression, boxes=True):
+    """{name: value} as set in the boxes; each box starts at the expression's default. Without `boxes`: the values
+    the boxes would show, and no box drawn (the presentation view)."""
     values = {}
     names = list(expression.defaults)
-    columns = st.columns(2)
+    columns = st.columns(2) if boxes else None
     for i, name in enumerate(names):
         key = input_key(expr_key, name)
         default = float(expression.defaults[name])
         if key not in st.session_state:
             st.session_state[key] = default
-        with columns[i % 2]:
-            st.number_input(md(name), key=key, step=0.1, format='%.4f', on_change=_keep_in_range, args=(key, default))
+        if boxes:
+            with columns[i % 2]:
+                st.number_input(md(name), key=key, step=0.1, format='%.4f', on_change=_keep_in_range,
+                                args=(key, default))  # fmt: skip
         value = st.session_state[key]
         values[name] = min(max(value, -LIMIT), LIMIT) if value == value else default  # a value set before any callback
     return values

@@ -3,8 +3,8 @@
 import pandas as pd
 import streamlit as st
 
-from components.numbers import fmt
-from engine.frames import grads_at
+from components.numbers import HIDDEN, fmt
+from engine.frames import grads_at, hidden_grads
 
 HIGHLIGHT = {'background-color': '#FBDCC6'}  # a tint of the graph's vermillion: the node this frame is about
 
@@ -18,14 +18,14 @@ def table_columns(trace):
     }
 
 
-def node_table(trace, frame, answers=True):
-    """One row per node; with `answers`, a column of final grads too."""
-    fixed = table_columns(trace)
+def node_table(trace, frame, answers=True, hide='none'):
+    """One row per node; with `answers`, a column of final grads too. `hide`: which grads show '?'."""
+    fixed, hidden = table_columns(trace), hidden_grads(trace, frame, hide)
     columns = {
         'node': fixed['names'],
         'op': fixed['ops'],
         'data': [fmt(n.data) if frame.has_data(trace, i) else fmt(None) for i, n in enumerate(trace.nodes)],
-        'grad now': [fmt(g) for g in grads_at(trace, frame)],
+        'grad now': [HIDDEN if g is not None and i in hidden else fmt(g) for i, g in enumerate(grads_at(trace, frame))],
     }
     if answers:
         columns['final grad'] = fixed['finals']

@@ -3,6 +3,7 @@
 import math
 
 NOT_COMPUTED = '·'
+HIDDEN = '?'  # a grad the class is asked to work out (engine.frames.HIDE)
 
 
 def fmt(x):

@@ -24,18 +24,27 @@ def choose_expression():
     """(the chosen expression, None) or, when a typed formula cannot be read, (None, the ExpressionError)."""
     key = st.selectbox('Expression', EXPRESSIONS, format_func=MENU.get, key='expr')
     if key == 'chain':
-        n = st.number_input('Chain length', min_value=1, max_value=MAX_CHAIN, step=1, key='chain_length')
-        return chain(int(n)), None
-    if key != CUSTOM:
-        return PRESETS[key], None
-    text = st.text_input(
-        'Formula',
-        key='formula',
-        max_chars=None,
-        help=f'Numbers, names, + - * / **, and {" ".join(FUNCTIONS)}. "L = ..." names the output.',
-    )
+        st.number_input('Chain length', min_value=1, max_value=MAX_CHAIN, step=1, key='chain_length')
+    elif key == CUSTOM:
+        st.text_input(
+            'Formula',
+            key='formula',
+            max_chars=None,
+            help=f'Numbers, names, + - * / **, and {" ".join(FUNCTIONS)}. "L = ..." names the output.',
+        )
+    return chosen_expression()
+
+
+def chosen_expression():
+    """As choose_expression, for the expression the page's state names, with no widget drawn (the presentation
+    view)."""
+    s = st.session_state
+    if s.expr == 'chain':
+        return chain(int(s.chain_length)), None
+    if s.expr != CUSTOM:
+        return PRESETS[s.expr], None
     try:
-        return parse_expression(text), None
+        return parse_expression(s.formula), None
     except ExpressionError as e:
         return None, e
 

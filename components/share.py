@@ -38,9 +38,8 @@ def qr_svg(code):
 
 
 @st.dialog('Share and export', width='large')
-def share_dialog(url, frame_text, downloads):
-    """`downloads`: (section title, [(label, file name, mime, a function that makes the bytes)]) pairs; each file
-    is made only when its button is clicked, in its own thread, and the page does not rerun."""
+def share_dialog(url, frame_text, show_exports):
+    """The link to this picture, its QR code, then `show_exports()`: the export buttons (components/export_panel)."""
     st.markdown(f'**A link to this picture** — {frame_text}')
     st.code(url, language=None, wrap_lines=True)
     code = qr_code(url)
@@ -49,8 +48,4 @@ def share_dialog(url, frame_text, downloads):
     else:
         st.image(qr_png(code), width=QR_PIXELS, caption='Scan to open this frame')
         st.download_button('QR code (SVG)', qr_svg(code), 'backprop-link-qr.svg', 'image/svg+xml', on_click='ignore')
-    for title, files in downloads:
-        st.markdown(f'**{title}**')
-        columns = st.columns(len(files))
-        for column, (label, name, mime, make) in zip(columns, files):
-            column.download_button(label, make, name, mime, on_click='ignore', use_container_width=True)
+    show_exports()

@@ -1,7 +1,8 @@
 """Screenshots of the page for the docs: `python docs/screenshots.py` (needs Debian's chromium at /usr/bin/chromium).
 
 Starts `streamlit run app.py` on a free port (tests/serve.py, as the browser tests do), opens each view by its link
-(?expr=...&step=...) in a fresh page, and saves a full-page PNG at 1600x1000 into docs/.
+(?expr=...&step=...) in a fresh page, and saves a full-page PNG at 1600x1000 into docs/; the presentation view, made
+to fit its window, as the window of a 1920x1080 projector.
 """
 
 import re
@@ -17,6 +18,8 @@ from serve import CHROMIUM, CHROMIUM_ARGS, check_chromium, serve_app  # noqa: E4
 VIEWPORT = {'width': 1600, 'height': 1000}
 GRAPH = '.player svg, [data-testid="stGraphVizChart"] svg'  # the player, or the fallback chart
 MLP_FRAME = 44  # mid-backward: h2 × v2 passes its grad back; some grads final, some still collecting, some not yet
+PROJECTOR = {'width': 1920, 'height': 1080}
+NEURON_FRAME = 14  # mid-backward: x1*w1 passes its grad back, x1.grad += w1.data × 0.5 = -1.5
 
 expect.set_options(timeout=30_000)
 
@@ -27,9 +30,9 @@ def caption(page):
     )
 
 
-def open_view(browser, url, query):
+def open_view(browser, url, query, viewport=VIEWPORT):
     """A fresh page (its own session) showing `query`, with the graph drawn; returns (page, frame, last frame)."""
-    page = browser.new_page(viewport=VIEWPORT)
+    page = browser.new_page(viewport=viewport)
     page.goto(f'{url}/{query}')
     expect(page.locator('[data-testid="stApp"]')).to_be_visible()
     expect(page.locator(GRAPH)).to_be_visible()
@@ -64,6 +67,15 @@ def save(page, name):
     page.close()
 
 
+def save_window(page, name):
+    """The window as it is: the presentation view fits itself to it."""
+    page.wait_for_timeout(500)  # the player fits the graph once the controls above it are drawn
+    path = DOCS / name
+    page.screenshot(path=str(path))
+    print(f'wrote {path.relative_to(DOCS.parent)} ({page.viewport_size["width"]}x{page.viewport_size["height"]})')
+    page.close()
+
+
 def reuse_accumulating_frame(browser, url):
     """The first reuse frame where a's grad is 6.0000 (collected from a·a) before a·b brings it to 4.0000."""
     page, _, n = open_view(browser, url, '?expr=reuse')
@@ -79,7 +91,23 @@ def reuse_accumulating_frame(browser, url):
     raise RuntimeError('no reuse frame shows a.grad = 6.0000 before 4.0000')
 
 
+def exported_gif(name):
+    """The whole pass of `reuse` as the share panel's GIF export makes it (exports.pass_gif, on the server)."""
+    sys.path.insert(0, str(DOCS.parent))
+    import exports
+    from components.numbers import number_width
+    from engine import PRESETS, trace_backward
+    from engine.frames import frames
+
+    leaves, out = PRESETS['reuse'].build(None)
+    trace = trace_backward(out, leaves)
+    path = DOCS / name
+    path.write_bytes(exports.pass_gif(trace, frames(trace), number_width(trace)))
+    print(f'wrote {path.relative_to(DOCS.parent)} ({path.stat().st_size:,} bytes)')
+
+
 def main():
+    exported_gif('reuse-pass.gif')
     missing = check_chromium()
     if missing:
         sys.exit(missing)
@@ -94,14 +122,17 @@ def main():
 
             page, k, n = open_view(browser, url, '?expr=reuse&step=1000000')  # the step is capped at the last frame
             assert k == n, (k, n)
-            expect(
-                page.locator('[data-testid="stDataFrame"]').filter(has=page.locator('th', has_text='finite'))
-            ).to_have_count(1)
+            checks = page.locator('[data-testid="stDataFrame"], .player .summary')  # the fallback's, or the player's
+            expect(checks.filter(has=page.locator('th', has_text='finite'))).to_have_count(1)
             save(page, 'reuse-end.png')
 
             page, _, _ = open_view(browser, url, f'?expr=mlp&step={MLP_FRAME}')
             expect(caption(page)).to_contain_text('backward pass')
             save(page, 'mlp-backward.png')
+
+            page, _, _ = open_view(browser, url, f'?expr=neuron&present=1&step={NEURON_FRAME}', PROJECTOR)
+            expect(caption(page)).to_contain_text('x1*w1 = x1 × w1 passes its grad back')
+            save_window(page, 'present-neuron.png')
         finally:
             browser.close()
 

@@ -2,6 +2,10 @@
 
 from dataclasses import dataclass
 
+# which grads a frame shows as '?', for a class to work them out: none; the ones this frame's _backward writes
+# (the next frame shows them); or every grad backward() computes (the seed's 1 is given)
+HIDE = ('none', 'new', 'all')
+
 
 @dataclass(frozen=True, slots=True)
 class Frame:
@@ -29,3 +33,12 @@ def frames(trace, forward=True):
 def grads_at(trace, frame):
     """Each node's grad as the frame shows it: None where nothing has written it yet."""
     return trace.grads(frame.steps_done) if frame.steps_done >= 0 else [None] * len(trace.nodes)
+
+
+def hidden_grads(trace, frame, hide):
+    """The nodes whose grad `frame` shows as '?' when hiding `hide` (one of HIDE)."""
+    if hide == 'all':
+        return frozenset(range(len(trace.nodes))) - {trace.output}
+    if hide == 'new' and frame.kind == 'backward':
+        return frozenset(c.child for c in trace.steps[frame.steps_done - 1].contributions)
+    return frozenset()

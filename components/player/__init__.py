@@ -11,6 +11,7 @@ from pathlib import Path
 import streamlit as st
 
 from components.graph import LEGEND, blank_label, build_dot, hot_edges, value_look
+from engine.frames import hidden_grads
 from layout import lay_out
 
 HERE = Path(__file__).parent
@@ -31,35 +32,36 @@ def layout_svg(trace, width, waiting=lambda: True, allowance=None):
     return lay_out(build_dot(trace, None, width), waiting, allowance)
 
 
-def frame_patches(trace, all_frames, width):
+def frame_patches(trace, all_frames, width, hide='none'):
     """Frame 0 whole, then for each frame only what changed: linear in the graph and the number of frames.
 
     A patch: 'v' [[node, data text, grad text, grad state, mark]], 'o' the op whose _backward runs (-1: none),
-    'e' [['op_slot', edge label or '']], 'a' the node the frame is about.
+    'e' [['op_slot', edge label or '']], 'a' the node the frame is about. `hide`: which grads show '?'.
     """
     final_after = trace.final_after()
     grads = [None] * len(trace.nodes)
     looks, labels, patches = {}, {}, []
     previous = None
+
+    def touched(frame):  # the nodes a frame marks or writes: the next frame may show them otherwise
+        nodes = {frame.node, trace.output} - {-1}
+        return nodes | set(trace.nodes[frame.node].children) if frame.kind == 'backward' else nodes
+
     for frame in all_frames:
         if frame.kind == 'seed':
             grads[trace.output] = 1.0
         elif frame.kind == 'backward':
             for c in trace.steps[frame.steps_done - 1].contributions:
                 grads[c.child] = c.after
-        if previous is None:
-            candidates = range(len(trace.nodes))
-        else:
-            candidates = {previous.node, frame.node, trace.output} - {-1}
-            if frame.kind == 'backward':
-                candidates |= set(trace.nodes[frame.node].children)
+        candidates = range(len(trace.nodes)) if previous is None else touched(previous) | touched(frame)
+        hidden = hidden_grads(trace, frame, hide)
         changed = []
         for i in sorted(candidates):
-            look = value_look(trace, frame, i, grads, final_after, width)
+            look = value_look(trace, frame, i, grads, final_after, width, hidden)
             if looks.get(i) != look:
                 looks[i] = look
                 changed.append([i, *look])
-        hot = {f'{i}_{slot}': text for (i, slot), text in hot_edges(trace, frame, width).items()}
+        hot = {f'{i}_{slot}': text for (i, slot), text in hot_edges(trace, frame, width, hidden).items()}
         edges = [
             [key, hot.get(key, '')] for key in sorted(set(labels) | set(hot)) if labels.get(key, '') != hot.get(key, '')
         ]
@@ -69,29 +71,34 @@ def frame_patches(trace, all_frames, width):
     return patches
 
 
-def encode_body(svg, patches, width, captions, explanations, table, summary):
+def encode_body(svg, patches, width, captions, explanations, table, summary, rules=()):
     """The bulk of what the player is sent, for one expression, its inputs and the forward switch: encoded once.
 
     captions, explanations: one per frame (plain text; HTML made by components.explanation).
+    rules: one list of plain-text lines per frame, the presentation view's sums (explanation.frame_rules).
     table: {'names': [...], 'ops': [...], 'finals': [...]}, the node table's columns that no frame changes;
     the others are the value boxes' own texts. summary: the grad check's HTML, shown at the last frame.
     """
     body = {
         'svg': svg, 'patches': patches, 'blank': blank_label(width), 'legend': LEGEND,
         'captions': captions, 'explanations': explanations, 'table': table, 'summary': summary,
+        'rules': list(rules) or [[] for _ in patches],
     }  # fmt: skip
     return json.dumps(body, separators=(',', ':')).encode()
 
 
-def graph_player(layout, body, speed, answers, goto, key='graph'):
+def graph_player(layout, body, speed, answers, goto, present=False, table=False, key='graph'):
     """Draw the player.
 
-    `layout` names the body: the browser reads the body only when it is new. `goto` {'id', 'frame', 'open'}:
+    `layout` names the body: the browser reads the body only when it is new. `present`: the presentation view
+    (the graph fitted to the window, the caption as a title with the sums under it), with the node table if
+    `table`. `goto` {'id', 'frame', 'open'}:
     a new id moves the player to `frame`, except that an `open` goto (a visitor's first run) does not move a
     player that already shows a frame, as after a server restart, when its page reconnects to a new session.
     Each run sends one line of JSON, a newline, then `body`; while nothing changes they are the same bytes,
     so Streamlit does not send them again. Returns the frame whose Share button was clicked in this run, or None.
     """
-    head = json.dumps({'layout': layout, 'speed': speed, 'answers': answers, 'goto': goto}).encode()
+    head = {'layout': layout, 'speed': speed, 'answers': answers, 'goto': goto, 'present': present, 'table': table}
+    head = json.dumps(head).encode()
     result = _PLAYER(key=key, data=head + b'\n' + body, default={}, on_share_change=lambda: None)
     return result.get('share')

@@ -3,9 +3,13 @@
 // inputs; stepping and playing never ask the server anything. The frame shown is kept in the address bar.
 const NOT_COMPUTED = '·';
 const NOT_FINITE = ['nan', 'inf', '−inf']; // as components/numbers.py writes them
+const HIDDEN = '?'; // a grad the class is asked to work out (components/numbers.py)
 // below this share of its natural size the numbers are too small to read (14 pt text at 8 px): a big graph
 // opens at this size instead, scrolled to follow the active node; "Fit" still shows it whole
 const READABLE = 0.6;
+const PRESENT_MOST = 2.5; // the presentation view blows a small graph up to at most this
+const BOTTOM_PX = 12; // the presentation view's graph ends this far above the window's bottom edge
+const SCROLLBAR_PX = 16; // room for the sideways scrollbar of a graph too big to fit
 // Chrome refuses more than ~100 history.replaceState calls in 10 s; playing at 10 steps/s would reach that
 const URL_EVERY_MS = 300;
 const utf8 = new TextDecoder();
@@ -23,6 +27,7 @@ class Player {
       </div>
       <div class="notice" hidden></div>
       <div class="caption" aria-live="polite"></div>
+      <div class="rules"></div>
       <div class="view" tabindex="0"></div>
       <div class="legend"></div>
       <div class="below">
@@ -34,6 +39,7 @@ class Player {
     this.view = $('.view');
     this.slider = $('.slider');
     this.captionBox = $('.caption');
+    this.rulesBox = $('.rules');
     this.legendBox = $('.legend');
     this.explainBox = $('.explain');
     this.summaryBox = $('.summary');
@@ -61,6 +67,7 @@ class Player {
     this.urlTimer = null;
     this.urlWritten = 0;
     this.component = null; // Streamlit's handle, to send the share button's frame
+    this.present = false; // the presentation view: the graph fitted to the window, the caption as a title
 
     $('.prev').onclick = () => { this.stop(); this.go(this.cur - 1); };
     $('.next').onclick = () => { this.stop(); this.go(this.cur + 1); };
@@ -72,14 +79,22 @@ class Player {
     // the server does not follow the frame; the share panel is made for the frame this button sends
     $('.share').onclick = () => { this.stop(); this.component?.setTriggerValue('share', this.cur); };
     new ResizeObserver(() => this.svg && this.scale === undefined && this.zoom(undefined)).observe(this.view);
-    root.addEventListener('keydown', (e) => {
+    window.addEventListener('resize', () => this.present && this.fitStage());
+    document.fonts.ready.then(() => this.present && this.fitStage()); // the title's height, in its own font
+    // the player's own keys; in the presentation view the whole page's, except in a field or a menu
+    window.addEventListener('keydown', (e) => {
+      if (!this.root.isConnected || e.defaultPrevented) return;
+      const path = e.composedPath();
+      const target = path[0]; // inside the shadow root too
+      const typing = 'textarea, select, [contenteditable="true"], [role="listbox"], input:not([type="checkbox"]):not([type="range"])';
+      if (!path.includes(root) && (!this.present || target.closest?.(typing))) return;
       const keys = { ArrowLeft: -1, ArrowRight: 1 };
       if (e.key in keys) { this.stop(); this.go(this.cur + keys[e.key]); e.preventDefault(); }
-      else if (e.key === ' ' && e.target.tagName !== 'BUTTON') { this.timer ? this.stop() : this.play(); e.preventDefault(); }
+      else if (e.key === ' ' && !target.closest?.('button, input[type="checkbox"]')) { this.timer ? this.stop() : this.play(); e.preventDefault(); }
       else if (e.key === 'Home' || e.key === 'End') { this.stop(); this.go(e.key === 'Home' ? 0 : this.n - 1); e.preventDefault(); }
     });
     // the server writes the link when the expression or an input changes; put the frame back into it
-    setInterval(() => this.writeUrl(), 1000);
+    setInterval(() => this.root.isConnected && this.writeUrl(), 1000);
   }
 
   load(body) {
@@ -87,6 +102,7 @@ class Player {
     this.view.innerHTML = body.svg;
     this.svg = this.view.querySelector('svg');
     this.natural = (this.svg.viewBox.baseVal.width * 4) / 3; // pt to px
+    this.naturalHeight = (this.svg.viewBox.baseVal.height * 4) / 3;
     this.svg.removeAttribute('width');
     this.svg.removeAttribute('height');
     this.legendBox.innerHTML = body.legend;
@@ -161,6 +177,7 @@ class Player {
       v.grad.classList.toggle('faint', grad.trim() === NOT_COMPUTED);
       v.data.classList.toggle('not-finite', NOT_FINITE.includes(data.trim()));
       v.grad.classList.toggle('not-finite', NOT_FINITE.includes(grad.trim()));
+      v.grad.classList.toggle('asked', grad.trim() === HIDDEN);
       v.g.setAttribute('class', `node v ${state} ${mark}`);
       v.row.cells[2].textContent = data.trim();
       v.row.cells[3].textContent = grad.trim();
@@ -198,6 +215,7 @@ class Player {
     this.prevButton.disabled = k === 0;
     this.nextButton.disabled = k === this.n - 1;
     this.captionBox.textContent = `Frame ${k} of ${this.n - 1} · ${this.body.captions[k]}`;
+    this.showRules(this.body.rules[k]);
     this.explainBox.innerHTML = this.body.explanations[k];
     this.summaryBox.innerHTML = k === this.n - 1 ? this.body.summary : '';
     this.explainBox.dataset.frame = k; // for tests and benchmarks: the frame the words show now
@@ -245,8 +263,41 @@ class Player {
     notice.hidden = false;
   }
 
+  showRules(lines) {
+    this.rulesBox.replaceChildren(...lines.map((line) => Object.assign(document.createElement('div'), { textContent: line })));
+  }
+
+  // the presentation view: the graph takes the window's height below the title and the sums, which keep the room
+  // their longest texts need, so that no frame moves the graph
+  fitStage() {
+    this.captionBox.style.minHeight = this.rulesBox.style.minHeight = this.view.style.height = '';
+    if (!this.present || !this.body) return this.zoom(this.scale);
+    const longest = (texts) => texts.reduce((a, b) => (b.length > a.length ? b : a), '');
+    const most = (a, b) => (b.length > a.length || (b.length === a.length && longest(b).length > longest(a).length) ? b : a);
+    const shown = this.captionBox.textContent;
+    this.captionBox.textContent = `Frame ${this.n - 1} of ${this.n - 1} · ${longest(this.body.captions)}`;
+    this.captionBox.style.minHeight = `${this.captionBox.offsetHeight}px`;
+    this.captionBox.textContent = shown;
+    this.showRules(this.body.rules.reduce(most, []));
+    this.rulesBox.style.minHeight = `${this.rulesBox.offsetHeight}px`;
+    this.showRules(this.body.rules[this.cur] || []);
+    let scrolled = 0; // the page scrolls inside Streamlit's own containers
+    for (let e = this.view; e; e = e.parentElement || e.getRootNode().host) scrolled += e.scrollTop || 0;
+    const top = this.view.getBoundingClientRect().top + scrolled;
+    this.view.style.height = `${Math.max(120, window.innerHeight - top - BOTTOM_PX)}px`;
+    this.zoom(this.scale);
+  }
+
   fitScale() {
-    return this.view.clientWidth / this.natural;
+    const across = this.view.clientWidth / this.natural;
+    return this.present ? Math.min(across, this.view.clientHeight / this.naturalHeight) : across;
+  }
+
+  // a graph too big to fit at a readable size: in the presentation view, as tall as the view (up to its natural
+  // size), scrolled sideways to follow the active node
+  readableScale() {
+    const tall = (this.view.clientHeight - SCROLLBAR_PX) / this.naturalHeight;
+    return this.present ? Math.max(READABLE, Math.min(1, tall)) : READABLE;
   }
 
   shownScale() {
@@ -256,9 +307,10 @@ class Player {
   // scale: a number, null to fit the width, or undefined for the default: fit, unless that is too small to read
   zoom(scale) {
     this.scale = scale;
-    this.shown = scale === undefined ? (this.fitScale() < READABLE ? READABLE : null) : scale;
-    this.svg.style.width = this.shown ? `${this.natural * this.shown}px` : '100%';
-    this.svg.style.maxWidth = this.shown ? 'none' : `${this.natural * 1.6}px`; // a small graph is not blown up
+    this.shown = scale === undefined ? (this.fitScale() < READABLE ? this.readableScale() : null) : scale;
+    const fitted = this.present ? `${this.natural * Math.min(this.fitScale(), PRESENT_MOST)}px` : '100%';
+    this.svg.style.width = this.shown ? `${this.natural * this.shown}px` : fitted;
+    this.svg.style.maxWidth = this.shown || this.present ? 'none' : `${this.natural * 1.6}px`; // a small graph is not blown up
     this.svg.style.height = 'auto';
     this.followActive(this.cur);
   }
@@ -297,6 +349,9 @@ class Player {
       this.layout = head.layout;
     }
     this.tableBox.classList.toggle('answers', head.answers);
+    const present = !!head.present;
+    this.root.classList.toggle('present', present);
+    this.root.classList.toggle('with-table', !!head.table);
     if (head.speed !== this.speed) {
       this.speed = head.speed;
       if (wasPlaying && this.timer) { this.stop(); this.play(); }
@@ -309,6 +364,11 @@ class Player {
     const k = Math.max(0, Math.min(this.n - 1, target));
     this.cur = -1; // a new layout, or a goto: draw frame k whole
     this.go(k);
+    if (present || this.present) {
+      this.present = present;
+      this.fitStage();
+      if (present) this.view.focus({ preventScroll: true }); // the keys step at once
+    }
   }
 }
 

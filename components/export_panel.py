@@ -1,0 +1,96 @@
+"""The share panel's exports for slides: the frame on screen as SVG, PNG or DOT, and the whole pass as a GIF, a PDF,
+a PowerPoint deck or a ZIP of SVGs. exports.py makes every file on the server from the frames the page steps through;
+this draws the buttons. A frame's files are made when their button is clicked, without a rerun; a whole pass is made
+when asked, with a progress bar, and kept for this session until the picture changes."""
+
+import functools
+import shutil
+from dataclasses import dataclass
+
+import streamlit as st
+
+import exports
+
+PPTX = 'application/vnd.openxmlformats-officedocument.presentationml.presentation'
+# label, file extension, mime type, the function of exports.py that makes it
+FRAME_FILES = (
+    ('SVG (vector)', 'svg', 'image/svg+xml', exports.frame_svg),
+    ('PNG (2× size, on white)', 'png', 'image/png', exports.frame_png),
+    ('DOT source', 'dot', 'text/vnd.graphviz', None),  # exports.frame_dot, made at once: it needs no dot
+)
+PASS_FILES = (
+    ('GIF', 'gif', 'image/gif', exports.pass_gif),
+    ('PDF', 'pdf', 'application/pdf', exports.pass_pdf),
+    ('PowerPoint', 'pptx', PPTX, exports.pass_pptx),
+    ('ZIP of SVGs', 'zip', 'application/zip', None),  # exports.pass_zip, which also needs the files' stem
+)
+MADE = 'export_made'  # session state: (what the pass depends on, extension, bytes), the last pass file made
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What is on screen: the trace, its frames, the frame shown, and how the page drew them."""
+
+    trace: object
+    frames: list
+    index: int
+    width: int
+    quick: bool  # the page's layout was the quick one: the exports use it too, so they are the same picture
+    hide: str  # which grads the page hides ('none', 'new', 'all'): a slide can ask the room too
+    stem: str  # exports.file_stem(...): what the files are called
+    key: tuple  # what the whole pass depends on: the expression, its inputs and the frames
+
+
+def show_exports(shown, allowance, waiting):
+    """The export buttons for `shown`. `allowance`: the session's layout.Allowance for dot time; `waiting()`: whether
+    the visitor is still there (a whole-pass export stops when they leave)."""
+    can_draw = shutil.which('dot') is not None
+    frame = shown.frames[shown.index]
+    name = shown.stem + exports.frame_suffix(shown.index, len(shown.frames))
+    st.markdown('**This frame, for a slide**')
+    picture = {'trace': shown.trace, 'frame': frame, 'width': shown.width, 'quick': shown.quick, 'hide': shown.hide}
+    for column, (label, ext, mime, make) in zip(st.columns(len(FRAME_FILES)), FRAME_FILES):
+        if make is None:  # the DOT source needs no dot: there even without Graphviz
+            data = exports.frame_dot(**picture)
+        elif can_draw:
+            data = functools.partial(make, **picture, allowance=allowance)  # made when clicked, without a rerun
+        else:
+            continue
+        column.download_button(
+            label, data, f'{name}.{ext}', mime, on_click='ignore', icon=':material/download:', width='stretch'
+        )
+    if not can_draw:
+        st.info(exports.NO_DOT, icon=':material/info:')
+        return
+
+    st.markdown(f'**The whole pass**: {len(shown.frames)} frames, one per picture, page or slide')
+    made = st.session_state.get(MADE)
+    for column, (label, ext, mime, make) in zip(st.columns(len(PASS_FILES)), PASS_FILES):
+        file_name = f'{shown.stem}.{ext}'
+        if made and made[:2] == (shown.key, ext):
+            column.download_button(
+                f'{label} ({len(made[2]) / 2**20:.1f} MB)', made[2], file_name, mime, on_click='ignore',
+                type='primary', icon=':material/download:', width='stretch',
+            )  # fmt: skip
+        elif column.button(f'Make the {label}', key=f'make_{ext}', width='stretch'):
+            _make_pass(shown, ext, make or functools.partial(exports.pass_zip, stem=shown.stem), allowance, waiting)
+
+
+def _make_pass(shown, ext, make, allowance, waiting):
+    """Make one whole-pass file with a progress bar; keep it in the session (only the last one: bounded memory)."""
+    bar = st.progress(0.0, text=f'Drawing frame 0 of {len(shown.frames)}…')
+
+    def progress(done, total):
+        bar.progress(done / total, text=f'Drawing frame {done} of {total}…')
+
+    try:
+        data = make(
+            shown.trace, shown.frames, shown.width, quick=shown.quick, hide=shown.hide, progress=progress,
+            allowance=allowance, waiting=waiting,
+        )  # fmt: skip
+    except exports.ExportRefused as refused:
+        bar.empty()
+        st.warning(refused.message, icon=':material/hourglass_disabled:')
+        return
+    st.session_state[MADE] = (shown.key, ext, data)
+    st.rerun(scope='fragment')  # the dialog again, with this file's download button in place of "Make"

@@ -1,0 +1,50 @@
+"""The presentation view, for a projector and for screenshots: no sidebar, its few controls above the graph, the
+caption as a title with the frame's sums under it. And the switch that hides grads for a class to work out."""
+
+import html
+
+import streamlit as st
+
+from engine.frames import HIDE
+
+HIDE_LABELS = {'none': 'Show all grads', 'new': 'Hide new grads', 'all': 'Hide all grads'}
+HIDE_HELP = 'Hidden grads show ?: "new" hides what this step writes, and the next step shows it.'
+
+# Streamlit's header and its wide margins take room a projector needs; the sidebar is not drawn at all
+PAGE_STYLE = (
+    '<style>[data-testid="stHeader"]{display:none}'
+    '[data-testid="stMainBlockContainer"]{padding:0.75rem 1.5rem 0.5rem;max-width:none}</style>'
+)
+# the fallback's title and sums, as large as the player's
+FALLBACK_STYLE = (
+    '<style>.present-title{font-size:clamp(1.5rem,2.3vw,2.6rem);font-weight:600;line-height:1.2;margin:0}'
+    '.present-rules{font-family:"DejaVu Sans Mono",monospace;font-size:clamp(1.1rem,1.6vw,2rem);line-height:1.35}'
+    '</style>'
+)
+
+
+def hide_control():
+    st.selectbox('Grads in the graph', HIDE, key='hide', format_func=HIDE_LABELS.get, help=HIDE_HELP)
+
+
+def _leave():
+    st.session_state.present = False
+
+
+def presentation_controls():
+    """The view's own controls, in the main area: leave, hide grads, the node table."""
+    st.html(PAGE_STYLE)
+    leave, hide, table = st.columns([1.2, 3, 1.2], vertical_alignment='center')
+    leave.button('Leave presentation', icon=':material/close_fullscreen:', key='leave_present', on_click=_leave)
+    with hide:
+        st.segmented_control(
+            'Grads', HIDE, key='hide', required=True, format_func=HIDE_LABELS.get, label_visibility='collapsed'
+        )
+    table.toggle('Node table', key='table')
+
+
+def show_title(caption, rules):
+    """The fallback renderer's title and sums (plain text, escaped here)."""
+    title = f'<p class="present-title">{html.escape(caption)}</p>'
+    lines = ''.join(f'<div>{html.escape(line)}</div>' for line in rules)
+    st.html(f'{FALLBACK_STYLE}{title}<div class="present-rules">{lines}</div>')
