@@ -88,10 +88,10 @@ def frame_title(trace, frames, index):
     return f'Frame {index} of {len(frames) - 1}: {caption(trace, frames[index])}'
 
 
-def frame_dot(trace, frame, width, quick=False, title=None):
+def frame_dot(trace, frame, width, quick=False, title=None, hide='none'):
     """The DOT source of the graph at `frame`, as the page draws it (with layout.QUICK when the page's layout was
     quick); with `title`, that text (escaped: it holds names a student typed) above the graph."""
-    graph = build_dot(trace, frame, width)
+    graph = build_dot(trace, frame, width, hide)
     if quick:
         graph.graph_attr.update(layout.QUICK)
     if title:
@@ -148,20 +148,20 @@ def _png_args(dpi, size=None):
     return ['-Tpng', f'-Gdpi={dpi}', *([f'-Gsize={size[0]:.3f},{size[1]:.3f}'] if size else [])]
 
 
-def frame_svg(trace, frame, width, quick=False, allowance=None, waiting=lambda: True):
+def frame_svg(trace, frame, width, quick=False, allowance=None, waiting=lambda: True, hide='none'):
     """The frame as an SVG file (bytes): the page's layout, colours and labels, in vector."""
-    return _Dot(allowance, waiting).run(frame_dot(trace, frame, width, quick), ['-Tsvg'])
+    return _Dot(allowance, waiting).run(frame_dot(trace, frame, width, quick, hide=hide), ['-Tsvg'])
 
 
-def frame_png(trace, frame, width, quick=False, allowance=None, waiting=lambda: True):
+def frame_png(trace, frame, width, quick=False, allowance=None, waiting=lambda: True, hide='none'):
     """The frame as a PNG at PNG_DPI (twice its size on the screen), on white."""
-    return _Dot(allowance, waiting).run(frame_dot(trace, frame, width, quick), _png_args(PNG_DPI))
+    return _Dot(allowance, waiting).run(frame_dot(trace, frame, width, quick, hide=hide), _png_args(PNG_DPI))
 
 
 # --- the whole pass ----------------------------------------------------------------------------------------------
 
 
-def _drawn(trace, frames, width, quick, args, progress, allowance, waiting, titled=False):
+def _drawn(trace, frames, width, quick, args, progress, allowance, waiting, titled=False, hide='none'):
     """(index, frame, dot's output) for each frame in turn: the one loop every whole-pass export goes through.
     Refuses a pass of more than EXPORT_FRAMES frames before any dot runs; calls progress(done, total) after each."""
     if len(frames) > EXPORT_FRAMES:
@@ -169,7 +169,7 @@ def _drawn(trace, frames, width, quick, args, progress, allowance, waiting, titl
     dot = _Dot(allowance, waiting)
     for k, frame in enumerate(frames):
         title = frame_title(trace, frames, k) if titled else None
-        yield k, frame, dot.run(frame_dot(trace, frame, width, quick, title), args)
+        yield k, frame, dot.run(frame_dot(trace, frame, width, quick, title, hide), args)
         if progress:
             progress(k + 1, len(frames))
 
@@ -205,11 +205,11 @@ def _palette():
     return palette
 
 
-def pass_gif(trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True):
+def pass_gif(trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none'):
     """An animated GIF of the pass: one image per frame at the page's size, its caption under the graph, all on one
     white canvas; FRAME_MS a frame, the last held LAST_MS, looping. Refused past GIF_PIXELS, after the first frame."""
     shots = []  # (PNG, its size, title): each decoded only when its GIF frame is made, then let go
-    for k, _, png in _drawn(trace, frames, width, quick, _png_args(GIF_DPI), progress, allowance, waiting):
+    for k, _, png in _drawn(trace, frames, width, quick, _png_args(GIF_DPI), progress, allowance, waiting, hide=hide):
         with Image.open(io.BytesIO(png)) as picture:  # reads the size only
             size = picture.size
         if k == 0 and size[0] * size[1] * len(frames) > GIF_PIXELS:
@@ -241,23 +241,25 @@ def pass_gif(trace, frames, width, quick=False, progress=None, allowance=None, w
     return out.getvalue()
 
 
-def pass_zip(trace, frames, width, stem, quick=False, progress=None, allowance=None, waiting=lambda: True):
+def pass_zip(trace, frames, width, stem, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none'):
     """A ZIP of one SVG per frame, named {stem}_f03.svg."""
     out = io.BytesIO()
     with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as archive:
-        for k, _, svg in _drawn(trace, frames, width, quick, ['-Tsvg'], progress, allowance, waiting):
+        for k, _, svg in _drawn(trace, frames, width, quick, ['-Tsvg'], progress, allowance, waiting, hide=hide):
             archive.writestr(f'{stem}{frame_suffix(k, len(frames))}.svg', svg)
     return out.getvalue()
 
 
-def pass_pdf(trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True):
+def pass_pdf(trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none'):
     """A PDF with one vector page per frame, its caption above the graph; every page the size of the largest, the
     drawing centred at its top, so the graph stays put from page to page."""
     from pypdf import PdfReader, PdfWriter  # 90 ms to import: only when a PDF is asked for
     from pypdf.generic import RectangleObject
 
     writer = PdfWriter()
-    for _, _, pdf in _drawn(trace, frames, width, quick, ['-Tpdf'], progress, allowance, waiting, titled=True):
+    for _, _, pdf in _drawn(
+        trace, frames, width, quick, ['-Tpdf'], progress, allowance, waiting, titled=True, hide=hide
+    ):
         writer.append(PdfReader(io.BytesIO(pdf)))
     boxes = [page.mediabox for page in writer.pages]
     w, h = max(b.width for b in boxes), max(b.height for b in boxes)  # a caption wider than the graph widens its page
@@ -277,7 +279,7 @@ def speaker_notes(trace, frame):
     return plain_text(explain(trace, frame))
 
 
-def pass_pptx(trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True):
+def pass_pptx(trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none'):
     """A 16:9 PowerPoint deck, a slide per frame: the caption as its title, the frame's PNG under it (fitted to the
     slide, never enlarged past its natural size), the chain-rule lines in the speaker notes."""
     from pptx import Presentation  # 130 ms to import: only when a deck is asked for
@@ -287,7 +289,7 @@ def pass_pptx(trace, frames, width, quick=False, progress=None, allowance=None, 
     deck.slide_width, deck.slide_height = Inches(SLIDE_W), Inches(SLIDE_H)
     box_w, box_h = SLIDE_W - 2 * MARGIN, SLIDE_H - 2 * MARGIN - TITLE_H
     args = _png_args(PNG_DPI, (box_w, box_h))  # dot scales a larger drawing down to the box: PNG_DPI on the slide
-    for k, frame, png in _drawn(trace, frames, width, quick, args, progress, allowance, waiting):
+    for k, frame, png in _drawn(trace, frames, width, quick, args, progress, allowance, waiting, hide=hide):
         slide = deck.slides.add_slide(deck.slide_layouts[5])  # 'Title Only'
         title = slide.shapes.title
         title.left, title.top, title.width, title.height = (Inches(x) for x in (MARGIN, MARGIN, box_w, TITLE_H))
