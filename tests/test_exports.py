@@ -112,6 +112,28 @@ def test_a_frame_svg_has_the_pages_layout_where_no_node_moves(reuse):
         assert shapes(svg, 'edge').keys() == shapes(page, 'edge').keys()
 
 
+def test_the_same_scenario_exports_the_same_svg_byte_for_byte(reuse):
+    # what a link reopens: the expression, its inputs and the frame, built again from nothing
+    again = Case(PRESETS['reuse'])
+    for k in (0, 6, len(reuse.frames) - 1):
+        assert exports.frame_svg(reuse.trace, reuse.frames[k], reuse.width) == exports.frame_svg(
+            again.trace, again.frames[k], again.width
+        )
+
+
+def test_grads_the_page_hides_stay_hidden_in_every_export(reuse):
+    # reuse at the a*a step: a*a's _backward writes a.grad twice (3 + 3 = 6, by hand); with hide=new, a shows '?'
+    k = reuse.frame_of('backward', 'a*a')
+    shown = node_texts(exports.frame_svg(reuse.trace, reuse.frames[k], reuse.width), reuse.node('a').id)
+    hidden = node_texts(exports.frame_svg(reuse.trace, reuse.frames[k], reuse.width, hide='new'), reuse.node('a').id)
+    assert shown[-1] == '6.0000' and hidden[-1] == '?'
+    every = exports.frame_svg(reuse.trace, reuse.frames[-1], reuse.width, hide='all')
+    assert all(node_texts(every, reuse.node(name).id)[-1] == '?' for name in ('a', 'b'))
+    zipped = zipfile.ZipFile(io.BytesIO(exports.pass_zip(reuse.trace, reuse.frames, reuse.width, 'r', hide='all')))
+    last = zipped.read(zipped.namelist()[-1])
+    assert node_texts(last, reuse.node('a').id)[-1] == '?'
+
+
 def test_a_frame_of_a_quickly_laid_out_graph_is_exported_with_the_quick_layout(neuron):
     quick = build_dot(neuron.trace, None, neuron.width)
     quick.graph_attr.update(layout.QUICK)
