@@ -16,26 +16,27 @@ import textwrap
 import streamlit as st
 
 from components.numbers import HIDDEN, fmt
+from engine import ops
 from engine.frames import hidden_grads
 
-INFIX = {'+': '+', '-': '−', '*': '×', '/': '÷'}
+
+def number(x):
+    """A number as the explanation writes it: fmt's digits with a true minus, as in −inf: '−2.0000'."""
+    text = fmt(x)
+    return f'−{text[1:]}' if text.startswith('-') else text
 
 
-def paren(name):
-    return f'({name})' if re.search(r'[\s+\-*/]', name) else name
+def owner(name):
+    """A node's name before .grad or .data: 'a', 'tanh(a)', '(a*b)'."""
+    return ops.bracket(name, ops.CALL)
 
 
 def formula(trace, i, numbers=False):
-    """How node i is computed from its inputs: by name ('a × b') or with their data ('2.0000 × -3.0000')."""
+    """How node i is computed from its inputs, as engine.ops writes it: by name ('a*b + a*a', 'x1 × w1') or with
+    their data ('3.0000 × (−2.0000)')."""
     node = trace.nodes[i]
-    args = [fmt(trace.nodes[c].data) if numbers else paren(trace.nodes[c].name) for c in node.children]
-    if node.op in INFIX:
-        return f' {INFIX[node.op]} '.join(args)
-    if node.op == 'neg':
-        return f'−{args[0]}'
-    if node.op.startswith('**'):
-        return f'{args[0]}**{node.op[2:]}'
-    return f'{node.op}({args[0]})'
+    args = [number(trace.nodes[c].data) if numbers else trace.nodes[c].name for c in node.children]
+    return ops.formula(node.op, args, pretty=True)
 
 
 @functools.lru_cache(maxsize=64)
@@ -56,24 +57,27 @@ def captured_numbers(fn):
 
 
 def shown(x, hidden):
-    return HIDDEN if hidden else fmt(x)
+    return HIDDEN if hidden else number(x)
+
+
+TIMES = f' {ops.OPS["*"].text} ', f' {ops.OPS["*"].pretty} '  # the code's * as the page writes it
 
 
 def chain_rule_lines(trace, step, hidden=frozenset()):
-    """One line per contribution, e.g. 'a.grad += b.data × L.grad = -2.0000 × 1.0000 = -2.0000'.
+    """One line per contribution, e.g. 'a.grad += b.data × L.grad = −2.0000 × 1.0000 = −2.0000'.
 
-    A grad of a node in `hidden` shows '?': 'a.grad += b.data × L.grad = -2.0000 × 1.0000 = ?'.
+    A grad of a node in `hidden` shows '?': 'a.grad += b.data × L.grad = −2.0000 × 1.0000 = ?'.
     """
     fn = trace.backward_fn(step.node)
     node = trace.nodes[step.node]
     code_lines = [line.strip() for line in backward_source(fn).splitlines() if '.grad +=' in line]
-    names = {'out': paren(node.name)}
-    names.update(zip(('self', 'other'), (paren(trace.nodes[c].name) for c in node.children)))
+    names = {'out': owner(node.name)}
+    names.update(zip(('self', 'other'), (owner(trace.nodes[c].name) for c in node.children)))
     lines = []
     for c, code in zip(step.contributions, code_lines):
-        symbolic = re.sub(r'\b(self|other|out)\b', lambda m: names[m.group(1)], code).replace(' * ', ' × ')
-        out_grad, amount = shown(step.out_grad, step.node in hidden), shown(c.amount, c.child in hidden)
-        lines.append(f'{symbolic} = {fmt(c.local_grad)} × {out_grad} = {amount}')
+        symbolic = re.sub(r'\b(self|other|out)\b', lambda m: names[m.group(1)], code).replace(*TIMES)
+        product = ops.formula('*', [number(c.local_grad), shown(step.out_grad, step.node in hidden)], pretty=True)
+        lines.append(f'{symbolic} = {product} = {shown(c.amount, c.child in hidden)}')
     return lines
 
 
@@ -85,7 +89,7 @@ def caption(trace, frame):
     if frame.kind == 'forward':
         return f'forward pass: {node.name} = {formula(trace, frame.node)}'
     if frame.kind == 'seed':
-        return f'backward pass starts: {node.name}.grad = 1'
+        return f'backward pass starts: {owner(node.name)}.grad = 1'
     if not node.op:
         return f'backward pass: {node.name} is a leaf, nothing to pass on'
     return f'backward pass: {node.name} = {formula(trace, frame.node)} passes its grad back'
@@ -96,13 +100,13 @@ def frame_rules(trace, frame, hide='none'):
     explanation's own lines), the op's numbers in the forward pass, a leaf's grad; nothing at the inputs or seed."""
     node = trace.nodes[frame.node] if frame.node >= 0 else None
     if frame.kind == 'forward':
-        return [f'{node.name} = {formula(trace, frame.node, numbers=True)} = {fmt(node.data)}']
+        return [f'{node.name} = {formula(trace, frame.node, numbers=True)} = {number(node.data)}']
     if frame.kind != 'backward':
         return []
     step, hidden = trace.steps[frame.steps_done - 1], hidden_grads(trace, frame, hide)
     if not node.op:
         grad = shown(step.out_grad, frame.node in hidden)
-        return [f'∂{trace.nodes[-1].name}/∂{node.name} = {node.name}.grad = {grad}']
+        return [f'∂{trace.nodes[-1].name}/∂{node.name} = {owner(node.name)}.grad = {grad}']
     return chain_rule_lines(trace, step, hidden)
 
 
@@ -112,14 +116,15 @@ def explain(trace, frame, hide='none'):
     node = trace.nodes[frame.node] if frame.node >= 0 else None
     output = trace.nodes[-1].name
     if frame.kind == 'inputs':
-        inputs = ', '.join(f'{n.name} = {fmt(n.data)}' for n in trace.nodes if n.is_input)
+        inputs = ', '.join(f'{n.name} = {number(n.data)}' for n in trace.nodes if n.is_input)
         return [('p', [('b', 'Forward pass.'), ('', f' The inputs are set: {inputs}. '
                        'Each op will now compute its data from its inputs, in topological order.')])]  # fmt: skip
     if frame.kind == 'forward':
-        return [('p', [('b', 'Forward pass. '), ('c', f'{node.name} = {formula(trace, frame.node)}'),
-                       ('', f' = {formula(trace, frame.node, numbers=True)} = '), ('b', fmt(node.data))])]  # fmt: skip
+        written, numbers = formula(trace, frame.node), formula(trace, frame.node, numbers=True)
+        return [('p', [('b', 'Forward pass. '), ('c', f'{node.name} = {written}'),
+                       ('', f' = {numbers} = '), ('b', number(node.data))])]  # fmt: skip
     if frame.kind == 'seed':
-        return [('p', [('b', 'Backward pass starts. '), ('c', f'{output}.grad = 1'),
+        return [('p', [('b', 'Backward pass starts. '), ('c', f'{owner(output)}.grad = 1'),
                        ('', ': the output changes one-for-one with itself. '
                             "Now each node's "), ('c', '_backward'),
                        ('', ' runs in reverse topological order, passing its grad '
@@ -136,11 +141,11 @@ def explain(trace, frame, hide='none'):
     if len(node.children) > 1:
         where.append(f'other = {trace.nodes[node.children[1]].name}')
     where.append(f'out = {node.name}')
-    where += [f'{k} = {fmt(v)}' for k, v in captured_numbers(fn).items()]
+    where += [f'{k} = {number(v)}' for k, v in captured_numbers(fn).items()]
     rows = []
     written = set()  # a*a writes a twice: the second line starts from the first's grad
     for c, line in zip(step.contributions, chain_rule_lines(trace, step, hidden)):
-        child = paren(trace.nodes[c.child].name)
+        child = owner(trace.nodes[c.child].name)
         status = 'final' if final_after[c.child] == frame.steps_done else 'more to come'
         # hiding only the new grads, the grad before this step was shown at the frame before
         before = shown(c.before, c.before is not None and (hide == 'all' or c.child in hidden & written))
@@ -149,7 +154,7 @@ def explain(trace, frame, hide='none'):
                      ('b', shown(c.after, c.child in hidden)), ('', f' ({status})')])  # fmt: skip
     return [
         ('p', [('b', f'{node.name} = {formula(trace, step.node)}'),
-               ('', f' passes its grad, {paren(node.name)}.grad = '), ('b', shown(step.out_grad, step.node in hidden)),
+               ('', f' passes its grad, {owner(node.name)}.grad = '), ('b', shown(step.out_grad, step.node in hidden)),
                ('', ', back to its inputs. Its '), ('c', '_backward'), ('', ':')]),
         ('code', backward_source(fn)),
         ('p', [('', 'where '), *[run for w in where for run in (('c', w), ('', ', '))][:-1]]),

@@ -17,9 +17,21 @@ ACCUMULATING_FILL = '#FFF1B8'  # light yellow: this grad has more += to come
 INK = '#1A1A1A'
 FAINT = '#8A8A8A'
 UNDEFINED = '#A0307A'  # reddish purple, darker than Okabe-Ito's for text: a number that is nan or ±inf
+ACTIVE_TINT = '#FBDCC6'  # a tint of the vermillion: the node table's row of the node the frame is about
 NOT_FINITE = ('nan', 'inf', '−inf')
 TEXT_COLOURS = {**dict.fromkeys(NOT_FINITE, UNDEFINED), HIDDEN: ACTIVE}  # texts in a number's place
 FONT = 'Courier,monospace'  # Courier metrics for the layout; any monospace font in the browser
+SCREEN_FONT = '"DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", monospace'  # the browser's monospace font
+MARK_WIDTH, HOT_WIDTH = '3', '2.5'  # the pen of a marked box, and of the op and edges a _backward writes along
+
+# the same colours, fonts and pens for the player's stylesheet (components/player/player.css uses var(--active)
+# and so on): written here once, sent at the head of the legend, which the player puts in its page
+CSS_VARIABLES = {
+    '--active': ACTIVE, '--forward': FORWARD, '--final-fill': FINAL_FILL, '--accumulating-fill': ACCUMULATING_FILL,
+    '--ink': INK, '--faint': FAINT, '--undefined': UNDEFINED, '--active-tint': ACTIVE_TINT,
+    '--screen-font': SCREEN_FONT, '--mark-width': MARK_WIDTH, '--hot-width': HOT_WIDTH,
+}  # fmt: skip
+PLAYER_STYLE = '<style>.player {' + ' '.join(f'{name}: {value};' for name, value in CSS_VARIABLES.items()) + '}</style>'
 
 
 def value_look(trace, frame, i, grads, final_after, width, hidden=frozenset()):
@@ -65,8 +77,12 @@ STATE_STYLE = {
     'accumulating': {'style': 'rounded,filled,dashed', 'fillcolor': ACCUMULATING_FILL},
     'final': {'style': 'rounded,filled', 'fillcolor': FINAL_FILL},
 }
-MARK_STYLE = {'': {}, 'active': {'color': ACTIVE, 'penwidth': '3'}, 'forward': {'color': FORWARD, 'penwidth': '3'}}
-HOT = {'color': ACTIVE, 'penwidth': '2.5', 'fontcolor': ACTIVE}
+MARK_STYLE = {
+    '': {},
+    'active': {'color': ACTIVE, 'penwidth': MARK_WIDTH},
+    'forward': {'color': FORWARD, 'penwidth': MARK_WIDTH},
+}
+HOT = {'color': ACTIVE, 'penwidth': HOT_WIDTH, 'fontcolor': ACTIVE}
 
 
 def build_dot(trace, frame, width, hide='none'):
@@ -134,13 +150,19 @@ def _draw_buses(dot, trace):
     return stops
 
 
+# a value box's texts in the SVG, in the order of its label's cells: the name, then each row's title and number;
+# the player finds the numbers it patches by these indexes (a test lays a box out with dot and checks them)
+VALUE_ROWS = ('data', 'grad')
+VALUE_TEXTS = {'name': 0, **{row: 2 + 2 * k for k, row in enumerate(VALUE_ROWS)}}  # name 0, data 2, grad 4
+
+
 def _value_label(name, data_text, grad_text, has_grad, has_data):
     """micrograd's box of name, data and grad, stacked to keep the graph narrow (an HTML-like label, text escaped).
 
     The rule under the name is a cell border: the browser's renderer cannot redraw an <hr/> between frames.
     """
     rows = ''
-    for title, text, known in (('data', data_text, has_data), ('grad', grad_text, has_grad)):
+    for title, text, known in zip(VALUE_ROWS, (data_text, grad_text), (has_data, has_grad)):
         colour = TEXT_COLOURS.get(text.strip(), INK if known else FAINT)
         text = html.escape(text)
         rows += (
@@ -154,10 +176,7 @@ def _value_label(name, data_text, grad_text, has_grad, has_data):
 
 
 # Streamlit's stylesheet sets its own sans font on chart text; the layout was measured for a monospace one
-MONOSPACE_TEXT = (
-    '<style>[data-testid="stGraphVizChart"] svg text '
-    '{font-family: "DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", monospace !important}</style>'
-)
+MONOSPACE_TEXT = f'<style>[data-testid="stGraphVizChart"] svg text {{font-family: {SCREEN_FONT} !important}}</style>'
 
 
 def _swatch(fill, border, text, dashed=False, width=1):
@@ -170,7 +189,8 @@ def _swatch(fill, border, text, dashed=False, width=1):
 
 
 LEGEND = (
-    '<div style="font-size:0.85rem;color:#444">'
+    PLAYER_STYLE  # inert in the fallback, which has no .player
+    + '<div style="font-size:0.85rem;color:#444">'
     + _swatch('white', INK, 'grad not computed yet (·)')
     + _swatch(ACCUMULATING_FILL, INK, 'grad has more += to come', dashed=True)
     + _swatch(FINAL_FILL, INK, 'grad is final')

@@ -3,17 +3,19 @@
 import pandas as pd
 import streamlit as st
 
+from components.graph import ACTIVE_TINT
 from components.numbers import HIDDEN, fmt
+from engine import ops
 from engine.frames import grads_at, hidden_grads
 
-HIGHLIGHT = {'background-color': '#FBDCC6'}  # a tint of the graph's vermillion: the node this frame is about
+HIGHLIGHT = {'background-color': ACTIVE_TINT}  # the node this frame is about
 
 
 def table_columns(trace):
-    """The columns no frame changes: each node's name, its op, and its final grad."""
+    """The columns no frame changes: each node's name, its op as the graph shows it ('×', 'x^2'), and its final grad."""
     return {
         'names': [n.name for n in trace.nodes],
-        'ops': [n.op or ('input' if n.is_input else 'constant') for n in trace.nodes],
+        'ops': [ops.symbol(n.op) if n.op else 'input' if n.is_input else 'constant' for n in trace.nodes],
         'finals': [fmt(g) for g in trace.final_grads()],
     }
 

@@ -2,7 +2,8 @@
 
 The keys are the op names Value gives its results (Value._op); '**' stands for every power, whose op
 name carries its exponent: '**2', '**0.5'. An op of form 'call' is the Value method of its name, and a typed
-formula may call it (engine/parse.py reads this table).
+formula may call it (engine/parse.py reads this table). formula() is the one way an op is written: the trace names
+nodes with it, and the page's captions and explanation write their formulas with it (pretty=True).
 """
 
 import math
@@ -17,13 +18,14 @@ OVERFLOW = 'overflow past 1.8e308'  # the largest float is 1.7976931348623157e30
 
 @dataclass(frozen=True, slots=True)
 class Op:
-    symbol: str  # on the page: '×', '−x', 'x^n' (n stands for the exponent)
+    symbol: str  # the graph's op node: '×', '−x', 'x^n' (n stands for the exponent)
     arity: int
     precedence: int  # SUM, PRODUCT, NEGATION, POWER or CALL
     form: str  # how a formula writes it: 'infix' a*b, 'prefix' -a, 'postfix' a**2, or 'call' tanh(a)
     text: str  # what a formula writes: '*', '-', '**', 'tanh'
     why_nonfinite: Callable  # (inputs' data, exponent or None) -> why the result is inf or nan, in a student's words
     associative: bool = False  # a+(b-c) is a+b-c: the right argument needs no brackets at the op's own precedence
+    pretty: str = ''  # what the page's formulas write instead of `text`, if anything: '×', '−', '÷'
 
 
 def word(x):
@@ -98,10 +100,10 @@ def _why_bounded(args, n):
 
 OPS = {
     '+': Op('+', 2, SUM, 'infix', '+', _why_add, associative=True),
-    '-': Op('−', 2, SUM, 'infix', '-', _why_sub),
-    '*': Op('×', 2, PRODUCT, 'infix', '*', _why_mul, associative=True),
-    '/': Op('÷', 2, PRODUCT, 'infix', '/', _why_div),
-    'neg': Op('−x', 1, NEGATION, 'prefix', '-', _why_bounded),
+    '-': Op('−', 2, SUM, 'infix', '-', _why_sub, pretty='−'),
+    '*': Op('×', 2, PRODUCT, 'infix', '*', _why_mul, associative=True, pretty='×'),
+    '/': Op('÷', 2, PRODUCT, 'infix', '/', _why_div, pretty='÷'),
+    'neg': Op('−x', 1, NEGATION, 'prefix', '-', _why_bounded, pretty='−'),
     '**': Op('x^n', 1, POWER, 'postfix', '**', _why_pow),
     'tanh': Op('tanh', 1, CALL, 'call', 'tanh', _why_bounded),
     'exp': Op('exp', 1, CALL, 'call', 'exp', _why_exp),
@@ -112,8 +114,9 @@ OPS = {
     'cos': Op('cos', 1, CALL, 'call', 'cos', _why_bounded),
 }
 
-# what the characters of a name stand for: a name is text, and a space in one ('x1*w1 + x2*w2') reads as a sum
-_BINDS = {' ': SUM, '+': SUM, '-': SUM, '*': PRODUCT, '/': PRODUCT}
+# how tightly each operator a name or number can hold binds, in either writing; '**' is read before '*'
+_BINDS = {'**': POWER, '*': PRODUCT, '×': PRODUCT, '/': PRODUCT, '÷': PRODUCT, '+': SUM, '-': SUM, '−': SUM}
+MINUS = '-−'  # the formula's minus and the page's
 
 
 def op_of(op):
@@ -132,25 +135,71 @@ def symbol(op):
     return entry.symbol.replace('n', exponent(op)) if entry is OPS['**'] else entry.symbol
 
 
-def formula(op, args):
+def formula(op, args, pretty=False):
     """The op applied to named arguments: 'a+b', 'a-(b+c)', '(a+b)*c', '-(a*b)', '(a+b)**2', 'tanh(n)'.
 
-    Brackets go only where precedence needs them.
+    `pretty`: as the page writes it, with its own signs, spaced: 'a − (b+c)', '(a+b) × c', '−(a*b)', 'x1 × w1'.
+    The arguments may be names or numbers ('−2.0000'); brackets go only where bracket() says they must.
     """
     entry = op_of(op)
+    written = (entry.pretty or entry.text) if pretty else entry.text
     if entry.form == 'call':
-        return f'{entry.text}({args[0]})'
+        return f'{written}({args[0]})'
     if entry.form == 'prefix':
-        return f'{entry.text}{_bracket(args[0], entry.precedence)}'
-    if entry.form == 'postfix':
-        return f'{_bracket(args[0], entry.precedence)}{entry.text}{exponent(op)}'
+        return f'{written}{bracket(args[0], entry.precedence, after_operator=True)}'
+    if entry.form == 'postfix':  # (a**2)**3 is not a**2**3, which is a**8
+        return f'{bracket(args[0], entry.precedence + 1)}{written}{exponent(op)}'
     right = entry.precedence if entry.associative else entry.precedence + 1  # a-(b-c) is not a-b-c
-    return f'{_bracket(args[0], entry.precedence)}{entry.text}{_bracket(args[1], right)}'
+    left, right = bracket(args[0], entry.precedence), bracket(args[1], right, after_operator=True)
+    return f'{left} {written} {right}' if pretty else f'{left}{written}{right}'
 
 
-def _bracket(name, below):
-    """The name in brackets if it holds an op that binds less tightly than `below`."""
-    return f'({name})' if any(_BINDS.get(ch, CALL) < below for ch in name) else name
+def bracket(text, below, after_operator=False):
+    """The name (or number) in brackets if it binds less tightly than `below` (binding()), or if it starts with a
+    minus and comes `after_operator`: 'a*(-b)', '3.0000 × (−2.0000)', '-(-a)'.
+
+    An operand of .grad or .data binds like a call: bracket(name, CALL) gives 'a', 'tanh(a)', '(a*b)'.
+    """
+    needs = binding(text) < below or (after_operator and text.lstrip()[:1] in MINUS)
+    return f'({text})' if needs else text
+
+
+def binding(text):
+    """How tightly a name or a number holds together: the loosest operator in it outside brackets.
+
+    'x1', '(a+b)', 'tanh(a*b)' and '1e-05' bind like a call, 'a**2' like a power, '-a' and '−2.0000' like a
+    negation, 'a*b' and 'a × b' like a product, 'a+b' and 'x1*w1 + x2*w2' like a sum. A name is text a student
+    may have typed: words side by side ('my value') read as a sum, and a stray bracket never raises.
+    """
+    loosest, depth, word, spaced, start = CALL, 0, '', False, True
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        sign = '**' if text.startswith('**', i) else ch if ch in _BINDS else ''
+        if sign and depth == 0 and not _exponent_sign(word, ch):
+            if word:  # an operator between two operands
+                loosest = min(loosest, _BINDS[sign])
+            elif start and ch in MINUS:  # a leading minus; any later one is inside another operator's right side
+                loosest = min(loosest, NEGATION)
+            word, spaced, start = '', False, False
+            i += len(sign)
+            continue
+        if ch == ' ' and depth == 0:
+            spaced = bool(word)
+        else:
+            if spaced:  # two operands side by side
+                loosest = min(loosest, SUM)
+            depth = max(0, depth + (ch in '([') - (ch in ')]'))
+            word, spaced, start = word + ch, False, False
+        i += 1
+    return loosest
+
+
+def _exponent_sign(word, ch):
+    """Whether ch, right after `word`, is the sign of a number's exponent: the - of 1.5e-05."""
+    mantissa = word[:-1]
+    is_number = any(c.isdigit() for c in mantissa) and not mantissa.strip('0123456789.')
+    return ch in '+-' and word[-1:] in ('e', 'E') and is_number
 
 
 def why_nonfinite(op, args):

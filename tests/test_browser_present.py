@@ -19,7 +19,7 @@ READABLE_PX = 16  # the numbers' text on a projector's 1920×1080
 
 @pytest.fixture(scope='module')
 def served(browser):
-    from serve import serve_app
+    from devtools.serve import serve_app
 
     with serve_app(timeout=60, env=PLAYER) as url:
         yield url
@@ -117,7 +117,7 @@ def test_hiding_the_new_grads_asks_at_a_backward_frame_and_the_next_step_shows_t
     assert boxes(page)['x1*w1'][1] == '0.5000'  # written before: not asked
     edges = page.locator('.player g.edge.hot text').all_text_contents()
     assert len(edges) == 2 and all(label.split() == ['+=', '?'] for label in edges)
-    expect(page.locator('.player .rules')).to_contain_text('x1.grad += w1.data × (x1*w1).grad = -3.0000 × 0.5000 = ?')
+    expect(page.locator('.player .rules')).to_contain_text('x1.grad += w1.data × (x1*w1).grad = −3.0000 × 0.5000 = ?')
     page.keyboard.press('ArrowRight')
     wait_for_player(page, X1_W1 + 1)
     assert (boxes(page)['x1'][1], boxes(page)['w1'][1]) == ('-1.5000', '1.0000')

@@ -58,7 +58,7 @@ def test_reuse_a_times_b_step_lines():
     # out = a*b + a*a at a=3, b=-2: out.grad = 1 reaches a*b unchanged; a gets b.data = -2, b gets a.data = 3
     trace = traced(PRESETS['reuse'])
     assert chain_rule_lines(trace, step_of(trace, 'a*b')) == [
-        'a.grad += b.data × (a*b).grad = -2.0000 × 1.0000 = -2.0000',
+        'a.grad += b.data × (a*b).grad = −2.0000 × 1.0000 = −2.0000',
         'b.grad += a.data × (a*b).grad = 3.0000 × 1.0000 = 3.0000',
     ]
 
@@ -86,13 +86,13 @@ def test_lecture_l_step_lines():
     # L = d * f with d = 4, f = -2: d.grad += f.data * 1 = -2, f.grad += d.data * 1 = 4
     trace = traced(PRESETS['lecture'])
     assert chain_rule_lines(trace, step_of(trace, 'L')) == [
-        'd.grad += f.data × L.grad = -2.0000 × 1.0000 = -2.0000',
+        'd.grad += f.data × L.grad = −2.0000 × 1.0000 = −2.0000',
         'f.grad += d.data × L.grad = 4.0000 × 1.0000 = 4.0000',
     ]
     # e = a*b gets dL/de = -2; then a.grad = b.data * -2 = 6, b.grad = a.data * -2 = -4
     assert chain_rule_lines(trace, step_of(trace, 'e')) == [
-        'a.grad += b.data × e.grad = -3.0000 × -2.0000 = 6.0000',
-        'b.grad += a.data × e.grad = 2.0000 × -2.0000 = -4.0000',
+        'a.grad += b.data × e.grad = −3.0000 × (−2.0000) = 6.0000',
+        'b.grad += a.data × e.grad = 2.0000 × (−2.0000) = −4.0000',
     ]
 
 
@@ -114,7 +114,7 @@ def test_neuron_tanh_step_shows_local_gradient_and_captured_t():
 def test_neuron_x1_times_w1_step_gives_the_lecture_grads():
     trace = traced(PRESETS['neuron'])
     assert chain_rule_lines(trace, step_of(trace, 'x1*w1')) == [
-        'x1.grad += w1.data × (x1*w1).grad = -3.0000 × 0.5000 = -1.5000',
+        'x1.grad += w1.data × (x1*w1).grad = −3.0000 × 0.5000 = −1.5000',
         'w1.grad += x1.data × (x1*w1).grad = 2.0000 × 0.5000 = 1.0000',
     ]
 
@@ -149,7 +149,7 @@ def test_multiplication_shows_its_two_lines():
 
 def test_leaf_steps_say_their_backward_does_nothing():
     trace = traced(PRESETS['neuron'])
-    hand = {'x1': '-1.5000', 'w1': '1.0000', 'x2': '0.5000', 'w2': '0.0000', 'b': '0.5000'}
+    hand = {'x1': '−1.5000', 'w1': '1.0000', 'x2': '0.5000', 'w2': '0.0000', 'b': '0.5000'}
     for name, grad in hand.items():
         parts = explain(trace, backward_frame(trace, name))
         assert not code_text(parts)
@@ -180,11 +180,11 @@ def test_forward_frames_show_the_op_with_its_numbers():
     forward = [f for f in frames(trace) if f.kind == 'forward']
     texts = [md_text(explain(trace, f)) for f in forward]
     # e = a*b = 2 * -3 = -6; d = e + c = -6 + 10 = 4; L = d * f = 4 * -2 = -8
-    assert '2.0000 × -3.0000 = -6.0000' in texts[0]
-    assert '-6.0000 + 10.0000 = 4.0000' in texts[1]
-    assert '4.0000 × -2.0000 = -8.0000' in texts[2]
+    assert '2.0000 × (−3.0000) = −6.0000' in texts[0]
+    assert '−6.0000 + 10.0000 = 4.0000' in texts[1]
+    assert '4.0000 × (−2.0000) = −8.0000' in texts[2]
     inputs = md_text(explain(trace, frames(trace)[0]))
-    for part in ('a = 2.0000', 'b = -3.0000', 'c = 10.0000', 'f = -2.0000'):
+    for part in ('a = 2.0000', 'b = −3.0000', 'c = 10.0000', 'f = −2.0000'):
         assert part in inputs
 
 

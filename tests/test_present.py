@@ -93,23 +93,23 @@ def test_the_big_sums_keep_their_symbolic_part_and_hide_the_new_amount():
     frame = frames(trace)[X1_W1]
     assert frame_rules(trace, frame) == chain_rule_lines(trace, trace.steps[frame.steps_done - 1])  # the one maker
     assert frame_rules(trace, frame) == [
-        'x1.grad += w1.data × (x1*w1).grad = -3.0000 × 0.5000 = -1.5000',
+        'x1.grad += w1.data × (x1*w1).grad = −3.0000 × 0.5000 = −1.5000',
         'w1.grad += x1.data × (x1*w1).grad = 2.0000 × 0.5000 = 1.0000',
     ]
     assert frame_rules(trace, frame, 'new') == [
-        'x1.grad += w1.data × (x1*w1).grad = -3.0000 × 0.5000 = ?',
+        'x1.grad += w1.data × (x1*w1).grad = −3.0000 × 0.5000 = ?',
         'w1.grad += x1.data × (x1*w1).grad = 2.0000 × 0.5000 = ?',
     ]
-    assert frame_rules(trace, frame, 'all')[0] == 'x1.grad += w1.data × (x1*w1).grad = -3.0000 × ? = ?'
+    assert frame_rules(trace, frame, 'all')[0] == 'x1.grad += w1.data × (x1*w1).grad = −3.0000 × ? = ?'
 
 
 def test_the_big_sums_of_other_frames_are_short():
     trace = traced(PRESETS['neuron'])
     all_frames = frames(trace)
     assert frame_rules(trace, all_frames[0]) == []  # the inputs: the boxes say it
-    assert frame_rules(trace, all_frames[1]) == ['x1*w1 = 2.0000 × -3.0000 = -6.0000']
+    assert frame_rules(trace, all_frames[1]) == ['x1*w1 = 2.0000 × (−3.0000) = −6.0000']  # a true minus, bracketed
     assert frame_rules(trace, all_frames[6]) == []  # the seed: the title says o.grad = 1
-    assert frame_rules(trace, all_frames[-1]) == ['∂o/∂x1 = x1.grad = -1.5000']
+    assert frame_rules(trace, all_frames[-1]) == ['∂o/∂x1 = x1.grad = −1.5000']
     assert frame_rules(trace, all_frames[-1], 'all') == ['∂o/∂x1 = x1.grad = ?']
 
 
@@ -160,7 +160,7 @@ def test_a_presentation_link_opens_the_player_without_the_sidebar_and_asks_for_t
     shown = replay(body['patches'])
     assert (grads(shown[X1_W1][0])[X1], grads(shown[X1_W1 + 1][0])[X1]) == (HIDDEN, '-1.5000')
     assert body['rules'] == [frame_rules(trace, f, 'new') for f in frames(trace)]
-    assert body['rules'][X1_W1][0].endswith('= -3.0000 × 0.5000 = ?')
+    assert body['rules'][X1_W1][0].endswith('= −3.0000 × 0.5000 = ?')
 
 
 def test_a_presentation_link_opens_the_fallback_with_the_title_the_sums_and_the_hidden_graph(monkeypatch):

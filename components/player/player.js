@@ -12,7 +12,11 @@ const BOTTOM_PX = 12; // the presentation view's graph ends this far above the w
 const SCROLLBAR_PX = 16; // room for the sideways scrollbar of a graph too big to fit
 // Chrome refuses more than ~100 history.replaceState calls in 10 s; playing at 10 steps/s would reach that
 const URL_EVERY_MS = 300;
+// where a value box's texts fall among its SVG texts: components/graph.py's VALUE_TEXTS (tests/test_player.py checks
+// the two agree, and lays a box out with dot to check the order)
+const VALUE_TEXTS = { name: 0, data: 2, grad: 4 };
 const utf8 = new TextDecoder();
+const emptyModel = () => ({ values: [], op: -1, edges: {} }); // the look before frame 0: nothing drawn
 
 class Player {
   constructor(root) {
@@ -40,7 +44,8 @@ class Player {
     this.slider = $('.slider');
     this.captionBox = $('.caption');
     this.rulesBox = $('.rules');
-    this.legendBox = $('.legend');
+    this.legendBox = $('.legend'); // the legend, and at its head the graph's colours as CSS variables
+    this.noticeBox = $('.notice');
     this.explainBox = $('.explain');
     this.summaryBox = $('.summary');
     this.tableBox = $('.table');
@@ -49,12 +54,13 @@ class Player {
     this.nextButton = $('.next');
     this.svg = null; // the laid-out graph
     this.natural = 0; // its width at 100 %, in px
+    this.naturalHeight = 0; // and its height
     this.values = []; // per value node: {g, data, grad (its two number texts), row (the table's), look}
     this.ops = {}; // op node id -> [its circle's group, its out edge's group]
     this.edges = {}; // 'op_slot' -> {g, text, label}
     this.body = null; // what Python sent for this layout: patches, captions, explanations, table, summary
     this.n = 0; // frames
-    this.model = { values: [], op: -1, edges: {} }; // the look at frame modelAt, from the patches
+    this.model = emptyModel(); // the look at frame modelAt, from the patches
     this.modelAt = -1;
     this.cur = -1; // the frame shown; -1 before the first
     this.timer = null; // the play interval
@@ -64,8 +70,8 @@ class Player {
     this.layout = null; // the name of the body shown
     this.gotoId = null; // the last goto obeyed
     this.activeRow = null; // the table's row of the node the frame is about
-    this.urlTimer = null;
-    this.urlWritten = 0;
+    this.urlTimer = null; // the address bar's next write, when one is due
+    this.urlWritten = 0; // when it was last written (performance.now())
     this.component = null; // Streamlit's handle, to send the share button's frame
     this.present = false; // the presentation view: the graph fitted to the window, the caption as a title
 
@@ -110,12 +116,13 @@ class Player {
     for (let i = 0; ; i++) {
       const g = this.view.querySelector(`#n${i}`);
       if (!g) break;
-      // components/graph.py's value label: texts[0] the name, [1] 'data', [2] its number, [3] 'grad', [4] its number
       const texts = g.querySelectorAll('text');
+      const data = texts[VALUE_TEXTS.data];
+      const grad = texts[VALUE_TEXTS.grad];
       g.classList.add('v');
-      texts[2].classList.add('value');
-      texts[4].classList.add('value');
-      this.values.push({ g, data: texts[2], grad: texts[4], row: null, look: null });
+      data.classList.add('value');
+      grad.classList.add('value');
+      this.values.push({ g, data, grad, row: null, look: null });
     }
     this.ops = {};
     this.view.querySelectorAll('g.node[id$="_op"]').forEach((g) => {
@@ -133,7 +140,7 @@ class Player {
     this.body = body;
     this.n = body.patches.length;
     this.slider.max = this.n - 1;
-    this.model = { values: [], op: -1, edges: {} };
+    this.model = emptyModel();
     this.modelAt = -1;
     this.zoom(this.scale);
   }
@@ -154,7 +161,7 @@ class Player {
 
   // the model follows the patches; the page is written once per frame shown, only where it changed
   seek(k) {
-    if (k < this.modelAt) { this.model = { values: [], op: -1, edges: {} }; this.modelAt = -1; }
+    if (k < this.modelAt) { this.model = emptyModel(); this.modelAt = -1; }
     const m = this.model;
     for (let j = this.modelAt + 1; j <= k; j++) {
       const patch = this.body.patches[j];
@@ -257,10 +264,9 @@ class Player {
   checkLink() {
     const count = [...new URLSearchParams(window.location.search).keys()].length;
     if (count <= 1000) return;
-    const notice = this.root.querySelector('.notice');
-    notice.textContent = `This link has ${count} parameters, more than the 1,000 the server reads, so none of it ` +
-      'was read: the page opened with its defaults.';
-    notice.hidden = false;
+    this.noticeBox.textContent = `This link has ${count} parameters, more than the 1,000 the server reads, so none ` +
+      'of it was read: the page opened with its defaults.';
+    this.noticeBox.hidden = false;
   }
 
   showRules(lines) {
