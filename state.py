@@ -5,6 +5,9 @@ PageState and back, and a PageState into query parameters and back. Each field's
 once, beside the field (its link name, how its text is read and checked, how it is written): to_query and
 from_query only walk that table. A link is untrusted: from_query keeps what it can read and falls back to the
 default for the rest.
+
+The session-state keys this module owns: each field of PageState under its name (the widgets that set a field are
+drawn with that key; the stepper moves `frame`), each input's box (input_key), and LINK_IN_BROWSER and LINK_OF_PAGE.
 """
 
 import math
@@ -12,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 
 from engine import MAX_LENGTH, PRESETS
-from engine.frames import HIDE
+from engine.frames import HIDE, clamp_frame
 
 CUSTOM = 'custom'
 EXPRESSIONS = (*PRESETS, CUSTOM)
@@ -23,6 +26,9 @@ INPUT_PREFIX = 'v.'  # inputs in a link: ?v.x1=2, so that a variable may be call
 END = 10**6  # step=end in a link: the last frame, whatever the number of frames
 STREAMLITS_OWN = ('embed', 'embed_options')  # in the address bar for Streamlit itself: neither read nor reported
 NOT_SCENARIO = ('step', *STREAMLITS_OWN)  # in the address bar, but not what the page shows
+INPUT_KEYS = 'input:'  # session state: 'input:<expr>:<name>', an input's box (input_key)
+LINK_IN_BROWSER = 'link_in_browser'  # session state: the scenario of the link in the browser's address bar
+LINK_OF_PAGE = 'link_of_page'  # session state: the scenario of the page's own link, as last written
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,12 @@ class PageState:
     table: bool = flag('table', False)  # the presentation view shows the node table too
     hide: str = linked('hide', 'none', str, lambda v: v in HIDE)  # which grads show '?' (engine.frames.HIDE)
 
+    @property
+    def final_grads_shown(self):
+        """Whether the node table shows each final grad: as asked, but never while grads are hidden, which the final
+        grads would give away."""
+        return self.answers and self.hide == 'none'
+
 
 LINKS = {f.metadata['link'].name: f for f in fields(PageState) if 'link' in f.metadata}  # link name -> field
 
@@ -77,7 +89,7 @@ def keep_widget_values(session):
     """
     names = {f.name for f in fields(PageState)}
     for key in list(session.keys()):
-        if key in names or str(key).startswith('input:'):
+        if key in names or str(key).startswith(INPUT_KEYS):
             session[key] = session[key]
 
 
@@ -91,7 +103,7 @@ def forget_other_formulas(session, names):
 
 def input_key(expr, name):
     """The session-state key of one input's number box: each expression keeps its own values."""
-    return f'input:{expr}:{name}'
+    return f'{INPUT_KEYS}{expr}:{name}'
 
 
 def to_session(state):
@@ -168,7 +180,7 @@ def frame_to_share(value, n_frames):
     comes from the browser, so it may be anything); the last frame is END, so that its link says step=end."""
     if type(value) is not int:
         return None
-    k = max(0, min(value, n_frames - 1))
+    k = clamp_frame(value, n_frames)
     return END if k == n_frames - 1 else k
 
 
@@ -177,23 +189,29 @@ def scenario(query):
     return {key: value for key, value in query.items() if key not in NOT_SCENARIO}
 
 
+@dataclass(frozen=True)
+class Opened:
+    """A link the page has just followed."""
+
+    frame: int  # the link's frame (END: the last one), where the player is to go
+    first: bool  # the visitor's first run: the player goes there only if it shows no frame yet (player.go_to)
+    ignored: list  # the names of the parameters that could not be read, in the link's order
+
+
 def follow_link(session, query):
     """At a visitor's first run, or when the browser went Back to another link: the page's state from `query`.
 
-    Returns None when the page already shows this link, else the names of the parameters it could not read.
-    The player is sent to the link's frame: an 'open' goto (a first run) moves only a player that shows
-    nothing yet, so a page that reconnects after a server restart keeps the frame it shows.
+    Returns None when the page already shows this link, else what was Opened: the player is to be sent to its
+    frame (components.player.go_to), and the parameters that could not be read are to be named.
     """
     first = 'expr' not in session
-    if not first and scenario(query) == session.get('link_in_browser'):
+    if not first and scenario(query) == session.get(LINK_IN_BROWSER):
         return None
     page, ignored = from_query(query)
     session.update(to_session(page))
-    goto = session.get('player_goto', {'id': 0})
-    session['player_goto'] = {'id': goto['id'] + 1, 'frame': page.frame, 'open': first}
-    session['link_in_browser'] = scenario(query)  # what the browser's address bar holds, as Streamlit sends it
-    session['link_of_page'] = None  # the page's own link, taken as it is at the end of this run
-    return ignored
+    session[LINK_IN_BROWSER] = scenario(query)  # what the browser's address bar holds, as Streamlit sends it
+    session[LINK_OF_PAGE] = None  # the page's own link, taken as it is at the end of this run
+    return Opened(page.frame, first, ignored)
 
 
 def link_to_write(session, input_names):
@@ -201,8 +219,8 @@ def link_to_write(session, input_names):
     or None when it need not be written: written only when the visitor changes something, since each write adds
     a browser-history entry. The link is also what a page reopens after a server restart."""
     query = scenario(to_query(from_session(session, input_names)))
-    if session.get('link_of_page') in (None, query):
-        session['link_of_page'] = query
+    if session.get(LINK_OF_PAGE) in (None, query):
+        session[LINK_OF_PAGE] = query
         return None
-    session['link_of_page'] = session['link_in_browser'] = query
+    session[LINK_OF_PAGE] = session[LINK_IN_BROWSER] = query
     return query

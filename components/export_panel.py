@@ -1,7 +1,8 @@
-"""The share panel's exports for slides: the frame on screen as SVG, PNG or DOT, and the whole pass as a GIF, a PDF,
-a PowerPoint deck or a ZIP of SVGs. exports.py makes every file on the server from the frames the page steps through;
-this draws the buttons. A frame's files are made when their button is clicked, without a rerun; a whole pass is made
-when asked, with a progress bar, and kept for this session until the picture changes."""
+"""The share panel, and its exports for slides: the frame on screen as SVG, PNG or DOT, and the whole pass as a GIF,
+a PDF, a PowerPoint deck or a ZIP of SVGs. exports.py makes every file on the server from the frames the page steps
+through; this opens the panel (share_panel: components/share.py's link and QR code, then these) and draws the
+buttons. A frame's files are made when their button is clicked, without a rerun; a whole pass is made when asked,
+with a progress bar, and kept for this session until the picture changes."""
 
 import functools
 import shutil
@@ -10,6 +11,11 @@ from dataclasses import dataclass
 import streamlit as st
 
 import exports
+import state
+from components.markdown import md
+from components.share import link_url, share_dialog
+from engine.frames import clamp_frame
+from shared import session_allowance, session_waiting
 
 PPTX = 'application/vnd.openxmlformats-officedocument.presentationml.presentation'
 # label, file extension, mime type, the function of exports.py that makes it
@@ -39,6 +45,23 @@ class Shown:
     hide: str  # which grads the page hides ('none', 'new', 'all'): a slide can ask the room too
     stem: str  # exports.file_stem(...): what the files are called
     key: tuple  # what the whole pass depends on: the expression, its inputs and the frames
+
+
+def share_panel(page, expression, values, trace, all_frames, width, quick):
+    """The share panel for the frame `page` names (page.frame, END for the last) of `expression` at `values`
+    ({name: value}): a link to the page at that frame, its QR code, and the exports. `quick`: whether the page's
+    layout was the quick one."""
+    index = clamp_frame(page.frame, len(all_frames))
+    shown = Shown(
+        trace, all_frames, index, width, quick, page.hide, stem=exports.file_stem(expression.key, values),
+        key=(expression.key, tuple(values.items()), page.forward, page.hide),
+    )  # fmt: skip
+    allowance, waiting = session_allowance(), session_waiting()
+    share_dialog(
+        link_url(st.context.url or '', state.to_query(page)),
+        md(exports.frame_title(trace, all_frames, index)),
+        lambda: show_exports(shown, allowance, waiting),
+    )
 
 
 def show_exports(shown, allowance, waiting):

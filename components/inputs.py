@@ -5,7 +5,7 @@ import math
 import streamlit as st
 
 from components.markdown import md
-from state import input_key
+from state import CUSTOM, forget_other_formulas, input_key
 
 LIMIT = 1e6  # inputs stay within ±LIMIT: wide enough for any lesson, and far from overflow in the ops
 
@@ -25,7 +25,8 @@ def _keep_in_range(key, default):
 
 def input_values(expr_key, expression, boxes=True):
     """{name: value} as set in the boxes; each box starts at the expression's default. Without `boxes`: the values
-    the boxes would show, and no box drawn (the presentation view)."""
+    the boxes would show, and no box drawn (the presentation view). A typed formula's boxes are kept for that formula
+    only (state.forget_other_formulas)."""
     values = {}
     names = list(expression.defaults)
     columns = st.columns(2) if boxes else None
@@ -40,4 +41,6 @@ def input_values(expr_key, expression, boxes=True):
                                 args=(key, default))  # fmt: skip
         value = st.session_state[key]
         values[name] = min(max(value, -LIMIT), LIMIT) if value == value else default  # a value set before any callback
+    if expr_key == CUSTOM:
+        forget_other_formulas(st.session_state, expression.defaults)
     return values

@@ -7,22 +7,16 @@ from engine import PRESETS, ExpressionError, chain, parse_expression
 from engine.parse import FUNCTIONS
 from state import CUSTOM, EXPRESSIONS, MAX_CHAIN
 
-# short enough for the sidebar; the page's heading gives the whole formula
-MENU = {
-    'neuron': 'neuron (the exercise)',
-    'reuse': 'reuse (the exercise)',
-    'chain': 'chain (the exercise)',
-    'lecture': 'L = (a·b + c)·f',
-    'a_plus_a': 'pitfall: b = a + a',
-    'ab_times_a_plus_b': 'pitfall: (a·b)·(a + b)',
-    'mlp': 'tiny MLP with a loss',
-    CUSTOM: 'type your own formula…',
-}
+TYPED = 'type your own formula…'  # CUSTOM's label in the menu; each preset's is its Expression's `menu`
+
+
+def _label(key):
+    return TYPED if key == CUSTOM else PRESETS[key].menu
 
 
 def choose_expression():
     """(the chosen expression, None) or, when a typed formula cannot be read, (None, the ExpressionError)."""
-    key = st.selectbox('Expression', EXPRESSIONS, format_func=MENU.get, key='expr')
+    key = st.selectbox('Expression', EXPRESSIONS, format_func=_label, key='expr')
     if key == 'chain':
         st.number_input('Chain length', min_value=1, max_value=MAX_CHAIN, step=1, key='chain_length')
     elif key == CUSTOM:
@@ -47,6 +41,13 @@ def chosen_expression():
         return parse_expression(s.formula), None
     except ExpressionError as e:
         return None, e
+
+
+def show_heading(expression):
+    """The expression's whole title, and what it teaches."""
+    st.subheader(md(expression.title), anchor=False)
+    if expression.lesson:
+        st.caption(expression.lesson)
 
 
 def show_formula_error(text, error):

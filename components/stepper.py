@@ -1,29 +1,82 @@
-"""Stepping through the frames: Previous / Play-Pause / Next and a slider.
+"""The fallback, for a server without Graphviz: Previous / Play-Pause / Next and a slider, and the frame they are at,
+which the browser lays out again at every step.
 
-The frame lives in st.session_state.frame; the slider shows it and moves it. After a play tick or
-a Prev/Next click, a browser that is a step behind can send the slider's old value back with its
-next request: such an echo is not a drag, and must neither move the frame back nor stop the play.
+The frame lives in st.session_state.frame (the page's field, state.py); the slider shows it and moves it. After a
+play tick or a Prev/Next click, a browser that is a step behind can send the slider's old value back with its next
+request: such an echo is not a drag, and must neither move the frame back nor stop the play.
 """
 
 import time
 
 import streamlit as st
 
+from components.explanation import caption, explain, frame_rules, show_explanation
+from components.graph import build_dot, show_graph
 from components.markdown import md
+from components.node_table import node_table, show_node_table
+from components.present import show_title
+from components.summary import grad_check, show_summary
+from engine.frames import clamp_frame
 
 ECHO_SECONDS = 1.5  # how long after a tick or click the slider's old value counts as an echo
+# session state, this module's own
+PLAYING = 'playing'  # whether Play is on
+TIMER_ON = 'timer_on'  # whether this run set up the play timer (a full run is what sets it up or removes it)
+PLAY_CLICKED = 'play_clicked'  # this run comes from the Play click: the first step waits for the first tick
+ECHOES = 'echoes'  # {frame left: when}: the slider values a browser may still echo back
+SLIDER = 'frame_slider'  # the slider's widget
+
+
+def step_view(trace, all_frames, width, numeric, page):
+    """The stepper and the frame it is at: the graph, and the explanation and node table beside it, or in the
+    presentation view the caption as a title with the frame's sums (and the table if asked). `page`: the
+    state.PageState. Returns the frame whose Share button (in the sidebar) was clicked in this run, else None."""
+    s = st.session_state
+    s[TIMER_ON] = s.get(PLAYING, False)
+
+    @st.fragment(run_every=1 / page.speed if s[TIMER_ON] else None)
+    def frame_view():
+        advance_if_playing(len(all_frames))
+        k = stepper(len(all_frames), lambda k: caption(trace, all_frames[k]))
+        _show_frame(trace, all_frames, k, width, numeric, page)
+
+    frame_view()
+    if page.present:
+        return None
+    with st.sidebar:
+        return s.frame if st.button('Share and export…', key='share', icon=':material/ios_share:') else None
+
+
+def _show_frame(trace, all_frames, k, width, numeric, page):
+    frame, last = all_frames[k], len(all_frames) - 1
+    if page.present:
+        show_title(f'Frame {k} of {last} · {caption(trace, frame)}', frame_rules(trace, frame, page.hide))
+    show_graph(build_dot(trace, frame, width, page.hide))
+    table = node_table(trace, frame, answers=page.final_grads_shown, hide=page.hide)
+    if page.present:
+        if page.table:
+            show_node_table(table, frame.node)
+        return
+    st.caption('Graphviz is not installed on this server, so the browser lays the graph out again at every step.')
+    left, right = st.columns([3, 2])
+    with left:
+        show_explanation(explain(trace, frame, page.hide))
+        if k == last and page.hide != 'all':
+            show_summary(grad_check(trace, numeric), trace.nodes[-1].name)
+    with right:
+        show_node_table(table, frame.node)
 
 
 def advance_if_playing(n_frames):
     """On a play tick, go one frame on; at the last frame, stop playing."""
     s = st.session_state
-    if s.get('timer_on') and not s.get('playing'):
-        s.timer_on = False
+    if s.get(TIMER_ON) and not s.get(PLAYING):
+        s[TIMER_ON] = False
         st.rerun()  # a full run is what unregisters the fragment's timer
-    if s.pop('play_clicked', False) or not s.get('playing'):
+    if s.pop(PLAY_CLICKED, False) or not s.get(PLAYING):
         return  # not playing, or this run comes from the Play click: the first step waits for the first tick
     if s.frame >= n_frames - 1:
-        s.playing = False
+        s[PLAYING] = False
         st.rerun()
     _moved_by_page(s.frame + 1)
 
@@ -32,46 +85,46 @@ def _moved_by_page(frame):
     """Go to frame, remembering the frame left: the browser may echo it back for a moment."""
     s = st.session_state
     now = time.monotonic()
-    s.echoes = {k: t for k, t in s.get('echoes', {}).items() if now - t < ECHO_SECONDS} | {s.frame: now}
+    s[ECHOES] = {k: t for k, t in s.get(ECHOES, {}).items() if now - t < ECHO_SECONDS} | {s.frame: now}
     s.frame = frame
 
 
 def _go(frame):
     s = st.session_state
-    s.playing = False
+    s[PLAYING] = False
     s.frame = frame
 
 
 def _step(delta, n_frames):
-    st.session_state.playing = False
-    _moved_by_page(min(max(st.session_state.frame + delta, 0), n_frames - 1))
+    st.session_state[PLAYING] = False
+    _moved_by_page(clamp_frame(st.session_state.frame + delta, n_frames))
 
 
 def _dragged():
     s = st.session_state
-    if time.monotonic() - s.get('echoes', {}).get(s.frame_slider, -ECHO_SECONDS) < ECHO_SECONDS:
+    if time.monotonic() - s.get(ECHOES, {}).get(s[SLIDER], -ECHO_SECONDS) < ECHO_SECONDS:
         return  # the old value of a browser that has not caught up yet
-    _go(s.frame_slider)
+    _go(s[SLIDER])
 
 
 def stepper(n_frames, caption):
     """Draw the controls; return the current frame. `caption(k)` says what frame k shows."""
     s = st.session_state
-    s.frame = frame = min(max(int(s.get('frame', 0)), 0), n_frames - 1)
+    s.frame = frame = clamp_frame(int(s.get('frame', 0)), n_frames)
     back, play, forth, slider = st.columns([1, 1.2, 1, 9], vertical_alignment='bottom')
     back.button('Prev', icon=':material/chevron_left:', key='previous', on_click=_step, args=(-1, n_frames),
                 disabled=frame == 0, width='stretch')  # fmt: skip
     forth.button('Next', icon=':material/chevron_right:', key='next', on_click=_step, args=(1, n_frames),
                  disabled=frame == n_frames - 1, width='stretch')  # fmt: skip
-    playing = s.get('playing', False)
+    playing = s.get(PLAYING, False)
     label, icon = ('Pause', ':material/pause:') if playing else ('Play', ':material/play_arrow:')
     if play.button(label, icon=icon, key='play', type='primary', width='stretch'):
-        s.playing, s.play_clicked = not playing, True
-        if s.playing and frame >= n_frames - 1:
+        s[PLAYING], s[PLAY_CLICKED] = not playing, True
+        if s[PLAYING] and frame >= n_frames - 1:
             s.frame = 0  # play again from the start
         st.rerun()  # the timer is set up on a full run
-    s.frame_slider = frame
-    slider.slider('Frame', 0, max(n_frames - 1, 1), key='frame_slider', on_change=_dragged,
+    s[SLIDER] = frame
+    slider.slider('Frame', 0, max(n_frames - 1, 1), key=SLIDER, on_change=_dragged,
                   label_visibility='collapsed', disabled=n_frames < 2)  # fmt: skip
     st.caption(md(f'Frame {frame} of {n_frames - 1} · {caption(frame)}'))
     return frame

@@ -30,6 +30,11 @@ def frames(trace, forward=True):
     return out
 
 
+def clamp_frame(k, n_frames):
+    """Frame k kept within the frames there are, 0..n_frames - 1: a frame from a link, a click or the browser."""
+    return max(0, min(k, n_frames - 1))
+
+
 def grads_at(trace, frame):
     """Each node's grad as the frame shows it: None where nothing has written it yet."""
     return trace.grads(frame.steps_done) if frame.steps_done >= 0 else [None] * len(trace.nodes)

@@ -18,6 +18,7 @@ MAX_DEPTH = 40
 MAX_EXPONENT = 100
 MAX_NAME = 24
 DEFAULT_INPUT = 1.0
+FORMULA_KEY = '='  # a typed formula's Expression.key: '=' and the text as read, without the spaces around it
 TOO_DEEP = f'the formula is nested too deeply (the limit is {MAX_DEPTH} levels)'
 LINE_ENDS = '\n;\r\v\f\x1c\x1d\x1e\x85\u2028\u2029'  # what ends a statement (;) or a line
 FUNCTIONS = {name: getattr(Value, name) for name, op in OPS.items() if op.form == 'call'}  # tanh(x), exp(x), ...
@@ -50,6 +51,8 @@ def parse_expression(text):
 
     Its variables become the inputs, in order of first use; a name used twice is one leaf.
     Raises ExpressionError, with the column (1-based, in `text` as typed), for anything else.
+    The Expression's key is the text as read: the same formula is the same graph, and a formula that reads like a
+    preset's name ('reuse', one variable) still has a key of its own.
     """
     lead = len(text) - len(text.lstrip())  # columns count in the text as typed, leading spaces and all
     text = text.strip()
@@ -92,7 +95,7 @@ def parse_expression(text):
             out.label = 'out'
         return out
 
-    return Expression(text, {name: DEFAULT_INPUT for name in names}, make)
+    return Expression(text, {name: DEFAULT_INPUT for name in names}, make, key=FORMULA_KEY + text)
 
 
 def _check_characters(text, lead):

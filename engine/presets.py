@@ -1,7 +1,7 @@
 """The seed's build() and grads_of(), and the lecture's examples, each an Expression the page can show."""
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass
 
 from .value import Value, backward
 
@@ -31,6 +31,11 @@ class Expression:
     defaults: dict  # input name -> default value, in the order the page lists them
     make: Callable  # make(values: dict) -> the output Value; it labels the leaves with their names
     lesson: str = ''  # one line on what this example teaches
+    _: KW_ONLY
+    # what the server's caches and the export files know the graph by, one per graph: a preset's name in PRESETS,
+    # 'chain10' for chain(10), '=' and the text for a typed formula (no formula or preset name starts with '=')
+    key: str
+    menu: str = ''  # the picker's label, short enough for the sidebar; the page's heading gives the whole title
 
     def build(self, values=None):
         """(leaves, out): the input leaves in the order of `defaults`, and the output."""
@@ -72,6 +77,8 @@ def chain(n=10):
         {'x': 0.5, 'w': 1.5},
         make,
         'The chain rule multiplies local gradients along a path: watch the grad shrink as it flows back.',
+        key=f'chain{n}',
+        menu='chain (the exercise)',
     )
 
 
@@ -109,37 +116,49 @@ PRESETS = {
         {'x1': 2.0, 'w1': -3.0, 'x2': 0.0, 'w2': 1.0, 'b': NEURON_B},
         _neuron,
         'The lecture neuron: x2 = 0, so w2 gets no gradient, however much it matters elsewhere.',
+        key='neuron',
+        menu='neuron (the exercise)',
     ),
     'reuse': Expression(
         'reuse: a·b + a·a',
         {'a': 3.0, 'b': -2.0},
         _reuse,
         'a is used three times: its grad collects from every use, which is why _backward uses +=.',
+        key='reuse',
+        menu='reuse (the exercise)',
     ),
-    'chain': chain(10),
+    'chain': chain(10),  # the page draws chain(n) of the length asked: its key says the length, 'chain10'
     'lecture': Expression(
         'lecture: L = (a·b + c) · f',
         {'a': 2.0, 'b': -3.0, 'c': 10.0, 'f': -2.0},
         _lecture_L,
         "Karpathy's first example, with his names: e = a·b, d = e + c, L = d · f.",
+        key='lecture',
+        menu='L = (a·b + c)·f',
     ),
     'a_plus_a': Expression(
         'pitfall: b = a + a',
         {'a': 3.0},
         lambda v: named(v['a'] + v['a'], 'b'),
         'With = instead of +=, the second use overwrites the first and a.grad comes out 1, not 2.',
+        key='a_plus_a',
+        menu='pitfall: b = a + a',
     ),
     'ab_times_a_plus_b': Expression(
         'pitfall: f = (a·b) · (a + b)',
         {'a': -2.0, 'b': 3.0},
         lambda v: named(named(v['a'] * v['b'], 'd') * named(v['a'] + v['b'], 'e'), 'f'),
         'a and b each reach f by two paths: their grads are the sums over both.',
+        key='ab_times_a_plus_b',
+        menu='pitfall: (a·b)·(a + b)',
     ),
     'mlp': Expression(
         'tiny MLP: 2 inputs, 3 tanh neurons, 1 tanh output, squared error',
         _MLP_DEFAULTS,
         _mlp,
         'A larger graph: every weight gets its grad in one backward pass.',
+        key='mlp',
+        menu='tiny MLP with a loss',
     ),
 }
 

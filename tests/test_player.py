@@ -7,15 +7,18 @@ driven with AppTest: the player is sent one body per expression and inputs, and 
 import json
 import re
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import state
+from components import graph
 from components.explanation import caption, explain, explanation_html
-from components.graph import hot_edges, value_look
+from components.graph import CSS_VARIABLES, PLAYER_STYLE, VALUE_ROWS, VALUE_TEXTS, build_dot, hot_edges, value_look
 from components.node_table import node_table, table_columns
 from components.numbers import fmt, number_width
-from components.player import encode_body, frame_patches, layout_svg
+from components.player import GOTO, encode_body, frame_patches, layout_svg
 from components.summary import grad_check, summary_html
 from engine import PRESETS, chain, numeric_grads, parse_expression, trace_backward
 from engine.frames import frames, grads_at
@@ -217,3 +220,108 @@ def test_the_layout_body_is_sent_unchanged_until_the_layout_changes():
     at.number_input(key='input:reuse:a').set_value(-1.0).run()
     new_head, new_body = player_bytes(at)
     assert json.loads(new_head)['layout'] != json.loads(head)['layout'] and new_body != body
+
+
+# --- player.js and player.css read the graph as components/graph.py draws it -----------------------------
+
+PLAYER_DIR = Path(__file__).resolve().parent.parent / 'components' / 'player'
+PLAYER_JS = (PLAYER_DIR / 'player.js').read_text()
+PLAYER_CSS = (PLAYER_DIR / 'player.css').read_text()
+
+
+def svg_texts(svg, node_id):
+    """The texts of one node's group in an SVG from dot, in document order, trimmed."""
+    root = ElementTree.fromstring(svg)
+    (group,) = [g for g in root.iter(f'{SVG}g') if g.get('id') == node_id]
+    return [''.join(t.itertext()).strip() for t in group.iter(f'{SVG}text')]
+
+
+SVG = '{http://www.w3.org/2000/svg}'
+
+
+def test_the_players_value_text_indexes_are_graph_pys():
+    (written,) = re.findall(r'^const VALUE_TEXTS = (\{.*\});', PLAYER_JS, flags=re.M)
+    assert json.loads(re.sub(r'(\w+):', r'"\1":', written)) == VALUE_TEXTS
+
+
+@pytest.mark.parametrize('key', ['reuse', 'typed'])
+def test_a_value_box_laid_out_by_dot_has_its_texts_in_the_order_the_player_reads_them(key):
+    trace = traced(EXPRESSIONS[key])
+    width = number_width(trace)
+    last = frames(trace)[-1]  # every data and grad known
+    svg = build_dot(trace, last, width).pipe(format='svg', encoding='utf-8')
+    grads = grads_at(trace, last)
+    for i, node in enumerate(trace.nodes):
+        texts = svg_texts(svg, node.id)
+        assert len(texts) == 2 * len(VALUE_ROWS) + 1
+        assert texts[VALUE_TEXTS['name']] == node.name
+        assert texts[VALUE_TEXTS['data']] == fmt(node.data) and texts[VALUE_TEXTS['data'] - 1] == 'data'
+        assert texts[VALUE_TEXTS['grad']] == fmt(grads[i]) and texts[VALUE_TEXTS['grad'] - 1] == 'grad'
+    # and the layout the player is sent, before any numbers: the same texts in the same places
+    layout = layout_svg(trace, width).svg
+    for node in trace.nodes:
+        texts = svg_texts(layout, node.id)
+        assert (texts[VALUE_TEXTS['name']], texts[VALUE_TEXTS['data'] - 1], texts[VALUE_TEXTS['grad'] - 1]) == (
+            node.name, 'data', 'grad',
+        )  # fmt: skip
+
+
+def test_the_player_declares_every_field_it_uses_in_its_constructor():
+    body = PLAYER_JS[PLAYER_JS.index('class Player {') : PLAYER_JS.index('\nexport default')]
+    constructor = body[body.index('  constructor(root) {') : body.index('\n  }\n')]
+    declared = set(re.findall(r'^    this\.(\w+) = ', constructor, flags=re.M))
+    methods = set(re.findall(r'^  (\w+)\([^)]*\) \{$', body, flags=re.M))
+    assert set(re.findall(r'this\.(\w+) = ', body)) <= declared  # none is first set deep in a method
+    assert set(re.findall(r'this\.(\w+)', body)) <= declared | methods  # nor read without being declared
+
+
+def test_the_players_stylesheet_takes_the_graphs_colours_from_graph_py():
+    constants = {
+        name: value for name, value in vars(graph).items()
+        if name.isupper() and isinstance(value, str) and re.fullmatch(r'#[0-9A-Fa-f]{3,8}', value)
+    }  # fmt: skip
+    assert {'ACTIVE', 'FORWARD', 'FINAL_FILL', 'ACCUMULATING_FILL', 'INK', 'FAINT', 'UNDEFINED'} <= set(constants)
+    literals = {hex.lower() for hex in re.findall(r'#[0-9A-Fa-f]{3,8}\b', PLAYER_CSS)}
+    assert not literals & {value.lower() for value in constants.values()}
+    assert set(constants.values()) <= set(CSS_VARIABLES.values())  # each colour of the graph is a variable
+    used = set(re.findall(r'var\((--[\w-]+)\)', PLAYER_CSS))
+    assert used == set(CSS_VARIABLES)  # every variable used is defined, and every one defined is used
+    assert graph.SCREEN_FONT not in PLAYER_CSS and 'DejaVu Sans Mono", Menlo' not in PLAYER_CSS
+
+
+def test_the_legend_the_player_is_sent_carries_the_graphs_colours_as_css_variables():
+    trace = traced(PRESETS['reuse'])
+    width = number_width(trace)
+    all_frames = frames(trace)
+    body = json.loads(player_body(trace, all_frames, width, numeric_grads(PRESETS['reuse'], {})))
+    assert body['legend'].startswith(PLAYER_STYLE)
+    for name, value in CSS_VARIABLES.items():
+        assert f'{name}: {value};' in PLAYER_STYLE
+    assert PLAYER_STYLE.startswith('<style>.player {')  # the player's root, which holds the legend
+
+
+# --- the player's wiring: the one call app.py makes (components.player.show_player) -------------------------
+
+
+def test_the_player_is_always_sent_a_goto_of_an_id_a_frame_and_whether_it_opens_the_page():
+    at = start({'expr': 'reuse', 'step': 'end'})
+    assert player_data(at)['goto'] == {'id': 1, 'frame': state.END, 'open': True}  # player.js keeps it in range
+    at.query_params.clear()
+    at.query_params.update({'expr': 'lecture', 'step': '2'})
+    at.run()
+    goto = player_data(at)['goto']
+    assert goto == {'id': 2, 'frame': 2, 'open': False}
+    assert at.session_state[GOTO] == goto  # the player's own key, written by go_to only
+
+
+def test_a_formula_that_reads_like_a_presets_name_is_not_given_the_presets_layout():
+    preset = player_data(start({'expr': 'reuse'}))
+    typed = player_data(start({'expr': 'custom', 'formula': 'reuse', 'v.reuse': '-2'}))  # one variable, one box
+    assert typed['blank'] == preset['blank']  # the same number width: only the expression's key tells them apart
+    assert preset['svg'].count('class="node"') == 8 and typed['svg'].count('class="node"') == 1  # 5 values, 3 ops
+    assert typed['layout'] != preset['layout']
+
+
+def test_the_chain_is_laid_out_for_its_length():
+    short, long = (player_data(start({'expr': 'chain', 'n': n})) for n in ('2', '3'))
+    assert short['svg'].count('class="node"') == 2 + 4 * 2 and long['svg'].count('class="node"') == 2 + 4 * 3

@@ -1,5 +1,6 @@
 """The page's state and its link form: a link round-trips, and an untrusted link never breaks the page."""
 
+import dataclasses
 import math
 from dataclasses import replace
 from urllib.parse import parse_qsl, urlencode
@@ -9,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import state
+from engine.frames import clamp_frame
 from state import MAX_CHAIN, MAX_INPUTS, SPEEDS, PageState, from_query, from_session, to_query, to_session
 
 DEFAULT = PageState()
@@ -215,3 +217,45 @@ def test_a_good_link_is_read_in_full():
     s, ignored = from_query(query)
     assert ignored == []
     assert s == PageState(expr='lecture', inputs={'a': 3.0}, frame=5, forward=False, speed=0.5)
+
+
+# --- following a link, sharing a frame -------------------------------------------------------------
+
+
+def test_following_a_link_sets_the_page_and_says_where_the_player_goes_writing_only_its_own_keys():
+    session = {}
+    opened = state.follow_link(session, {'expr': 'reuse', 'step': '3', 'v.a': '2', 'foo': 'x'})
+    assert opened == state.Opened(frame=3, first=True, ignored=['foo'])
+    assert session['expr'] == 'reuse' and session['frame'] == 3 and session[state.input_key('reuse', 'a')] == 2.0
+    page_fields = {f.name for f in dataclasses.fields(PageState)} - {'inputs'}
+    own = page_fields | {state.input_key('reuse', 'a'), state.LINK_IN_BROWSER, state.LINK_OF_PAGE}
+    assert set(session) == own  # the player's goto is the player's to write (components.player.go_to)
+
+
+def test_a_link_the_page_already_shows_is_not_followed_again_and_another_one_is_not_a_first_run():
+    session = {}
+    state.follow_link(session, {'expr': 'reuse', 'step': '3'})
+    assert state.follow_link(session, {'expr': 'reuse', 'step': '5'}) is None  # only the frame moved: the player's
+    assert state.follow_link(session, {'expr': 'lecture', 'step': 'end'}) == state.Opened(state.END, False, [])
+
+
+@pytest.mark.parametrize(
+    ('value', 'shared'), [(0, 0), (3, 3), (8, 8), (9, state.END), (50, state.END), (-4, 0), ('3', None), (2.0, None)]
+)
+def test_a_share_request_is_a_frame_within_the_frames_and_the_last_one_is_end(value, shared):
+    assert state.frame_to_share(value, 10) == shared  # frames 0..9; the browser may send anything
+
+
+@pytest.mark.parametrize(
+    ('k', 'n_frames', 'kept'), [(0, 10, 0), (9, 10, 9), (10, 10, 9), (state.END, 3, 2), (-1, 10, 0)]
+)
+def test_a_frame_is_kept_within_the_frames_there_are(k, n_frames, kept):
+    assert clamp_frame(k, n_frames) == kept
+
+
+@pytest.mark.parametrize(
+    ('answers', 'hide', 'shown'),
+    [(True, 'none', True), (False, 'none', False), (True, 'new', False), (True, 'all', False)],
+)
+def test_the_final_grads_show_only_when_asked_and_no_grad_is_hidden(answers, hide, shown):
+    assert PageState(answers=answers, hide=hide).final_grads_shown is shown

@@ -1,4 +1,5 @@
-"""The Value core: the seed's numbers, every op's gradient, numbers mixed in, IEEE edge cases, long chains.
+"""The Value core: every op's gradient, numbers mixed in, IEEE edge cases, long chains (the seed's numbers, build()
+and grads_of(): tests/test_presets.py).
 
 Every expected gradient is independent of the engine: derived by hand (written out in a comment or a
 closed form), computed in plain floats with the chain rule, or a central finite difference.
@@ -11,13 +12,12 @@ import re
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from test_presets import chain_reference
 
-from engine import Value, backward, build, grads_of, parse_expression, topological_order
+from engine import Value, backward, build, parse_expression, topological_order
 from engine.ops import OPS
 
 FAST = settings(max_examples=150, deadline=None)
-
-NEURON_VALS = [2.0, -3.0, 0.0, 1.0, 6.8813735870195432]
 
 
 # --- references, written without the engine -------------------------------------------------------
@@ -58,28 +58,6 @@ def assert_grads_match_finite_differences(f, xs, ref=None, rel=1e-5, abs_tol=1e-
         assert leaf.grad == pytest.approx(numeric, rel=rel, abs=abs_tol), f'input {i} at {xs}'
 
 
-def chain_reference(x, w, n):
-    """The chain h_k = tanh(h_{k-1} * w), h_0 = x, and (h_n, dh_n/dx, dh_n/dw) by forward-mode chain rule.
-
-    dh_k/dh_{k-1} = (1 - h_k^2) * w, so dh_k/dx = (1 - h_k^2) * w * dh_{k-1}/dx with dh_0/dx = 1;
-    dh_k/dw = (1 - h_k^2) * h_{k-1} + (1 - h_k^2) * w * dh_{k-1}/dw with dh_0/dw = 0.
-    """
-    h, dx, dw = x, 1.0, 0.0
-    for _ in range(n):
-        h_next = math.tanh(h * w)
-        s = 1 - h_next**2
-        dx, dw = s * w * dx, s * h + s * w * dw
-        h = h_next
-    return h, dx, dw
-
-
-def chain_float(x, w, n):
-    h = x
-    for _ in range(n):
-        h = math.tanh(h * w)
-    return h
-
-
 def sigmoid_float(x):
     return 1 / (1 + math.exp(-x))
 
@@ -88,99 +66,6 @@ reals = st.floats(-3.0, 3.0, allow_nan=False, allow_infinity=False)
 positives = st.floats(0.2, 5.0, allow_nan=False, allow_infinity=False)
 # bounded away from 0 on both sides: for division and relu's kink
 away_from_zero = st.tuples(st.floats(0.1, 5.0), st.booleans()).map(lambda t: t[0] if t[1] else -t[0])
-
-
-# --- the seed's numbers --------------------------------------------------------------------------
-
-
-def test_neuron_grads_are_the_lecture_numbers():
-    # n = 2*-3 + 0*1 + 6.88137... = 0.88137... = asinh(1), o = tanh(n) = 1/sqrt(2), so do/dn = 1 - o^2 = 0.5.
-    # do/dx1 = w1 * 0.5 = -1.5, do/dw1 = x1 * 0.5 = 1.0, do/dx2 = w2 * 0.5 = 0.5, do/dw2 = x2 * 0.5 = 0.0,
-    # do/db = 0.5.
-    assert grads_of('neuron', NEURON_VALS, [0] * 5) == [-1.5, 1.0, 0.5, 0.0, 0.5]
-
-
-def test_value_used_three_times_collects_grad_from_every_use():
-    # out = a*b + a*a: d/da = b + 2a = -2 + 6 = 4, d/db = a = 3 (a = 3, b = -2).
-    assert grads_of('reuse', [3.0, -2.0], [0] * 2) == [4.0, 3.0]
-
-
-def test_grads_of_writes_into_and_returns_the_given_list():
-    grad = [0] * 2
-    assert grads_of('reuse', [3.0, -2.0], grad) is grad
-    assert grad == [4.0, 3.0]
-
-
-@pytest.mark.parametrize('x, w', [(0.5, 1.5), (1.0, -0.7), (-0.3, 2.0), (0.9, 0.4)])
-def test_chain_of_ten_matches_chain_rule_to_nine_digits(x, w):
-    _, dx, dw = chain_reference(x, w, 10)
-    got = grads_of('chain', [x, w], [0] * 2)
-    # grads_of rounds to 9 digits: the forward-mode reference may differ by rounding, never by more than 1e-9
-    assert got[0] == pytest.approx(dx, abs=1e-9)
-    assert got[1] == pytest.approx(dw, abs=1e-9)
-
-
-@pytest.mark.parametrize('n', [1, 2, 3, 10, 25])
-def test_chain_of_any_length_matches_chain_rule_to_nine_digits(n):
-    x, w = 0.5, 1.5
-    _, dx, dw = chain_reference(x, w, n)
-    got = grads_of('chain', [x, w], [0] * 2, n=n)
-    assert got[0] == pytest.approx(dx, abs=1e-9)
-    assert got[1] == pytest.approx(dw, abs=1e-9)
-
-
-def test_chain_of_one_is_tanh_of_x_times_w_by_hand():
-    # h = tanh(x w): dh/dx = (1 - h^2) w, dh/dw = (1 - h^2) x
-    x, w = 0.5, 1.5
-    h = math.tanh(0.75)
-    assert grads_of('chain', [x, w], [0] * 2, n=1) == [round((1 - h * h) * w, 9), round((1 - h * h) * x, 9)]
-
-
-@FAST
-@given(x=st.floats(-2.0, 2.0), w=st.floats(-2.0, 2.0), n=st.integers(1, 15))
-def test_chain_grads_match_chain_rule_and_finite_differences(x, w, n):
-    leaves, out = build('chain', [x, w], n)
-    backward(out)
-    h, dx, dw = chain_reference(x, w, n)
-    assert out.data == pytest.approx(h, rel=1e-12, abs=1e-15)
-    assert leaves[0].grad == pytest.approx(dx, rel=1e-9, abs=1e-12)
-    assert leaves[1].grad == pytest.approx(dw, rel=1e-9, abs=1e-12)
-    # the chain can amplify a nudge by up to |w|^n: shrink the step to match, or the difference is too coarse
-    step = 1e-6 / max(1.0, abs(w) ** n)
-    for i in (0, 1):
-        numeric = central_difference(lambda a, b: chain_float(a, b, n), [x, w], i, h=step)
-        assert leaves[i].grad == pytest.approx(numeric, rel=1e-5, abs=1e-5)
-
-
-# --- build() ---------------------------------------------------------------------------------------
-
-
-def test_build_returns_neuron_leaves_in_seed_order_and_output_is_one_over_root_two():
-    leaves, out = build('neuron', NEURON_VALS)
-    assert [v.data for v in leaves] == NEURON_VALS
-    assert all(type(v) is Value and v._prev == () for v in leaves)
-    # n = 0.8813735870195432 = asinh(1), and tanh(asinh(1)) = 1 / sqrt(2)
-    assert out.data == pytest.approx(1 / math.sqrt(2), abs=1e-15)
-    graph = topological_order(out)
-    assert all(any(v is leaf for v in graph) for leaf in leaves)
-
-
-def test_build_returns_reuse_leaves_in_seed_order_and_output_data():
-    leaves, out = build('reuse', [3.0, -2.0])
-    assert [v.data for v in leaves] == [3.0, -2.0]
-    assert out.data == 3.0  # a*b + a*a = -6 + 9
-
-
-def test_build_chain_has_x_then_w_and_output_is_the_tanh_chain():
-    leaves, out = build('chain', [0.5, 1.5])
-    assert [v.data for v in leaves] == [0.5, 1.5]
-    assert out.data == pytest.approx(chain_float(0.5, 1.5, 10), rel=1e-15)
-
-
-def test_grads_start_at_zero_before_backward():
-    leaves, out = build('neuron', NEURON_VALS)
-    assert [v.grad for v in leaves] == [0.0] * 5
-    assert out.grad == 0.0
 
 
 # --- edges: a value used twice ---------------------------------------------------------------------

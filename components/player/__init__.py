@@ -1,7 +1,9 @@
 """The graph as a player in the browser: laid out once by Graphviz's dot, then each frame only patches texts
 and colours. Stepping and playing happen in the browser, and so does everything that follows the frame: the
 caption, the explanation, the node table and the grad check are sent once per expression and inputs, as HTML
-and patches that Python made, and drawn there. A step costs the server nothing."""
+and patches that Python made, and drawn there. A step costs the server nothing.
+
+The page draws it with one call, show_player, and sends it to a link's frame with go_to."""
 
 import json
 import os
@@ -10,14 +12,61 @@ from pathlib import Path
 
 import streamlit as st
 
+import shared
+from components.explanation import caption, explain, explanation_html, frame_rules
 from components.graph import LEGEND, blank_label, build_dot, hot_edges, value_look
-from engine.frames import hidden_grads
-from layout import lay_out
+from components.node_table import table_columns
+from components.summary import grad_check, summary_html
+from engine.frames import frames, hidden_grads
+from layout import LayoutRefused, lay_out
 
 HERE = Path(__file__).parent
 _PLAYER = st.components.v2.component(
     'backprop_graph_player', css=(HERE / 'player.css').read_text(), js=(HERE / 'player.js').read_text()
 )
+GOTO = 'player_goto'  # session state: where the page last sent the player, {'id', 'frame', 'open'} (go_to)
+NO_GOTO = {'id': 0, 'frame': 0, 'open': True}  # before any: the first frame
+
+
+def go_to(frame, opening):
+    """Send the player to `frame` (state.END: its last) when it is next drawn: a goto with a new id.
+
+    An `opening` goto (a visitor's first run) moves only a player that shows nothing yet: after a server restart,
+    a page that shows a frame reconnects to a new session, whose first run must not move it.
+    """
+    goto = st.session_state.get(GOTO, NO_GOTO)
+    st.session_state[GOTO] = {'id': goto['id'] + 1, 'frame': frame, 'open': opening}
+
+
+def show_player(expression, values, trace, width, numeric, page):
+    """The graph player for `expression` at `values` ({name: value}), whose trace, number width and
+    finite-difference check are `trace`, `width`, `numeric`, drawn as `page` (a state.PageState) asks.
+
+    The layout and the body come from shared.py's caches; dot runs on the visitor's allowance, and when the graph
+    cannot be laid out the page says why and stops. Returns (the frame whose Share button was clicked in this run,
+    as the browser sent it, or None; whether the layout is the quick one, which the exports then use too).
+    """
+    allowance, waiting = shared.session_allowance(), shared.session_waiting()
+    try:
+        with st.spinner('Laying out the graph…', show_time=True):
+            layout = shared.laid_out(
+                expression=expression, width=width, lay_out=lambda: layout_svg(trace, width, waiting, allowance)
+            )
+    except LayoutRefused as refused:
+        st.warning(refused.message, icon=':material/hourglass_disabled:')
+        st.stop()
+    if layout.quick:
+        st.caption('A tangled graph: laid out quickly, with straight edges, to keep within the time budget.')
+    inputs = tuple(values.items())
+    body = shared.player_body(
+        expression=expression, values=inputs, forward=page.forward, hide=page.hide,
+        make=lambda: make_body(trace, frames(trace, page.forward), width, numeric, layout, page.hide),
+    )  # fmt: skip
+    name = repr((expression.key, inputs, page.forward, page.hide))  # what the body is for, as shared.py keeps it
+    goto = st.session_state.get(GOTO, NO_GOTO)
+    answers = page.final_grads_shown
+    share_at = graph_player(name, body, page.speed, answers, goto, present=page.present, table=page.table)
+    return share_at, layout.quick
 
 
 def can_lay_out():
@@ -71,6 +120,21 @@ def frame_patches(trace, all_frames, width, hide='none'):
     return patches
 
 
+def make_body(trace, all_frames, width, numeric, layout, hide='none'):
+    """The layout with each frame's patch, caption, explanation, sums and node table, encoded for the player;
+    the grads that `hide` names show '?' in all of them, and hiding every grad leaves out the grad check too."""
+    return encode_body(
+        layout.svg,
+        frame_patches(trace, all_frames, width, hide),
+        width,
+        captions=[caption(trace, f) for f in all_frames],
+        explanations=[explanation_html(explain(trace, f, hide)) for f in all_frames],
+        rules=[frame_rules(trace, f, hide) for f in all_frames],
+        table=table_columns(trace),
+        summary='' if hide == 'all' else summary_html(grad_check(trace, numeric), trace.nodes[-1].name),
+    )
+
+
 def encode_body(svg, patches, width, captions, explanations, table, summary, rules=()):
     """The bulk of what the player is sent, for one expression, its inputs and the forward switch: encoded once.
 
@@ -92,7 +156,7 @@ def graph_player(layout, body, speed, answers, goto, present=False, table=False,
 
     `layout` names the body: the browser reads the body only when it is new. `present`: the presentation view
     (the graph fitted to the window, the caption as a title with the sums under it), with the node table if
-    `table`. `goto` {'id', 'frame', 'open'}:
+    `table`. `goto`, a dict {'id', 'frame', 'open'} as go_to makes it (player.js reads these three fields):
     a new id moves the player to `frame`, except that an `open` goto (a visitor's first run) does not move a
     player that already shows a frame, as after a server restart, when its page reconnects to a new session.
     Each run sends one line of JSON, a newline, then `body`; while nothing changes they are the same bytes,
