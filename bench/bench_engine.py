@@ -1,8 +1,9 @@
 """Benchmark our engine (engine/) against micrograd 0.1.0 on the same + and * graphs.
 
-    python bench/bench_engine.py               # ~1 s of wall time per measured cell, ~10 s in all
-    python bench/bench_engine.py --quick       # a short run, ~5 s
-    python bench/bench_engine.py --json out.json
+    python -m bench.bench_engine               # ~1 s of wall time per measured cell, ~10 s in all
+    python -m bench.bench_engine --quick       # a short run, ~5 s
+    python -m bench.bench_engine --json bench/results/engine.json | tee bench/results/engine.txt
+                                               # the README's figures: written, and the README rewritten
 
 Graphs (only + and *, since micrograd has no tanh), built the same way with either Value class:
   chain-300  out = x; 300 times: out = out * w + b    (x=1, w=0.99, b=0.01: values stay finite)
@@ -46,13 +47,12 @@ import time
 from importlib import metadata
 from pathlib import Path
 
+from micrograd.engine import Value as MgValue
+
+from bench import readme_tables
+from engine import Value, backward, topological_order, trace_backward
+
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from micrograd.engine import Value as MgValue  # noqa: E402
-
-from engine import Value, backward, topological_order, trace_backward  # noqa: E402
 
 CHAIN_STEPS = 300
 SOP_TERMS = 500
@@ -373,6 +373,8 @@ def main(argv=None):
         }
         Path(args.json).write_text(json.dumps(result, indent=2, ensure_ascii=False) + '\n')
         print(f'wrote {args.json}')
+        if Path(args.json).resolve() == ROOT / 'bench' / 'results' / 'engine.json':
+            readme_tables.update('engine')
 
 
 if __name__ == '__main__':

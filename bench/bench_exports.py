@@ -1,7 +1,7 @@
 """Benchmark the exports (exports.py): what each costs in time, in dot's time, and in bytes, on the graphs a lecturer
 would put on slides.
 
-    python bench/bench_exports.py    # ~1 min
+    python -m bench.bench_exports    # ~1 min; writes bench/results/exports.{txt,json} and the README's figure
 
 Graphs: neuron, reuse, lecture, mlp and chain(10), every frame (the forward pass included), as the page steps them.
 For each graph, one run of each export, one at a time (nothing else runs): the last frame as SVG and as PNG, then the
@@ -16,15 +16,14 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import exports
+import layout
+from bench import readme_tables
+from components.numbers import number_width
+from engine import PRESETS, chain, trace_backward
+from engine.frames import frames
 
-import exports  # noqa: E402
-import layout  # noqa: E402
-from components.numbers import number_width  # noqa: E402
-from engine import PRESETS, chain, trace_backward  # noqa: E402
-from engine.frames import frames  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 RESULTS = ROOT / 'bench' / 'results'
 GRAPHS = {'neuron': PRESETS['neuron'], 'reuse': PRESETS['reuse'], 'lecture': PRESETS['lecture'],
@@ -86,6 +85,8 @@ def main():
     print(text)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / 'exports.txt').write_text(text)
+    (RESULTS / 'exports.json').write_text(json.dumps({'rows': rows}, indent=1) + '\n')
+    readme_tables.update('exports')
 
 
 if __name__ == '__main__':

@@ -1,8 +1,8 @@
 """Benchmark the layout budget (layout.py): what dot costs on the graphs a link can ask for, and what the
 quick layout costs in time and in quality.
 
-    python bench/bench_layout.py            # ~6 min: dot's own layout of the tangled graphs runs to the end
-    python bench/bench_layout.py --quick    # ~1 min: dot's own layout capped at 20 s
+    python -m bench.bench_layout            # ~6 min: dot's own layout of the tangled graphs runs to the end
+    python -m bench.bench_layout --quick    # ~1 min: dot's own layout capped at 20 s
 
 Graphs: every preset, chain(100) and chain(500), and typed formulas: sums of products whose variables are
 reused (the shape that took 55 s), from the 31-variable one of the issue to the 399-character one.
@@ -26,14 +26,13 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+import layout
+from bench import readme_tables
+from components.graph import build_dot
+from components.numbers import number_width
+from engine import PRESETS, chain, parse_expression, trace_backward
 
-import layout  # noqa: E402
-from components.graph import build_dot  # noqa: E402
-from components.numbers import number_width  # noqa: E402
-from engine import PRESETS, chain, parse_expression, trace_backward  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 RESULTS = ROOT / 'bench' / 'results'
 
@@ -153,6 +152,8 @@ def main():
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / 'layout.txt').write_text(text)
     Path(args.json).write_text(json.dumps({'cap_s': cap, 'rows': rows}, indent=1) + '\n')
+    if Path(args.json).resolve() == RESULTS / 'layout.json':
+        readme_tables.update('layout')
 
 
 if __name__ == '__main__':

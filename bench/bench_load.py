@@ -1,10 +1,10 @@
 """How much load `streamlit run app.py` holds for a classroom: many sessions at once, page loads per second,
 the load where steps get slow, and memory. One run, against its own server on 127.0.0.1.
 
-    python bench/bench_load.py                    # every phase; writes bench/results/load.{txt,json}
-    python bench/bench_load.py --quick            # a ~2-3 minute smoke run of every phase, smaller
-    python bench/bench_load.py --ws-steps rerun   # websocket sessions step as today's page does: a rerun each step
-    python bench/bench_load.py --phases hold,memory --sessions 50 --hold-seconds 30
+    python -m bench.bench_load                    # every phase; writes bench/results/load.{txt,json}
+    python -m bench.bench_load --quick            # a ~2-3 minute smoke run of every phase, smaller
+    python -m bench.bench_load --ws-steps rerun   # websocket sessions step as today's page does: a rerun each step
+    python -m bench.bench_load --phases hold,memory --sessions 50 --hold-seconds 30
 
 Sessions are of two kinds, on the same server:
 - websocket clients in Python (`websockets`, as Streamlit 1.67 serves with uvicorn/Starlette, not tornado): they
@@ -49,17 +49,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / 'tests'))
+import websockets
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import async_playwright
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-import websockets  # noqa: E402
-from playwright.async_api import Error as PlaywrightError  # noqa: E402
-from playwright.async_api import async_playwright  # noqa: E402
-from serve import CHROMIUM, CHROMIUM_ARGS, serve_app  # noqa: E402
-from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
-from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
+from bench import readme_tables
+from devtools.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
+
+ROOT = Path(__file__).resolve().parent.parent
 
 CLK_TCK = os.sysconf('SC_CLK_TCK')
 P95_LIMIT_MS = 100
@@ -826,7 +826,7 @@ async def run(args):
     errors = Errors()
     deadline = time.monotonic() + args.max_minutes * 60
     results = {
-        'command': ' '.join(shlex.quote(a) for a in [sys.executable.rsplit('/', 1)[-1], *sys.argv]),
+        'command': shlex.join(['python', '-m', __spec__.name if __spec__ else sys.argv[0], *sys.argv[1:]]),
         'started': datetime.now(UTC).isoformat(timespec='seconds'),
         'machine': {
             'cores': os.cpu_count(),
@@ -1118,6 +1118,8 @@ def main():
     Path(args.out + '.txt').write_text(text)
     Path(args.out + '.json').write_text(json.dumps(results, indent=2, default=str) + '\n')
     print(f'wrote {args.out}.txt and .json')
+    if Path(args.out + '.json').resolve() == ROOT / 'bench' / 'results' / 'load.json':
+        readme_tables.update('load')
 
 
 if __name__ == '__main__':

@@ -1,8 +1,8 @@
 """How fast the page steps, measured in a real browser: Debian's chromium, driven by Playwright, against
 `streamlit run app.py` on 127.0.0.1.
 
-    python bench/bench_page.py                 # every case, both renderers; writes bench/results/page.{json,txt}
-    python bench/bench_page.py --quick         # fewer steps and cases
+    python -m bench.bench_page                 # every case, both renderers; writes bench/results/page.{json,txt}
+    python -m bench.bench_page --quick         # fewer steps and cases
 
 For each case (the exercise's neuron, reuse and chain, the MLP, chains of 100 and 500) and each renderer
 (the player: laid out once by the server's dot and patched in the browser; the fallback: st.graphviz_chart,
@@ -26,17 +26,16 @@ import json
 import os
 import re
 import statistics
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / 'tests'))
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import sync_playwright
 
-from playwright.sync_api import Error as PlaywrightError  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
-from serve import CHROMIUM, CHROMIUM_ARGS, serve_app  # noqa: E402
+from bench import readme_tables
+from devtools.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
+
+ROOT = Path(__file__).resolve().parent.parent
 
 STEP_TIMEOUT_MS = 120_000  # a fallback step still not drawn by then is recorded as this, and reported as '>'
 CASES = {
@@ -284,6 +283,8 @@ def main():
     Path(args.out + '.txt').write_text(text + '\n')
     Path(args.out + '.json').write_text(json.dumps({'browser': results, 'server_rerun_s': server}, indent=2) + '\n')
     print(f'wrote {args.out}.txt and .json')
+    if Path(args.out + '.json').resolve() == ROOT / 'bench' / 'results' / 'page.json':
+        readme_tables.update('page')
 
 
 if __name__ == '__main__':

@@ -1,6 +1,6 @@
-"""Screenshots of the page for the docs: `python docs/screenshots.py` (needs Debian's chromium at /usr/bin/chromium).
+"""Screenshots of the page for the docs: `python -m docs.screenshots` (needs Debian's chromium at /usr/bin/chromium).
 
-Starts `streamlit run app.py` on a free port (tests/serve.py, as the browser tests do), opens each view by its link
+Starts `streamlit run app.py` on a free port (devtools/serve.py, as the browser tests do), opens each view by its link
 (?expr=...&step=...) in a fresh page, and saves a full-page PNG at 1600x1000 into docs/; the presentation view, made
 to fit its window, as the window of a 1920x1080 projector.
 """
@@ -9,11 +9,11 @@ import re
 import sys
 from pathlib import Path
 
-DOCS = Path(__file__).resolve().parent
-sys.path.insert(0, str(DOCS.parent / 'tests'))
+from playwright.sync_api import expect, sync_playwright
 
-from playwright.sync_api import expect, sync_playwright  # noqa: E402
-from serve import CHROMIUM, CHROMIUM_ARGS, check_chromium, serve_app  # noqa: E402
+from devtools.serve import CHROMIUM, CHROMIUM_ARGS, check_chromium, serve_app
+
+DOCS = Path(__file__).resolve().parent
 
 VIEWPORT = {'width': 1600, 'height': 1000}
 GRAPH = '.player svg, [data-testid="stGraphVizChart"] svg'  # the player, or the fallback chart
@@ -93,7 +93,6 @@ def reuse_accumulating_frame(browser, url):
 
 def exported_gif(name):
     """The whole pass of `reuse` as the share panel's GIF export makes it (exports.pass_gif, on the server)."""
-    sys.path.insert(0, str(DOCS.parent))
     import exports
     from components.numbers import number_width
     from engine import PRESETS, trace_backward

@@ -1,12 +1,8 @@
 """Fixtures for the browser tests: a live `streamlit run app.py`, Debian's chromium, and a fresh page per test."""
 
-import sys
-from pathlib import Path
-
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # serve.py, whatever pytest's import mode
-from serve import CHROMIUM, CHROMIUM_ARGS, ServerError, check_chromium, serve_app  # noqa: E402
+from devtools.serve import CHROMIUM, CHROMIUM_ARGS, ServerError, check_chromium, serve_app
 
 
 class Served(str):

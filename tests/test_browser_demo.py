@@ -9,12 +9,12 @@ from urllib.parse import quote
 
 import pytest
 from playwright.sync_api import expect
-from serve import free_port, serve_app
 from test_layout import tangled_formula
 
 import layout
 from components.explanation import caption, explain, explanation_html
 from components.node_table import node_table
+from devtools.serve import free_port, serve_app
 from engine import PRESETS, parse_expression, trace_backward
 from engine.frames import frames
 

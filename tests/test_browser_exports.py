@@ -21,7 +21,7 @@ REUSE_FRAMES = 10  # reuse, a*b + a*a: the inputs, 3 forward ops, the seed, and 
 @pytest.fixture(scope='module')
 def share_panel(browser):
     """The share panel of `reuse` at frame 5, open in a fresh page."""
-    from serve import serve_app
+    from devtools.serve import serve_app
 
     with serve_app(timeout=60, env=PLAYER) as url:
         context = browser.new_context(viewport=VIEW, accept_downloads=True)

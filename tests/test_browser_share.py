@@ -13,7 +13,7 @@ expect.set_options(timeout=20_000)
 
 @pytest.fixture(scope='module')
 def served(browser):
-    from serve import serve_app
+    from devtools.serve import serve_app
 
     with serve_app(timeout=60, env=PLAYER) as url:
         yield url

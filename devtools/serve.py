@@ -1,6 +1,6 @@
 """Start `streamlit run app.py` on a free local port and stop it again.
 
-Shared by tests/conftest.py (the browser tests) and docs/screenshots.py.
+Shared by tests/conftest.py and the browser tests, bench/bench_page.py and bench/bench_load.py, and docs/screenshots.py.
 """
 
 import contextlib

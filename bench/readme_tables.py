@@ -1,0 +1,351 @@
+"""The README's benchmark figures, made from bench/results/*.json, so that the two cannot drift apart.
+
+    python -m bench.readme_tables            # rewrite every marked block of README.md from the results
+    python -m bench.readme_tables --check    # exit 1 if README.md says something else (tests/test_readme.py)
+
+Each block of figures in README.md sits between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->`. A benchmark
+that writes its results into bench/results/ rewrites the blocks made from them (update()); no figure in those
+blocks is typed by hand.
+"""
+
+import argparse
+import json
+import re
+import sys
+import textwrap
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / 'results'
+README = HERE.parent / 'README.md'
+
+# the page's goals (issue 3), which the page benchmark's figures are read against
+SEED_SCALE = ('neuron', 'reuse', 'chain (10)')  # the exercise's own graphs
+STEP_MEDIAN_GOAL_MS = 50  # at seed scale
+STEP_MEDIAN_GOAL_BIG_MS = 100  # on the 500-chain
+FIRST_GRAPH_WARM_GOAL_S = 1.5  # at seed scale
+
+
+# --- how figures are written ----------------------------------------------------------------------------------
+
+
+def span(values, digits=0, unit=''):
+    """'13–16 µs', or '15 µs' when both ends round alike."""
+    low, high = f'{min(values):,.{digits}f}', f'{max(values):,.{digits}f}'
+    return (low if low == high else f'{low}–{high}') + unit
+
+
+def met(ok):
+    return 'met' if ok else 'missed'
+
+
+def prose(text):
+    """A paragraph, or a '- ' bullet, wrapped as the rest of the README is; never with a line that markdown would
+    read as the start of a list, a heading, a quote or a table."""
+    indent = '  ' if text.startswith('- ') else ''
+    for width in range(105, 80, -1):
+        lines = textwrap.wrap(text, width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False)
+        if not any(re.match(r'\s*([-+*#>|]|\d+[.)])(\s|$)', line) for line in lines[1:]):
+            return '\n'.join(lines)
+    raise ValueError(f'cannot wrap: {text}')
+
+
+def joined(parts):
+    """Paragraphs, bullets and tables, one a part: the prose wrapped, the tables as they are."""
+    return '\n'.join(part if part.startswith('|') else prose(part) for part in parts)
+
+
+def table(head, rows):
+    lines = ['| ' + ' | '.join(head) + ' |', '|' + '---|' * len(head)]
+    return '\n'.join(lines + ['| ' + ' | '.join(row) + ' |' for row in rows])
+
+
+# --- the blocks: each takes {results stem: the parsed JSON} -------------------------------------------------
+
+
+def _graph_name(key):
+    kind, n = key.rsplit('-', 1)
+    return {'chain': f'chain of {n} `out*w + b`', 'sop': f'sum of {n} products'}[kind]
+
+
+def engine(results):
+    r = results['engine']
+    reps = [c[impl]['reps'] for c in r['comparison'] for impl in ('ours', 'micrograd')]
+    graphs = ', '.join(f'{_graph_name(g)} ({v["nodes"]:,} nodes)' for g, v in r['graphs'].items())
+    cells = sorted(r['comparison'], key=lambda c: c['phase'] != 'backward')  # the backward rows first
+    first = table(
+        ['graph', 'phase', 'ours (µs)', 'micrograd (µs)', 'ours / micrograd'],
+        [
+            [
+                _graph_name(c['graph']),
+                c['phase'],
+                f'{c["ours"]["median_us"]:.0f} / {c["ours"]["min_us"]:.0f}',
+                f'{c["micrograd"]["median_us"]:.0f} / {c["micrograd"]["min_us"]:.0f}',
+                f'{c["ratio_median"]:.2f} / {c["ratio_min"]:.2f}',
+            ]  # fmt: skip
+            for c in cells
+        ],
+    )
+
+    def ms(us):
+        return f'{us / 1000:.1f}' if us < 10_000 else f'{us / 1000:.0f}'
+
+    traced = r['traced']
+    second = table(
+        ['graph', 'traced (µs)', 'plain (µs)', 'traced / plain', 'traced, then every step worked out (ms)'],
+        [
+            [
+                _graph_name(t['graph']),
+                f'{t["traced"]["median_us"]:.0f} / {t["traced"]["min_us"]:.0f}',
+                f'{t["plain"]["median_us"]:.0f} / {t["plain"]["min_us"]:.0f}',
+                f'{t["ratio_median"]:.2f} / {t["ratio_min"]:.2f}',
+                f'{ms(t["every_step"]["median_us"])} / {ms(t["every_step"]["min_us"])}',
+            ]  # fmt: skip
+            for t in traced
+        ],
+    )
+    goals, backward = r['goals'], [c for c in r['comparison'] if c['phase'] == 'backward']
+    per_step = [
+        (t['every_step']['median_us'] - t['traced']['median_us']) / r['graphs'][t['graph']]['nodes'] for t in traced
+    ]
+
+    def ratios(rows):
+        return ' and '.join(f'{row["ratio_median"]:.2f}' for row in rows)
+
+    def verdicts(rows):
+        return ' and '.join(sorted({row['verdict'] for row in rows}))
+
+    most, aim = goals['backward_ours_over_micrograd_max'], goals['backward_ours_over_micrograd_aim']
+    backward_goal = f'≤ {most:.1f}, aim {aim:.1f}'
+    return joined(
+        [
+            f'Python {r["meta"]["python"]}, micrograd {r["meta"]["micrograd"]}; graphs: {graphs}; median / min of '
+            f'{span(reps)} runs a cell, µs per call.',
+            '',
+            first,
+            '',
+            second,
+            '',
+            f'Goals: plain backward no slower than micrograd ({backward_goal}): {ratios(backward)}, '
+            f'{verdicts(backward)}; traced ≤ {goals["traced_over_plain_max"]:g}× plain: {ratios(traced)}, '
+            f"{verdicts(traced)}. The trace records only the grads each `_backward` call wrote; a step's full account "
+            '(amounts per input slot, local gradients) is worked out when the page shows it, '
+            f'{span(per_step, unit=" µs")} a step, so working out every step costs '
+            f'{span([t["every_step_ratio"] for t in traced])}× a plain backward.',
+        ]
+    )
+
+
+def page(results):
+    from bench.bench_page import FIRST_GRAPH_TIMEOUT_S, STEP_TIMEOUT_MS
+
+    r = results['page']
+    rows, steps = [], set()
+    for renderer, cases in r['browser'].items():
+        for name, c in cases.items():
+            cold, warm = c.get('first_graph_cold_s'), c.get('first_graph_warm_s')
+            if cold is None:
+                first = f'no graph within {FIRST_GRAPH_TIMEOUT_S} s'
+            else:
+                later = f'{warm:.2f}' if warm is not None else f'none within {FIRST_GRAPH_TIMEOUT_S} s'
+                first = f'{cold:.2f} / {later}'
+            if 'step_median_ms' in c:
+                steps.add(c['steps'])
+                times = (c['step_median_ms'], c['step_max_ms'])
+                step = ' / '.join(f'> {x:,.0f}' if x >= STEP_TIMEOUT_MS else f'{x:,.0f}' for x in times)
+            else:
+                step = 'n/a'
+            play = c.get('play_10_per_s')
+            rows.append([
+                'MLP' if name == 'mlp' else name, 'fallback' if renderer == 'chart' else renderer, first, step,
+                f'{play["dropped"]} of {play["shown"]}' if play else 'n/a',
+                f'{r["server_rerun_s"][renderer][name] * 1000:.0f}',
+            ])  # fmt: skip
+    head = ['case', 'renderer', 'first graph cold / warm (s)', 'step median / max (ms)',
+            'play at 10/s: frames dropped', 'server per rerun (ms)']  # fmt: skip
+    player = r['browser']['player']
+    seed_steps = [player[name]['step_median_ms'] for name in SEED_SCALE]
+    big_step = player['chain 500']['step_median_ms']
+    warm = [player[name]['first_graph_warm_s'] for name in SEED_SCALE]
+    dropped = sum(c['play_10_per_s']['dropped'] for c in player.values() if 'play_10_per_s' in c)
+    shown = sum(c['play_10_per_s']['shown'] for c in player.values() if 'play_10_per_s' in c)
+    return joined(
+        [
+            table(head, rows),
+            '',
+            f'Every step figure is over {span(steps)} steps. Against the goals:',
+            '',
+            f'- **A step:** median ≤ {STEP_MEDIAN_GOAL_MS} ms at seed scale ({span(seed_steps, unit=" ms")}): '
+            f'{met(max(seed_steps) <= STEP_MEDIAN_GOAL_MS)}; ≤ {STEP_MEDIAN_GOAL_BIG_MS} ms on the 500-chain '
+            f'({big_step:.0f} ms): {met(big_step <= STEP_MEDIAN_GOAL_BIG_MS)}.',
+            f'- **Play at 10 steps per second:** {dropped} of {shown} frames dropped: {met(dropped == 0)}.',
+            f'- **First graph:** ≤ {FIRST_GRAPH_WARM_GOAL_S} s warm at seed scale ({span(warm, 2, " s")}): '
+            f'{met(max(warm) <= FIRST_GRAPH_WARM_GOAL_S)}.',
+        ]
+    )
+
+
+def _sessions(run):
+    return run['sessions']['websocket'] + run['sessions']['chromium']
+
+
+def _step_ms(run):
+    return ' / '.join(f'{run["page_step_ms"][k]:.0f}' for k in ('p50', 'p95', 'max')) + ' ms'
+
+
+def load(results):
+    r = results['load']
+    hold, levels, loads, memory = r['hold'], r['levels'], r['loads'], r['memory']
+    top = max(levels['runs'], key=lambda run: run['level'])
+    rows = [
+        [f'{_sessions(hold)} sessions, each stepping every {r["settings"]["step_every"]:g} s for {hold["seconds"]:g} s '
+         f'({hold["steps"]["total"]:,} steps)', _step_ms(hold), f'{hold["server_cpu_ms_per_step"]:.2f} ms',
+         f'{hold["server_rss_mb"]["after"]:.0f} MB'],
+        [f'{_sessions(top)} sessions, {top["seconds"]:g} s', _step_ms(top), f'{top["server_cpu_ms_per_step"]:.2f} ms',
+         f'{top["server_rss_mb"]["after"]:.0f} MB'],
+    ]  # fmt: skip
+    over = levels['first_over']
+    neuron, chain = loads['neuron'], loads['chain 100']
+    exprs, sessions, chains = memory['expressions'], memory['sessions'], memory['chains']
+    return joined(
+        [
+            f'On a {r["machine"]["cores"]}-core machine, with the load generator on the same cores (full output in '
+            '`bench/results/load.txt`):',
+            '',
+            table(['load', 'step in the page p50 / p95 / max', 'server CPU per step', 'server RSS'], rows),
+            '',
+            f'- The goal, p95 ≤ {levels["limit_ms"]} ms at {_sessions(hold)} sessions: '
+            f'{met(hold["page_step_ms"]["p95"] <= levels["limit_ms"])}; '
+            + (f'no level up to {top["level"]} sessions passed it.' if over is None else f'{over} sessions passed it.'),
+            f'- **Page loads:** {neuron["loads_per_s"]:.1f} a second for the neuron (p95 {neuron["load_s"]["p95"]:.2f} '
+            f's), {chain["loads_per_s"]:.1f} for a 100-step chain, with {neuron["clients"]} clients loading at once; '
+            f'{span([neuron["server_cpu_ms_per_load"], chain["server_cpu_ms_per_load"]], unit=" ms")} of server CPU '
+            'a load.',
+            f'- **Memory:** {memory["rss_mb_start"]:.0f} MB at start, {memory["rss_mb_after_first_load"]:.0f} MB '
+            f'after the first page, {exprs["rss_mb_after"]:.0f} MB after {exprs["loaded"]:,} distinct typed formulas '
+            f'one after another (goal ≤ {memory["goal_mb_after_expressions"]} MB: {met(memory["goal_met"])}), '
+            f'{sessions["rss_mb_after"]:.0f} MB after {sessions["loaded"]} more sessions one after another, and '
+            f'{chains["rss_mb_after"]:.0f} MB after {chains["loaded"]} chains of 500 steps.',
+        ]
+    )
+
+
+def replica(results):
+    r = results['load']
+    top = max(r['levels']['runs'], key=lambda run: run['level'])
+    exprs = r['memory']['expressions']
+    return (
+        f'measured on a {r["machine"]["cores"]}-core machine (see *Load* above): {_sessions(top)} sessions stepping '
+        f'every {r["settings"]["step_every"]:g} s with steps at p95 {top["page_step_ms"]["p95"]:.0f} ms in the page, '
+        f'{r["loads"]["neuron"]["loads_per_s"]:.1f} page loads a second, and {exprs["rss_mb_after"]:.0f} MB of '
+        f'memory after {exprs["loaded"]:,} distinct expressions.'
+    )
+
+
+def _layout_rows(results):
+    return {row['graph']: row for row in results['layout']['rows']}
+
+
+def layout(results):
+    rows = [row for row in results['layout']['rows'] if row['full_s'] is not None]
+    slowest = max(rows, key=lambda row: row['full_s'])
+    quick = [row for row in rows if row['page_layout'] == 'quick']
+    return (
+        f'Measured by `python -m bench.bench_layout` (`bench/results/layout.txt`): the slowest graph, a '
+        f'{slowest["graph"]}, took `dot` {slowest["full_s"]:.0f} s, and {slowest["quick_s"]:.1f} s as a quick '
+        f'layout. On the {len(quick)} sums the page lays out quickly, '
+        f'{span([row["quick_quality"][2] for row in quick])} of their '
+        f'{span([row["quick_quality"][3] for row in quick])} edges pass through a box they do not join, against '
+        f"{span([row['full_quality'][2] for row in quick])} in `dot`'s own layout."
+    )
+
+
+def chains(results):
+    rows = _layout_rows(results)
+    return (
+        f'along a line, {rows["chain(100)"]["full_s"]:.2f} s for a 100-step chain and '
+        f'{rows["chain(500)"]["full_s"]:.1f} s for 500 (`bench/results/layout.txt`)'
+    )
+
+
+def exports(results):
+    decks = {row['graph']: row['total_s'] for row in results['exports']['rows'] if row['export'] == 'pass pptx'}
+    return f"the neuron's whole deck takes {decks['neuron']:.1f} s, the MLP's {decks['mlp']:.1f} s"
+
+
+def fallback(results):
+    step = results['page']['browser']['chart']['neuron']['step_median_ms']
+    return f'from {step / 1000:.1f} s a step (the neuron)'
+
+
+BLOCKS = {  # name: (the results it is made from, how)
+    'engine': (('engine',), engine),
+    'page': (('page',), page),
+    'fallback-step': (('page',), fallback),
+    'load': (('load',), load),
+    'replica': (('load',), replica),
+    'layout': (('layout',), layout),
+    'layout-chains': (('layout',), chains),
+    'exports': (('exports',), exports),
+}
+
+
+# --- the README ------------------------------------------------------------------------------------------------
+
+
+def made(names=BLOCKS):
+    """{block name: its text}, from the results files."""
+    stems = {stem for name in names for stem in BLOCKS[name][0]}
+    results = {stem: json.loads((RESULTS / f'{stem}.json').read_text()) for stem in stems}
+    return {name: BLOCKS[name][1](results) for name in names}
+
+
+def marks(name):
+    return f'<!-- bench:{name} -->', f'<!-- /bench:{name} -->'
+
+
+def shown(text, name):
+    """What the README's block `name` holds now."""
+    start, end = marks(name)
+    if text.count(start) != 1 or text.count(end) != 1:
+        raise ValueError(f'README.md needs exactly one {start} … {end}')
+    inner = text.split(start, 1)[1].split(end, 1)[0]
+    return inner.strip('\n') if '\n' in inner else inner
+
+
+def rewrite(text, blocks):
+    """`text` with each block replaced; a block of several lines stands on lines of its own."""
+    for name, body in blocks.items():
+        start, end = marks(name)
+        shown(text, name)  # exactly one of each mark
+        before, rest = text.split(start, 1)
+        after = rest.split(end, 1)[1]
+        text = before + start + (f'\n{body}\n' if '\n' in body else body) + end + after
+    return text
+
+
+def update(*stems):
+    """Rewrite README.md's blocks made from these results (a benchmark calls it after writing them)."""
+    names = [name for name, (sources, _) in BLOCKS.items() if set(sources) & set(stems)]
+    text = README.read_text()
+    new = rewrite(text, made(names))
+    if new != text:
+        README.write_text(new)
+        print(f'rewrote README.md: {", ".join(names)}')
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--check', action='store_true', help='only check: exit 1 if README.md differs')
+    args = parser.parse_args(argv)
+    text = README.read_text()
+    new = rewrite(text, made())
+    if args.check:
+        if new != text:
+            sys.exit('README.md does not say what bench/results/ says: run python -m bench.readme_tables')
+        return
+    README.write_text(new)
+
+
+if __name__ == '__main__':
+    main()
