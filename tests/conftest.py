@@ -1,8 +1,25 @@
-"""Fixtures for the browser tests: a live `streamlit run app.py`, Debian's chromium, and a fresh page per test."""
+"""Fixtures: for the browser tests a live `streamlit run app.py`, Debian's chromium and a fresh page per test; for the
+layout and export tests every dot process started."""
+
+import subprocess
 
 import pytest
 
+import layout
 from devtools.serve import CHROMIUM, CHROMIUM_ARGS, ServerError, check_chromium, serve_app
+
+
+@pytest.fixture
+def dot_processes(monkeypatch):
+    """Every dot process layout.py starts (a layout or an export), to check each has ended."""
+    started, popen = [], subprocess.Popen
+
+    def recording(*args, **kwargs):
+        started.append(popen(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(layout.subprocess, 'Popen', recording)
+    return started
 
 
 class Served(str):

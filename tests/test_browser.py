@@ -1,6 +1,6 @@
 """The page in a real browser: Debian's chromium driven by Playwright against `streamlit run app.py`.
 
-The fixtures (app_server, browser, page) are in conftest.py; the server helper is serve.py.
+The fixtures (app_server, browser, page) are in conftest.py; the server helper is devtools/serve.py.
 """
 
 import re

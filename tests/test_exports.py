@@ -3,7 +3,6 @@ frame's numbers, says what it is in its name, and every dot it takes is bounded 
 
 import io
 import re
-import subprocess
 import threading
 import xml.etree.ElementTree as ET
 import zipfile
@@ -53,19 +52,6 @@ def reuse():
 @pytest.fixture(scope='module')
 def typed():
     return Case(parse_expression('L = (a*b + c) * f'))
-
-
-@pytest.fixture
-def dot_processes(monkeypatch):
-    """Every dot process started, to check none is left running (as in tests/test_layout.py)."""
-    started, popen = [], subprocess.Popen
-
-    def recording(*args, **kwargs):
-        started.append(popen(*args, **kwargs))
-        return started[-1]
-
-    monkeypatch.setattr(layout.subprocess, 'Popen', recording)
-    return started
 
 
 def node_texts(svg, node_id):

@@ -42,19 +42,6 @@ def ids(svg):
     return set(re.findall(r'<g id="([^"]+)"', svg))
 
 
-@pytest.fixture
-def dot_processes(monkeypatch):
-    """Every dot process lay_out starts, to check each has ended."""
-    started, popen = [], subprocess.Popen
-
-    def recording(*args, **kwargs):
-        started.append(popen(*args, **kwargs))
-        return started[-1]
-
-    monkeypatch.setattr(layout.subprocess, 'Popen', recording)
-    return started
-
-
 def test_a_tangled_formula_that_took_a_minute_is_laid_out_quickly_within_the_budget(dot_processes):
     text = tangled_formula()
     assert len(text) == 399

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from streamlit.testing.v1 import AppTest
-from test_player import replay
+from test_player import player_bytes, replay
 
 import state
 from components.explanation import chain_rule_lines, explain, frame_rules, plain_text
@@ -143,8 +143,7 @@ def start(monkeypatch, renderer, query=None):
 
 
 def player_data(at):
-    (player,) = [e for e in at.main if getattr(e, 'key', None) == 'graph']
-    head, body = player.proto.bytes.split(b'\n', 1)
+    head, body = player_bytes(at)
     return json.loads(head), json.loads(body)
 
 
