@@ -36,7 +36,10 @@ else:
         expression, formula_error = choose_expression()
         values = input_values(s.expr, expression) if expression else {}
         st.toggle('Step through the forward pass too', key='forward')
-        st.toggle('Show the final grads in the table', key='answers', help='Switch off to let the class work them out.')
+        st.toggle('Step through the leaves too', key='leaves',
+                  help='A leaf’s _backward does nothing; backward() still calls it, as micrograd does.')  # fmt: skip
+        st.toggle('Show the answers in the table', key='answers',
+                  help='A column of each grad at the end of the pass: off, the class works them out.')  # fmt: skip
         hide_control()
         st.select_slider('Play speed', options=state.SPEEDS, key='speed', format_func=lambda v: f'{v:g} steps/s')
         st.toggle('Presentation view', key='present', help='The graph large, for a projector or a screenshot.')
@@ -51,11 +54,11 @@ with st.container():  # the heading, or the presentation view's controls: the gr
         show_heading(expression)
 page = state.from_session(s, expression.defaults)
 trace, width, numeric = traced(expression=expression, values=tuple(values.items()))
-all_frames = frames(trace, page.forward)
+all_frames = frames(trace, page.forward, page.leaves)
 show_nonfinite(first_nonfinite(trace), trace.nodes)
 
 if can_lay_out():
-    share_at, quick = show_player(expression, values, trace, width, numeric, page)
+    share_at, quick = show_player(expression, values, trace, all_frames, width, numeric, page)
 else:
     share_at, quick = step_view(trace, all_frames, width, numeric, page), False
 

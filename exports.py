@@ -22,7 +22,18 @@ from PIL import Image, ImageColor, ImageDraw, ImageFont
 
 import layout
 from components.explanation import caption, chain_rule_lines, explain, plain_text
-from components.graph import ACCUMULATING_FILL, ACTIVE, FAINT, FINAL_FILL, FORWARD, INK, UNDEFINED, build_dot
+from components.graph import (
+    ACCUMULATING_FILL,
+    ACTIVE,
+    FAINT,
+    FINAL_FILL,
+    FORWARD,
+    INK,
+    SECONDARY,
+    SEED,
+    UNDEFINED,
+    build_dot,
+)
 
 EXPORT_FRAMES = 200  # frames in a whole-pass export: chain(30) with its forward pass has 123, chain(100) 404
 EXPORT_BUDGET = 20.0  # s of dot per export: the mlp's 66 frames take 1.1 s of it as SVGs, 3.1 s as the slides' PNGs
@@ -193,15 +204,15 @@ def _wrap(text, font, width):
 
 
 def _palette():
-    """One palette for every frame of a GIF: the graph's inks blended into its fills in 15 steps (the anti-aliased
+    """One palette for every frame of a GIF: the graph's inks blended into its fills in 11 steps (the anti-aliased
     edges of text and lines). Shared, it lets Pillow store each frame as what changed from the last."""
     fills = [ImageColor.getrgb(c) for c in ('#FFFFFF', FINAL_FILL, ACCUMULATING_FILL)]
     colours = list(fills)
-    for ink in (ImageColor.getrgb(c) for c in (INK, FAINT, ACTIVE, FORWARD, UNDEFINED)):
+    for ink in (ImageColor.getrgb(c) for c in (INK, FAINT, SECONDARY, ACTIVE, FORWARD, SEED, UNDEFINED)):
         for fill in fills:
-            colours += [tuple(round(f + (i - f) * t / 15) for f, i in zip(fill, ink)) for t in range(1, 16)]
+            colours += [tuple(round(f + (i - f) * t / 11) for f, i in zip(fill, ink)) for t in range(1, 12)]
     palette = Image.new('P', (1, 1))
-    palette.putpalette([v for c in colours for v in c])  # 228 colours
+    palette.putpalette([v for c in colours for v in c])  # 234 colours: a GIF holds 256
     return palette
 
 

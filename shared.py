@@ -57,12 +57,12 @@ def laid_out(*, expression, width, lay_out):
 
 @cachetools.cached(
     _bodies,
-    key=lambda *, expression, values, forward, hide, make: (expression.key, values, forward, hide),
+    key=lambda *, expression, values, view, make: (expression.key, values, view),
     condition=threading.Condition(),
 )
-def player_body(*, expression, values, forward, hide, make):
-    """The player's body (bytes) as `make()` makes it: for one expression, its inputs (a tuple of (name, value)), the
-    forward switch and the grads hidden (the number width and the layout follow from them)."""
+def player_body(*, expression, values, view, make):
+    """The player's body (bytes) as `make()` makes it: for one expression, its inputs (a tuple of (name, value)) and
+    the view (the frames stepped through and the grads hidden; the number width and the layout follow from them)."""
     return make()
 
 

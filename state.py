@@ -66,7 +66,8 @@ class PageState:
     frame: int = linked('step', 0, lambda v: END if v == 'end' else int(v), lambda v: 0 <= v <= END,
                         write=lambda v: 'end' if v >= END else str(v), when=always)  # fmt: skip
     forward: bool = flag('forward', True)  # step through the forward pass too
-    answers: bool = flag('answers', True)  # the node table shows each final grad from the start
+    answers: bool = flag('answers', False)  # the node table shows the answers, each grad at the end (answers=1)
+    leaves: bool = flag('leaves', True)  # step through the leaves' _backward too, which does nothing (micrograd's)
     speed: float = linked('speed', 2.0, float, lambda v: v in SPEEDS, write='{:g}'.format)
     present: bool = flag('present', False)  # the presentation view: the graph large, no sidebar
     table: bool = flag('table', False)  # the presentation view shows the node table too
@@ -74,8 +75,8 @@ class PageState:
 
     @property
     def final_grads_shown(self):
-        """Whether the node table shows each final grad: as asked, but never while grads are hidden, which the final
-        grads would give away."""
+        """Whether the node table shows the answers, each grad at the end: as asked, but never while grads are hidden,
+        which the answers would give away."""
         return self.answers and self.hide == 'none'
 
 

@@ -10,6 +10,7 @@ renderer shows the same HTML with st.html.
 import functools
 import html
 import inspect
+import math
 import re
 import textwrap
 
@@ -61,12 +62,111 @@ def shown(x, hidden):
 
 
 TIMES = f' {ops.OPS["*"].text} ', f' {ops.OPS["*"].pretty} '  # the code's * as the page writes it
+SUPERSCRIPTS = str.maketrans('0123456789-', '⁰¹²³⁴⁵⁶⁷⁸⁹⁻')
+
+
+def passes_through(op, slot):
+    """1 or −1 where an op hands its grad on unchanged or negated (+, −, negation), else None."""
+    if op == '+' or (op == '-' and slot == 0):
+        return 1
+    if (op == '-' and slot == 1) or op == 'neg':
+        return -1
+    return None
+
+
+def power(base, n):
+    """base to the power n as the page writes it: 'a.data²', '(−2.0000)³', 'x⁻¹', '4.0000^0.5', 'a.data' for n = 1."""
+    if n == 1:
+        return base
+    base = ops.bracket(base, ops.CALL) if base[:1] in ops.MINUS or ops.binding(base) < ops.CALL else base
+    if float(n).is_integer():
+        return base + f'{int(n)}'.translate(SUPERSCRIPTS)
+    return f'{base}^{ops.bracket(number_word(n), ops.CALL, after_operator=True)}'
+
+
+def number_word(x):
+    """A plain number, as short as it is, with a true minus: 2, 0.5, −1."""
+    return f'{x:g}'.replace('-', '−')
+
+
+def local_gradient(trace, step, c):
+    """How the op's local gradient for input c comes about, with its numbers, ending in its value (plain text):
+    '1 − t² = 1 − 0.7071² = 0.5000' (tanh), 'b.data = −3.0000' (*), '1' (+). The value is the trace's own
+    (c.local_grad, what the line adds per unit of out.grad); the steps before it are worked out from the data."""
+    node = trace.nodes[step.node]
+    op, kids = node.op, [trace.nodes[k] for k in node.children]
+    x = kids[0].data
+    data = [f'{owner(k.name)}.data' for k in kids]
+    value = number(c.local_grad)
+    if passes_through(op, c.slot) is not None:
+        return value
+    if op == '*':
+        other = 1 - c.slot
+        return f'{data[other]} = {value}'
+    if op == '/':
+        if c.slot == 0:
+            return f'inv = 1 / {data[1]} = 1 / {number(kids[1].data)} = {value}'
+        inv = captured_numbers(trace.backward_fn(step.node)).get('inv', math.nan)
+        numbers = ops.formula('*', [ops.formula('neg', [number(node.data)], pretty=True), number(inv)], pretty=True)
+        return f'−{owner(node.name)}.data × inv = {numbers} = {value}'
+    if op.startswith('**'):
+        n = float(ops.exponent(op))
+        if n == 0:
+            return f'{value} (x^0 is 1 everywhere)'
+        factor = number_word(n)
+        symbolic, numbers = (ops.formula('*', [factor, power(b, n - 1)], pretty=True) for b in (data[0], number(x)))
+        return f'{symbolic} = {numbers} = {value}'
+    if op == 'tanh':
+        t = number(node.data)
+        return f'1 − t² = 1 − {power(t, 2)} = {value}'
+    if op == 'exp':
+        return f'e = exp({data[0]}) = exp({number(x)}) = {value}'
+    if op == 'log':
+        return f'inv = 1 / {data[0]} = 1 / {number(x)} = {value}'
+    if op == 'relu':
+        return f'({data[0]} > 0) = ({number(x)} > 0) = {value}'
+    if op == 'sigmoid':
+        s = number(node.data)
+        return f's × (1 − s) = {ops.formula("*", [s, f"(1 − {s})"], pretty=True)} = {value}'
+    if op == 'sin':
+        return f'cos({data[0]}) = cos({number(x)}) = {value}'
+    if op == 'cos':
+        return f'−sin({data[0]}) = −sin({number(x)}) = {value}'
+    return value  # an op this page has no words for yet: its value alone
+
+
+def local_gradient_runs(trace, step):
+    """Per contribution, the local gradient for that input as runs: the words, then its arithmetic as code, e.g.
+    [('', 'local gradient for n: '), ('c', '1 − t² = 1 − 0.7071² = 0.5000')]."""
+    node = trace.nodes[step.node]
+    out = []
+    for c in step.contributions:
+        child = trace.nodes[c.child].name
+        uses = node.children.count(c.child)
+        if uses > 1:
+            child = f'{child} (its use {c.slot + 1} of {uses})'
+        sign = passes_through(node.op, c.slot)
+        if sign is None:
+            out.append([('', f'local gradient for {child}: '), ('c', local_gradient(trace, step, c))])
+        else:
+            negated = '' if sign > 0 else ', negated'
+            out.append([('', f'passes the grad through to {child}{negated}: local gradient '),
+                        ('c', '1' if sign > 0 else '−1')])  # fmt: skip
+    return out
+
+
+def local_gradient_lines(trace, step):
+    """One line per contribution: the local gradient for that input, with its numbers (plain text), e.g.
+    'local gradient for n: 1 − t² = 1 − 0.7071² = 0.5000' or 'passes the grad through to x1: local gradient 1'."""
+    return [''.join(text for _, text in runs) for runs in local_gradient_runs(trace, step)]
 
 
 def chain_rule_lines(trace, step, hidden=frozenset()):
     """One line per contribution, e.g. 'a.grad += b.data × L.grad = −2.0000 × 1.0000 = −2.0000'.
 
-    A grad of a node in `hidden` shows '?': 'a.grad += b.data × L.grad = −2.0000 × 1.0000 = ?'.
+    A grad of a node in `hidden` shows '?': 'a.grad += b.data × L.grad = −2.0000 × 1.0000 = ?'. Where the op
+    passes its grad through (+, −, negation), there is no product to show: 'a.grad += L.grad = 1.0000', and
+    'b.grad += -L.grad = −(−2.0000) = 2.0000' when negated.
     """
     fn = trace.backward_fn(step.node)
     node = trace.nodes[step.node]
@@ -76,8 +176,14 @@ def chain_rule_lines(trace, step, hidden=frozenset()):
     lines = []
     for c, code in zip(step.contributions, code_lines):
         symbolic = re.sub(r'\b(self|other|out)\b', lambda m: names[m.group(1)], code).replace(*TIMES)
-        product = ops.formula('*', [number(c.local_grad), shown(step.out_grad, step.node in hidden)], pretty=True)
-        lines.append(f'{symbolic} = {product} = {shown(c.amount, c.child in hidden)}')
+        upstream, amount = shown(step.out_grad, step.node in hidden), shown(c.amount, c.child in hidden)
+        sign = passes_through(node.op, c.slot)
+        if sign is None:
+            product = ops.formula('*', [number(c.local_grad), upstream], pretty=True)
+        else:
+            product = upstream if sign > 0 else ops.formula('neg', [upstream], pretty=True)
+        numbers = f' = {product}' if product != amount else ''
+        lines.append(f'{symbolic}{numbers} = {amount}')
     return lines
 
 
@@ -142,6 +248,12 @@ def explain(trace, frame, hide='none'):
         where.append(f'other = {trace.nodes[node.children[1]].name}')
     where.append(f'out = {node.name}')
     where += [f'{k} = {number(v)}' for k, v in captured_numbers(fn).items()]
+    this = ('', ' (the code’s out is this node, named out too)') if node.name == 'out' else ('', ' (this node)')
+    where_runs = [run for w in where for run in (('c', w), ('', ', '))][:-1]
+    at = 2 * (len(node.children) + 1) - 1  # just after out = ...
+    where_runs.insert(at, this)
+    for runs in local_gradient_runs(trace, step):
+        where_runs += [('br', ''), *runs]
     rows = []
     written = set()  # a*a writes a twice: the second line starts from the first's grad
     for c, line in zip(step.contributions, chain_rule_lines(trace, step, hidden)):
@@ -155,9 +267,10 @@ def explain(trace, frame, hide='none'):
     return [
         ('p', [('b', f'{node.name} = {formula(trace, step.node)}'),
                ('', f' passes its grad, {owner(node.name)}.grad = '), ('b', shown(step.out_grad, step.node in hidden)),
-               ('', ', back to its inputs. Its '), ('c', '_backward'), ('', ':')]),
+               ('', f', back to {"its input" if len(node.children) == 1 else "its inputs"}. Its '),
+               ('c', '_backward'), ('', ':')]),
         ('code', backward_source(fn)),
-        ('p', [('', 'where '), *[run for w in where for run in (('c', w), ('', ', '))][:-1]]),
+        ('p', [('', 'where '), *where_runs]),
         ('list', rows),
     ]  # fmt: skip
 

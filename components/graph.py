@@ -5,30 +5,37 @@ import html
 import graphviz
 import streamlit as st
 
-from components.numbers import HIDDEN, padded
+from components.numbers import HIDDEN, fmt, padded
 from engine import ops
 from engine.frames import grads_at, hidden_grads
 
 # Okabe-Ito colours: safe for colour-blind viewers, and strong enough for a projector
+# each colour means one thing, in the graph, the legend and the table (COLOUR_MEANINGS, checked one-to-one)
 ACTIVE = '#D55E00'  # vermillion: the node whose _backward runs, and the edges it writes along
 FORWARD = '#0072B2'  # blue: the node the forward pass just computed
-FINAL_FILL = '#CDE7F7'  # light sky blue: this grad is final
-ACCUMULATING_FILL = '#FFF1B8'  # light yellow: this grad has more += to come
+SEED = '#E69F00'  # orange: the seed, out.grad = 1 (no _backward runs)
+FINAL_FILL = '#C4EBDB'  # light bluish green: this grad is final
+ACCUMULATING_FILL = '#F9F4B3'  # a tint of Okabe-Ito's yellow: this grad has more += to come
 INK = '#1A1A1A'
-FAINT = '#8A8A8A'
+FAINT = '#8A8A8A'  # lines that carry nothing now
+SECONDARY = '#555555'  # the rows' titles (data, grad) and a number not computed yet (·): dark enough for a projector
 UNDEFINED = '#A0307A'  # reddish purple, darker than Okabe-Ito's for text: a number that is nan or ±inf
-ACTIVE_TINT = '#FBDCC6'  # a tint of the vermillion: the node table's row of the node the frame is about
+ACTIVE_TINT = '#FBDCC6'  # a tint of the vermillion: the node table's row of the node whose _backward runs
+FORWARD_TINT = '#CCE3F2'  # a tint of the blue: the node table's row of the node the forward pass just computed
+SEED_TINT = '#FBE8C2'  # a tint of the orange: the node table's row of the seeded output
 NOT_FINITE = ('nan', 'inf', '−inf')
 TEXT_COLOURS = {**dict.fromkeys(NOT_FINITE, UNDEFINED), HIDDEN: ACTIVE}  # texts in a number's place
 FONT = 'Courier,monospace'  # Courier metrics for the layout; any monospace font in the browser
 SCREEN_FONT = '"DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", monospace'  # the browser's monospace font
 MARK_WIDTH, HOT_WIDTH = '3', '2.5'  # the pen of a marked box, and of the op and edges a _backward writes along
+SEED_WIDTH = '4'  # the seeded output's pen: thicker than a _backward's, in its own colour
 
 # the same colours, fonts and pens for the player's stylesheet (components/player/player.css uses var(--active)
 # and so on): written here once, sent at the head of the legend, which the player puts in its page
 CSS_VARIABLES = {
     '--active': ACTIVE, '--forward': FORWARD, '--final-fill': FINAL_FILL, '--accumulating-fill': ACCUMULATING_FILL,
-    '--ink': INK, '--faint': FAINT, '--undefined': UNDEFINED, '--active-tint': ACTIVE_TINT,
+    '--ink': INK, '--faint': FAINT, '--secondary': SECONDARY, '--undefined': UNDEFINED, '--active-tint': ACTIVE_TINT,
+    '--seed': SEED, '--seed-width': SEED_WIDTH, '--forward-tint': FORWARD_TINT, '--seed-tint': SEED_TINT,
     '--screen-font': SCREEN_FONT, '--mark-width': MARK_WIDTH, '--hot-width': HOT_WIDTH,
 }  # fmt: skip
 PLAYER_STYLE = '<style>.player {' + ' '.join(f'{name}: {value};' for name, value in CSS_VARIABLES.items()) + '}</style>'
@@ -38,7 +45,7 @@ def value_look(trace, frame, i, grads, final_after, width, hidden=frozenset()):
     """How value node i looks at `frame`: (data text, grad text, grad state, mark).
 
     grad state: 'none' (not computed), 'accumulating' (more += to come) or 'final';
-    mark: 'active' (its _backward runs, or it is seeded), 'forward' (just computed) or ''.
+    mark: 'active' (its _backward runs), 'seed' (out.grad = 1 is set), 'forward' (just computed) or ''.
     `hidden`: the nodes whose grad shows '?' (engine.frames.hidden_grads).
     """
     grad = grads[i]
@@ -50,26 +57,41 @@ def value_look(trace, frame, i, grads, final_after, width, hidden=frozenset()):
         state = 'accumulating'
     mark = ''
     if i == frame.node:
-        mark = 'active' if frame.kind in ('seed', 'backward') else 'forward'
+        mark = {'seed': 'seed', 'backward': 'active'}.get(frame.kind, 'forward')
     data = trace.nodes[i].data if frame.has_data(trace, i) else None
     grad_text = HIDDEN.center(width) if grad is not None and i in hidden else padded(grad, width)
     return padded(data, width), grad_text, state, mark
 
 
-def hot_edges(trace, frame, width, hidden=frozenset()):
-    """{(op node, input slot): label} for the edges the current _backward writes along; '?' into a hidden grad."""
+def label_width(trace, width):
+    """The width of a local gradient on an edge label: the widest any step of this trace writes, at least `width`."""
+    return max([width] + [len(fmt(c.local_grad)) for step in trace.steps for c in step.contributions])
+
+
+def hot_edges(trace, frame, width, hidden=frozenset(), local_width=None):
+    """{(op node, input slot): label} for the edges the current _backward writes along; '?' into a hidden grad.
+
+    A label is the chain rule, `local gradient × upstream grad` over `= amount`, with a blank line between them where
+    the edge runs through (build_dot), every number padded so that it is as wide as blank_label.
+    """
     if frame.kind != 'backward':
         return {}
+    local_width = local_width or label_width(trace, width)
     step = trace.steps[frame.steps_done - 1]
-    return {
-        (step.node, c.slot): f'+= {HIDDEN.center(width) if c.child in hidden else padded(c.amount, width)}'
-        for c in step.contributions
-    }
+    upstream = HIDDEN.center(width) if step.node in hidden else padded(step.out_grad, width)
+    labels = {}
+    for c in step.contributions:
+        product = f'{padded(c.local_grad, local_width)} × {upstream}'
+        amount = HIDDEN.center(width) if c.child in hidden else padded(c.amount, width)
+        labels[step.node, c.slot] = f'{product}\n{" " * len(product)}\n{f"= {amount}".rjust(len(product))}'
+    return labels
 
 
-def blank_label(width):
-    """What an edge into an op shows when it carries nothing now: as wide as any amount, so labels never move nodes."""
-    return ' ' * (width + 3)
+def blank_label(width, local_width=None):
+    """What an edge into an op shows when it carries nothing now: as wide and tall as any label (hot_edges), so
+    labels never move nodes."""
+    line = ' ' * ((local_width or width) + 3 + width)
+    return f'{line}\n{line}\n{line}'
 
 
 STATE_STYLE = {
@@ -81,16 +103,22 @@ MARK_STYLE = {
     '': {},
     'active': {'color': ACTIVE, 'penwidth': MARK_WIDTH},
     'forward': {'color': FORWARD, 'penwidth': MARK_WIDTH},
+    'seed': {'color': SEED, 'penwidth': SEED_WIDTH},
 }
 HOT = {'color': ACTIVE, 'penwidth': HOT_WIDTH, 'fontcolor': ACTIVE}
+# an edge's label is a node of its own on the edge, its lines above and below the line: no amount can be read off
+# a neighbouring edge, as a label beside an edge can where two edges meet
+EDGE_LABEL = {'shape': 'plaintext', 'margin': '0', 'width': '0', 'height': '0', 'fontcolor': ACTIVE}
 
 
 def build_dot(trace, frame, width, hide='none'):
-    """The graph at `frame`, numbers padded to `width`. Ids: n3, n3_op, e3_0 (op 3's input 0), e3_out, stops b3_0.
+    """The graph at `frame`, numbers padded to `width`. Ids: n3, n3_op, e3_0 (op 3's input 0, from its label l3_0 on;
+    e3_0_in up to it), e3_out, stops b3_0.
 
     With frame None, every number is a placeholder of the same width: the layout without anyone's values.
     `hide` (engine.frames.HIDE): which grads show '?'.
     """
+    local_width = label_width(trace, width)
     if frame is None:
         blank = padded(None, width)
         looks = [(blank, blank, 'none', '')] * len(trace.nodes)
@@ -99,14 +127,27 @@ def build_dot(trace, frame, width, hide='none'):
         grads, hidden = grads_at(trace, frame), hidden_grads(trace, frame, hide)
         final_after = trace.final_after()
         looks = [value_look(trace, frame, i, grads, final_after, width, hidden) for i in range(len(trace.nodes))]
-        hot = hot_edges(trace, frame, width, hidden)
+        hot = hot_edges(trace, frame, width, hidden, local_width)
     active_op = frame.node if hot else None
+    big = {'nslimit': BIG_NSLIMIT} if len(trace.nodes) > EXACT_UP_TO else {}
     dot = graphviz.Digraph(
-        graph_attr={'rankdir': 'LR', 'bgcolor': 'white', 'forcelabels': 'true', 'nodesep': '0.3', 'ranksep': '0.5'},
+        graph_attr={
+            'rankdir': 'LR',
+            'bgcolor': 'white',
+            'forcelabels': 'true',
+            'nodesep': '0.3',
+            'ranksep': '0.25',
+            **big,
+        },  # fmt: skip
         node_attr={'fontname': FONT, 'fontsize': '14', 'color': INK, 'fontcolor': INK},
         edge_attr={'color': FAINT, 'arrowsize': '0.7', 'fontname': FONT, 'fontsize': '14'},
     )
     bus_stops = _draw_buses(dot, trace)
+    # formula order: an op's inputs top to bottom as the formula writes them (x1, w1, then x2, w2), and the values
+    # in the order they are made (a*b above a*a). dot keeps each op's in-edges in that order at twice its layout
+    # time, so a big graph (one with a bus) is left to dot; there the main path is kept on one row instead
+    ordered = {'ordering': 'in'} if not bus_stops and len(trace.nodes) <= ORDERED_UP_TO else {}
+    row = _main_path(trace) if bus_stops and len(trace.nodes) <= STRAIGHT_UP_TO else {}
     for i, node in enumerate(trace.nodes):
         data, grad, state, mark = looks[i]
         label = _value_label(node.name, data, grad, state != 'none', frame is not None and frame.has_data(trace, i))
@@ -114,16 +155,47 @@ def build_dot(trace, frame, width, hide='none'):
         if node.op:
             op_id = f'{node.id}_op'
             op_hot = HOT if i == active_op else {}
-            dot.node(op_id, label=ops.symbol(node.op), id=op_id, shape='circle', width='0.45', margin='0.02', **op_hot)
+            circle = {'shape': 'circle', 'width': '0.45', 'margin': '0.02'}
+            dot.node(op_id, label=ops.symbol(node.op), id=op_id, **circle, **op_hot, **ordered)
+            straight = {'weight': MAIN_WEIGHT} if i in row else {}  # the main path's edges pull hardest: one row
             for slot, child in enumerate(node.children):
+                # the edge runs through its label, between the label's two lines: the amount is on its own edge
                 text = hot.get((i, slot))
                 source = bus_stops.get((i, slot), trace.nodes[child].id)
-                dot.edge(source, op_id, label=text or blank_label(width), id=f'e{i}_{slot}', **(HOT if text else {}))
-            dot.edge(op_id, node.id, id=f'e{i}_out', **op_hot)
+                label_id, edge_id = f'l{i}_{slot}', f'e{i}_{slot}'
+                label = (text or blank_label(width, local_width)).replace('\n', '\\n')  # dot's line break
+                dot.node(label_id, label=label, id=label_id, **EDGE_LABEL)  # blank unless it carries an amount
+                look = {**(HOT if text else {}), **(straight if row.get(i) == slot else {})}
+                dot.edge(source, label_id, id=f'{edge_id}_in', arrowhead='none', headclip='false', **look)
+                dot.edge(label_id, op_id, id=edge_id, tailclip='false', **look)
+            dot.edge(op_id, node.id, id=f'e{i}_out', **op_hot, **straight)
     return dot
 
 
 BUS_USES = 5  # a value used this often reaches its uses along one line, not an edge each
+BUS_WIDTH = '3'  # that line's pen: thicker than an edge, so that it reads as one line with junctions on it
+MAIN_WEIGHT = '20'  # how hard the main path's edges pull to be short and straight (dot's default: 1)
+# values: up to here the main path is kept straight. It costs dot 1.3-1.6 times the layout time, which chain(500)
+# (1,002 values) cannot spend within layout.FULL_BUDGET; a chain of 300 (602) takes about 2 s with it
+STRAIGHT_UP_TO = 650
+ORDERED_UP_TO = 80  # values: the graphs drawn in formula order (build_dot)
+# past EXACT_UP_TO values, dot's x-positioning (network simplex over ~13,500 nodes for chain(500), most of them the
+# edges' label nodes) is cut to 0.2 passes a node: chain(500) 5.9 s -> 3.4 s, chain(324) 3.9 s -> 1.1 s, inside
+# layout.FULL_BUDGET; chain(200) (402 values) takes 1.0 s exact
+EXACT_UP_TO = 400
+BIG_NSLIMIT = '0.2'
+
+
+def _main_path(trace):
+    """{value: the input slot the path goes on through} along the output's first inputs back to a leaf: a chain's
+    main path, drawn on one row (its edges weigh MAIN_WEIGHT) so that the view does not drift up and down along it.
+    dot's group attribute draws it as straight but took dot 1.9 times as long on chain(500): past layout.FULL_BUDGET."""
+    path, i = {}, trace.output
+    while trace.nodes[i].children:
+        path[i] = 0
+        i = trace.nodes[i].children[0]
+    path[i] = None
+    return path
 
 
 def _draw_buses(dot, trace):
@@ -144,8 +216,8 @@ def _draw_buses(dot, trace):
         previous = trace.nodes[child].id
         for i, slot in places:  # in forward order, so the line runs left to right
             stop = f'b{i}_{slot}'
-            dot.node(stop, shape='point', width='0.05', id=stop, color=FAINT)
-            dot.edge(previous, stop, arrowhead='none', id=f'{stop}_line')
+            dot.node(stop, shape='point', width='0.03', id=stop, color=FAINT)  # a junction, not a value
+            dot.edge(previous, stop, arrowhead='none', id=f'{stop}_line', penwidth=BUS_WIDTH)
             previous = stops[i, slot] = stop
     return stops
 
@@ -163,10 +235,10 @@ def _value_label(name, data_text, grad_text, has_grad, has_data):
     """
     rows = ''
     for title, text, known in zip(VALUE_ROWS, (data_text, grad_text), (has_data, has_grad)):
-        colour = TEXT_COLOURS.get(text.strip(), INK if known else FAINT)
+        colour = TEXT_COLOURS.get(text.strip(), INK if known else SECONDARY)
         text = html.escape(text)
         rows += (
-            f'<tr><td align="left"><font color="{FAINT}">{title} </font></td>'
+            f'<tr><td align="left"><font color="{SECONDARY}">{title} </font></td>'
             f'<td align="right"><font color="{colour}">{text}</font></td></tr>'
         )
     return (
@@ -179,8 +251,7 @@ def _value_label(name, data_text, grad_text, has_grad, has_data):
 MONOSPACE_TEXT = f'<style>[data-testid="stGraphVizChart"] svg text {{font-family: {SCREEN_FONT} !important}}</style>'
 
 
-def _swatch(fill, border, text, dashed=False, width=1):
-    line = 'dashed' if dashed else 'solid'
+def _swatch(fill, border, text, line='solid', width=1):
     box = (
         'display:inline-block;width:1.4em;height:0.9em;border-radius:3px;'
         f'background:{fill};border:{width}px {line} {border}'
@@ -188,15 +259,28 @@ def _swatch(fill, border, text, dashed=False, width=1):
     return f'<span style="margin-right:1.2em;white-space:nowrap"><span style="{box}"></span> {text}</span>'
 
 
+# what each colour of the graph means: one meaning a colour, the same in the boxes, on the edges and in the legend
+# (and a tint of a mark's colour is that mark's row in the node table)
+COLOUR_MEANINGS = {
+    FINAL_FILL: 'grad is final',
+    ACCUMULATING_FILL: 'grad has more += to come',
+    ACTIVE: 'its _backward runs now; its edges carry local grad × upstream grad = amount',
+    SEED: 'the seed: out.grad = 1',
+    FORWARD: 'just computed (forward)',
+    UNDEFINED: 'not a finite number',
+}
+TINTS = {ACTIVE_TINT: ACTIVE, FORWARD_TINT: FORWARD, SEED_TINT: SEED}  # the node table's row: the box's mark
+
 LEGEND = (
     PLAYER_STYLE  # inert in the fallback, which has no .player
     + '<div style="font-size:0.85rem;color:#444">'
     + _swatch('white', INK, 'grad not computed yet (·)')
-    + _swatch(ACCUMULATING_FILL, INK, 'grad has more += to come', dashed=True)
-    + _swatch(FINAL_FILL, INK, 'grad is final')
-    + _swatch('white', ACTIVE, 'its _backward runs now; orange edges carry the amounts', width=3)
-    + _swatch('white', FORWARD, 'just computed (forward)', width=3)
-    + f'<span style="white-space:nowrap"><b style="color:{UNDEFINED}">nan / inf</b> not a finite number</span>'
+    + _swatch(ACCUMULATING_FILL, INK, COLOUR_MEANINGS[ACCUMULATING_FILL], line='dashed')
+    + _swatch(FINAL_FILL, INK, COLOUR_MEANINGS[FINAL_FILL])
+    + _swatch('white', SEED, COLOUR_MEANINGS[SEED], width=4)
+    + _swatch('white', ACTIVE, COLOUR_MEANINGS[ACTIVE], width=3)
+    + _swatch('white', FORWARD, COLOUR_MEANINGS[FORWARD], width=3)
+    + f'<span style="white-space:nowrap"><b style="color:{UNDEFINED}">nan / inf</b> {COLOUR_MEANINGS[UNDEFINED]}</span>'
     + '</div>'
 )
 

@@ -55,16 +55,16 @@ def _show_frame(trace, all_frames, k, width, numeric, page):
     table = node_table(trace, frame, answers=page.final_grads_shown, hide=page.hide)
     if page.present:
         if page.table:
-            show_node_table(table, frame.node)
+            show_node_table(table, frame)
         return
     st.caption('Graphviz is not installed on this server, so the browser lays the graph out again at every step.')
-    left, right = st.columns([3, 2])
+    left, right = st.columns([5, 4])  # the table wide enough for its state column
     with left:
         show_explanation(explain(trace, frame, page.hide))
         if k == last and page.hide != 'all':
             show_summary(grad_check(trace, numeric), trace.nodes[-1].name)
     with right:
-        show_node_table(table, frame.node)
+        show_node_table(table, frame)
 
 
 def advance_if_playing(n_frames):

@@ -10,6 +10,8 @@ from components.markdown import md
 from components.numbers import fmt
 
 UNDEFINED = 'undefined here'
+# the central difference, with its brackets: (f(x+h) − f(x−h)) / 2h would read as divided by 2, times h
+CHECK = 'The check nudges one input by ±h and measures how the output moves: (f(x+h) − f(x−h)) / (2h), with h = 1e-6.'
 
 
 def grad_check(trace, numeric):
@@ -33,17 +35,11 @@ def grad_check(trace, numeric):
 
 
 def show_summary(table, output_name):
-    st.markdown(
-        f'**Done.** Each input’s grad is ∂{md(output_name)}/∂input. The check nudges one input by ±1e-6 '
-        'and measures how the output moves: (f(x+h) − f(x−h)) / 2h.'
-    )
+    st.markdown(f'**Done.** Each input’s grad is ∂{md(output_name)}/∂input. {md(CHECK)}')
     st.dataframe(table, hide_index=True, width='stretch')
 
 
 def summary_html(table, output_name):
     """The same check as HTML, for the player; every cell escaped."""
-    intro = (
-        f'<p><b>Done.</b> Each input’s grad is ∂{html.escape(output_name)}/∂input. The check nudges one input by '
-        '±1e-6 and measures how the output moves: (f(x+h) − f(x−h)) / 2h.</p>'
-    )
+    intro = f'<p><b>Done.</b> Each input’s grad is ∂{html.escape(output_name)}/∂input. {html.escape(CHECK)}</p>'
     return intro + table.to_html(index=False, escape=True, border=0, classes='check')

@@ -16,10 +16,12 @@ from devtools.serve import CHROMIUM, CHROMIUM_ARGS, check_chromium, serve_app
 DOCS = Path(__file__).resolve().parent
 
 VIEWPORT = {'width': 1600, 'height': 1000}
-GRAPH = '.player svg, [data-testid="stGraphVizChart"] svg'  # the player, or the fallback chart
+GRAPH = '.player .view svg, [data-testid="stGraphVizChart"] svg'  # the player's graph, or the fallback chart
 MLP_FRAME = 44  # mid-backward: h2 × v2 passes its grad back; some grads final, some still collecting, some not yet
 PROJECTOR = {'width': 1920, 'height': 1080}
 NEURON_FRAME = 14  # mid-backward: x1*w1 passes its grad back, x1.grad += w1.data × 0.5 = -1.5
+NEURON_X2_W2 = 11  # x2*w2 passes its grad back: x2.grad += w2.data × 0.5 = 0.5, w2.grad += x2.data × 0.5 = 0
+NEURON_SEED = 6  # the seed, o.grad = 1, in its own look
 
 expect.set_options(timeout=30_000)
 
@@ -114,6 +116,12 @@ def main():
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
             save(open_view(browser, url, '?expr=neuron&step=0')[0], 'neuron-start.png')
+            page, _, _ = open_view(browser, url, f'?expr=neuron&step={NEURON_SEED}')
+            expect(caption(page)).to_contain_text('o.grad = 1')
+            save(page, 'neuron-seed.png')
+            page, _, _ = open_view(browser, url, f'?expr=neuron&step={NEURON_X2_W2}')
+            expect(caption(page)).to_contain_text('x2*w2')
+            save(page, 'neuron-x2w2.png')
 
             k = reuse_accumulating_frame(browser, url)
             print(f'reuse: a.grad is 6.0000, not yet 4.0000, at frame {k}')

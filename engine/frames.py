@@ -18,15 +18,17 @@ class Frame:
         return i < self.computed or not trace.nodes[i].op
 
 
-def frames(trace, forward=True):
-    """All frames of a trace: with `forward`, first the inputs set and one frame per op computed."""
+def frames(trace, forward=True, leaves=True):
+    """All frames of a trace: with `forward`, first the inputs set and one frame per op computed. Without `leaves`,
+    no frame for a leaf's _backward, which does nothing (backward() still calls it: micrograd's, and the default)."""
     n = len(trace.nodes)
     out = []
     if forward:
         out.append(Frame('inputs', -1, 0, -1))
         out += [Frame('forward', i, i + 1, -1) for i, node in enumerate(trace.nodes) if node.op]
     out.append(Frame('seed', n - 1, n, 0))
-    out += [Frame('backward', step.node, n, k) for k, step in enumerate(trace.steps, start=1)]
+    nodes = trace.nodes
+    out += [Frame('backward', i, n, k) for k, i in enumerate(range(n - 1, -1, -1), start=1) if leaves or nodes[i].op]
     return out
 
 

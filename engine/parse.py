@@ -7,6 +7,7 @@ nesting, and exponents that are plain numbers no larger than MAX_EXPONENT.
 
 import ast
 import math
+import re
 
 from .ops import OPS
 from .presets import Expression
@@ -67,6 +68,10 @@ def parse_expression(text):
         tree = ast.parse(body, mode='eval').body
     except SyntaxError as e:
         column = min(max(e.offset or len(body) + 1, 1), len(body) + 1)  # 0 or None: at the end, e.g. 'x +'
+        dangling = _dangling_operator(body)
+        if dangling is not None:  # 'a + ', '(a + )': the + is the problem, not the end or the bracket
+            sign, at = dangling
+            raise ExpressionError(f'{sign} has nothing after it: write what it works on', at + shift) from None
         raise ExpressionError(_syntax_message(e), column + shift) from None
     except (RecursionError, MemoryError):
         raise ExpressionError(TOO_DEEP, _too_deep_column(body) + shift) from None
@@ -129,7 +134,24 @@ def _split_assignment(text, lead):
 def _syntax_message(e):
     if 'nested' in str(e.msg):
         return TOO_DEEP
+    if 'was never closed' in str(e.msg):
+        return 'this ( is never closed'
+    if 'unmatched' in str(e.msg):
+        return 'this ) closes no ('
     return 'this is not a formula I can read: check brackets and operators'
+
+
+_TOKEN = r'\*\*|[-+*/]|[()\[\],]|[^\s()\[\],*/+-]+'  # an operator, a bracket or comma, or anything else
+
+
+def _dangling_operator(body):
+    """(the operator, its column, 1-based) of the first + - * / ** with nothing after it: at the end of the formula,
+    or before a closing bracket or a comma. None if there is none."""
+    tokens = [(m.group(), m.start()) for m in re.finditer(_TOKEN, body)]
+    for (token, start), after in zip(tokens, [*tokens[1:], None]):
+        if token in ('+', '-', '*', '/', '**') and (after is None or after[0] in ')],'):
+            return token, start + 1
+    return None
 
 
 def _too_deep_column(body):

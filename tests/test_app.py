@@ -16,12 +16,16 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from test_player import replay
 
+from components.graph import LEGEND
 from components.markdown import JOINER
+from components.node_table import ANSWER_COLUMN as ANSWERS
+from components.node_table import STATE_COLUMN as STATE
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / 'app.py')
 EXPRESSIONS = ['neuron', 'reuse', 'chain', 'lecture', 'a_plus_a', 'ab_times_a_plus_b', 'mlp', 'custom']
 NOT_COMPUTED = '·'
+STATES = ('not computed yet', 'has more += to come', 'is final')  # the legend's words for a grad's state
 
 
 # --- the page, on either renderer ------------------------------------------------------------------------
@@ -133,15 +137,17 @@ class Page:
         return re.sub(r'\\(.)', r'\1', text).replace(JOINER, '')  # as the markdown shows it: escapes undone
 
     def table(self):
-        """The node table: {column: [cell per node]}; 'final grad' only where the page shows that column."""
+        """The node table: {column: [cell per node]}; the answer column only where the page shows it."""
         if self.player:
             body, head = self.body(), self.head()
             values = replay(body['patches'])[self.frame][0]
+            columns = body['table']['columns']  # node, op, data, grad now, the grad's state, the answers
             table = {'node': body['table']['names'], 'op': body['table']['ops']}
             table['data'] = [values[i][0].strip() for i in range(len(values))]  # as player.js fills the cells
             table['grad now'] = [values[i][1].strip() for i in range(len(values))]
+            table[columns[4]] = [body['table']['states'][values[i][2]] for i in range(len(values))]
             if head['answers']:
-                table['final grad'] = body['table']['finals']
+                table[columns[5]] = body['table']['finals']
             return table
         (table,) = [d.value for d in self.at.dataframe if 'grad now' in d.value.columns]
         return {column: list(table[column]) for column in table.columns}
@@ -696,10 +702,65 @@ def test_a_link_cannot_put_markdown_into_the_page(start):
     assert '](' not in outside_code(toast.value).replace('\\]', ''), toast.value
 
 
-def test_switching_off_the_answers_hides_the_final_grad_column_until_the_class_has_worked_them_out(start):
+def test_the_answers_column_is_hidden_until_asked_for_and_hides_again(start):
     page = start('reuse')
-    assert page.table()['final grad'] == ['4.0000', '3.0000', '1.0000', '1.0000', '1.0000']  # a, b, a*b, a*a, out
+    assert ANSWERS not in page.table()  # by default: the table gives nothing away at frame 0
+    page.toggle(key='answers').set_value(True).run()
+    # out = a*b + a*a at a = 3, b = -2: a.grad = b + 2a = 4, b.grad = a = 3, and 1 for a*b, a*a and out
+    assert page.table()[ANSWERS] == ['4.0000', '3.0000', '1.0000', '1.0000', '1.0000']
     page.toggle(key='answers').set_value(False).run()
     table = page.table()
-    assert 'final grad' not in table
+    assert ANSWERS not in table
     assert set(table['grad now']) == {NOT_COMPUTED}  # frame 0: nothing computed, nothing given away
+
+
+def test_an_old_link_that_asks_for_the_answers_still_shows_them(start):
+    page = start(query={'expr': 'reuse', 'answers': '1'})
+    assert page.toggle(key='answers').value is True
+    assert page.table()[ANSWERS] == ['4.0000', '3.0000', '1.0000', '1.0000', '1.0000']
+    assert not page.toast
+
+
+def test_the_table_says_each_grads_state_in_the_legends_words(start):
+    # reuse's frames: inputs 0, a*b 1, a*a 2, out 3, the seed 4, then out 5, a*a 6, a*b 7, b 8, a 9
+    page = start('reuse')
+    for word in STATES:
+        assert f'grad {word}' in LEGEND
+    assert page.table()[STATE] == [STATES[0]] * 5  # frame 0: not computed yet
+    page.go(6)  # a*a has written a twice (3, then 6); a*b's += is still to come; b is not computed yet
+    table = dict(zip(page.table()['node'], page.table()[STATE]))
+    assert table == {'a': STATES[1], 'b': STATES[0], 'a*b': STATES[2], 'a*a': STATES[2], 'out': STATES[2]}
+    page.go(page.last_frame)
+    assert page.table()[STATE] == [STATES[2]] * 5
+
+
+@FALLBACK_ONLY  # the player's body is keyed by the forward switch and the grads hidden: the lead adds `leaves`
+def test_switching_off_the_leaves_skips_the_frames_whose_backward_does_nothing(start):
+    page = start('neuron')
+    assert page.last_frame == 16  # inputs, 5 ops, the seed, 10 steps
+    page.toggle(key='leaves').set_value(False).run()
+    assert page.last_frame == 11  # the 5 leaves' steps are gone
+    page.go(page.last_frame)  # x1*w1's step, the last op back: every input now has its lecture grad
+    assert 'x1*w1 = x1 × w1 passes its grad' in page.explanation()
+    g = page.grads()
+    assert (g['x1'], g['w1'], g['x2'], g['w2'], g['b']) == ('-1.5000', '1.0000', '0.5000', '0.0000', '0.5000')
+    assert page.summary()  # the grad check, at the last frame left
+    assert page.query_params['leaves'] in ('0', ['0'])  # the link keeps the switch
+
+
+@pytest.mark.parametrize(('text', 'column'), [('a + ', 3), ('(a + )', 4)])
+def test_a_formula_error_is_shown_in_the_main_area_with_its_caret_at_the_dangling_operator(start, text, column):
+    page = start('custom')
+    page.text_input(key='formula').input(text).run()
+    (error,) = page.main.error  # not only beside the formula box: where the graph would be
+    assert 'nothing after it' in error.value
+    (caret,) = page.main.code
+    assert caret.value == f'{text}\n{" " * (column - 1)}^'  # under the +, its `column`th character
+
+
+@FALLBACK_ONLY  # the player's table is HTML: its cells wrap (player.css, the lead's)
+def test_the_node_column_is_wide_enough_for_the_longest_name(start):
+    page = start('neuron')
+    (table,) = [d for d in page.dataframe if 'grad now' in d.value.columns]
+    width = json.loads(table.proto.columns)['node']['width']
+    assert width >= 7 * len('x1*w1 + x2*w2')  # 13 characters, the neuron's longest name, at 7 px or more each

@@ -190,7 +190,7 @@ def test_open_pages_work_again_after_a_server_restart_and_keep_what_they_showed(
         untouched.get_by_role('button', name='Next').click()
         wait_for_player(untouched, 1)
         # a change in the sidebar runs a new session: it opens the link the page had, at the frame it shows
-        moved.get_by_text('Show the final grads in the table').click()
+        moved.get_by_text('Show the answers in the table').click()
         moved.wait_for_timeout(2000)
         expect(moved.locator('[data-testid="stMain"] h3').first).to_contain_text('lecture')
         expect(moved.locator('.player .caption')).to_contain_text('Frame 6 of 11')

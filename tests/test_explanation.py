@@ -2,15 +2,25 @@
 _backward source, and names printed, never rendered. Expected numbers are derived by hand."""
 
 import inspect
+import math
 import re
 import textwrap
 from html.parser import HTMLParser
 
 import pytest
 
-from components.explanation import caption, captured_numbers, chain_rule_lines, explain, explanation_html, plain_text
+from components.explanation import (
+    caption,
+    captured_numbers,
+    chain_rule_lines,
+    explain,
+    explanation_html,
+    local_gradient_lines,
+    number,
+    plain_text,
+)
 from components.markdown import md
-from engine import PRESETS, Value, parse_expression, topological_order, trace_backward
+from engine import OPS, PRESETS, Value, parse_expression, topological_order, trace_backward
 from engine.frames import frames
 
 
@@ -236,3 +246,153 @@ def test_hostile_names_are_printed_not_rendered_in_the_explanation_and_the_capti
         texts.append(page.text)
         assert name not in live_markdown(md(caption(trace, frame))) or not re.search(r'[^\w ]', name)
     assert sum(name in text for text in texts) >= 3  # the name, as it is: the inputs, the forward op, its step
+
+
+# --- the local gradient's own arithmetic, op by op (issue 11) ---------------------------------------------------
+
+
+def lines_for(text, values, name):
+    """(local gradient lines, chain-rule lines) of node `name`'s step in the typed formula `text` at `values`."""
+    trace = traced(parse_expression(text), values)
+    step = step_of(trace, name)
+    return local_gradient_lines(trace, step), chain_rule_lines(trace, step)
+
+
+def test_tanh_works_out_one_minus_t_squared_as_the_lecture_does():
+    # o = tanh(n), t = 0.7071 = 1/sqrt(2): 1 - t**2 = 1 - 1/2 = 0.5, then 0.5 × o.grad = 0.5 × 1
+    trace = traced(PRESETS['neuron'])
+    step = step_of(trace, 'o')
+    assert local_gradient_lines(trace, step) == ['local gradient for n: 1 − t² = 1 − 0.7071² = 0.5000']
+    text = md_text(explain(trace, backward_frame(trace, 'o')))
+    # the local gradient comes before its product with the upstream grad
+    assert text.index('1 − 0.7071² = 0.5000') < text.index('= 0.5000 × 1.0000 = 0.5000')
+    # a negative t is bracketed before it is squared: tanh(-0.8814) = -1/sqrt(2), 1 - 1/2 = 0.5
+    local, _ = lines_for('L = tanh(a)', {'a': -0.881373587019543}, 'L')
+    assert local == ['local gradient for a: 1 − t² = 1 − (−0.7071)² = 0.5000']
+
+
+def test_multiplication_shows_the_other_inputs_data_as_the_local_gradient():
+    # the lecture's e = a*b with a = 2, b = -3: d e/d a = b = -3, d e/d b = a = 2; e.grad = dL/de = f = -2
+    trace = traced(PRESETS['lecture'])
+    step = step_of(trace, 'e')
+    assert local_gradient_lines(trace, step) == [
+        'local gradient for a: b.data = −3.0000',
+        'local gradient for b: a.data = 2.0000',
+    ]
+    # a*a: each use of a gets the other use's data, 3, one line per use
+    trace = traced(PRESETS['reuse'])
+    assert local_gradient_lines(trace, step_of(trace, 'a*a')) == [
+        'local gradient for a (its use 1 of 2): a.data = 3.0000',
+        'local gradient for a (its use 2 of 2): a.data = 3.0000',
+    ]
+
+
+def test_addition_passes_the_grad_through_with_no_product_by_one():
+    # out = a*b + a*a: out.grad = 1 goes to both unchanged
+    trace = traced(PRESETS['reuse'])
+    step = step_of(trace, 'out')
+    assert local_gradient_lines(trace, step) == [
+        'passes the grad through to a*b: local gradient 1',
+        'passes the grad through to a*a: local gradient 1',
+    ]
+    assert chain_rule_lines(trace, step) == ['(a*b).grad += out.grad = 1.0000', '(a*a).grad += out.grad = 1.0000']
+    # the neuron's n = (x1*w1 + x2*w2) + b gets n.grad = 1 - tanh(n)**2 = 0.5, and hands 0.5 to both
+    trace = traced(PRESETS['neuron'])
+    lines = chain_rule_lines(trace, step_of(trace, 'n'))
+    assert lines == ['(x1*w1 + x2*w2).grad += n.grad = 0.5000', 'b.grad += n.grad = 0.5000']
+    for frame in frames(trace):
+        if frame.kind == 'backward' and trace.nodes[frame.node].op == '+':
+            assert '×' not in ''.join(chain_rule_lines(trace, trace.steps[frame.steps_done - 1]))
+
+
+def test_subtraction_passes_the_grad_to_its_left_and_negates_it_to_its_right():
+    # L = (a - b)*c at a = 5, b = 2, c = -3: (a-b).grad = c = -3; a gets -3, b gets -(-3) = 3
+    local, lines = lines_for('L = (a - b)*c', {'a': 5.0, 'b': 2.0, 'c': -3.0}, 'a-b')
+    assert local == ['passes the grad through to a: local gradient 1',
+                     'passes the grad through to b, negated: local gradient −1']  # fmt: skip
+    assert lines == ['a.grad += (a-b).grad = −3.0000', 'b.grad += -(a-b).grad = −(−3.0000) = 3.0000']
+
+
+def test_negation_passes_the_grad_back_negated():
+    # L = -a*c = (-a)*c at a = 2, c = 4: (-a).grad = c = 4, a.grad = -4
+    local, lines = lines_for('L = -a*c', {'a': 2.0, 'c': 4.0}, '-a')
+    assert local == ['passes the grad through to a, negated: local gradient −1']
+    assert lines == ['a.grad += -(-a).grad = −4.0000']
+
+
+def test_division_works_out_one_over_b_and_minus_the_quotient_over_b():
+    # L = a/b at a = 3, b = 2: dL/da = 1/b = 0.5; dL/db = -a/b**2 = -3/4, which the code writes -L.data * (1/b)
+    local, lines = lines_for('L = a/b', {'a': 3.0, 'b': 2.0}, 'L')
+    assert local == [
+        'local gradient for a: inv = 1 / b.data = 1 / 2.0000 = 0.5000',
+        'local gradient for b: −L.data × inv = −1.5000 × 0.5000 = −0.7500',
+    ]
+    assert lines == [
+        'a.grad += inv × L.grad = 0.5000 × 1.0000 = 0.5000',
+        'b.grad += -L.data × inv × L.grad = −0.7500 × 1.0000 = −0.7500',
+    ]
+
+
+def test_a_power_works_out_n_times_x_to_the_n_minus_one():
+    # a**3 at a = 2: 3 × 2**2 = 12; a**0.5 at a = 4: 0.5 × 4**-0.5 = 0.5 × 0.5 = 0.25; a**2 at a = -3: 2 × (-3) = -6
+    local, lines = lines_for('L = a**3', {'a': 2.0}, 'L')
+    assert local == ['local gradient for a: 3 × a.data² = 3 × 2.0000² = 12.0000']
+    assert lines == ['a.grad += slope × L.grad = 12.0000 × 1.0000 = 12.0000']
+    local, _ = lines_for('L = a**0.5', {'a': 4.0}, 'L')
+    assert local == ['local gradient for a: 0.5 × a.data^(−0.5) = 0.5 × 4.0000^(−0.5) = 0.2500']
+    local, _ = lines_for('L = a**2', {'a': -3.0}, 'L')
+    assert local == ['local gradient for a: 2 × a.data = 2 × (−3.0000) = −6.0000']
+
+
+def test_exp_and_log_work_out_their_local_gradients():
+    # d exp(a)/da = exp(a) = exp(0) = 1; d log(a)/da = 1/a = 1/4 = 0.25
+    local, _ = lines_for('L = exp(a)', {'a': 0.0}, 'L')
+    assert local == ['local gradient for a: e = exp(a.data) = exp(0.0000) = 1.0000']
+    local, lines = lines_for('L = 2*log(a)', {'a': 4.0}, 'log(a)')
+    assert local == ['local gradient for a: inv = 1 / a.data = 1 / 4.0000 = 0.2500']
+    assert lines == ['a.grad += inv × log(a).grad = 0.2500 × 2.0000 = 0.5000']  # log(a).grad = 2
+
+
+def test_relu_and_sigmoid_work_out_their_local_gradients():
+    # relu passes the grad where a > 0 only; sigmoid(0) = 0.5, so s(1 - s) = 0.25
+    assert lines_for('L = relu(a)', {'a': 3.0}, 'L')[0] == [
+        'local gradient for a: (a.data > 0) = (3.0000 > 0) = 1.0000'
+    ]
+    assert lines_for('L = relu(a)', {'a': -2.0}, 'L')[0] == [
+        'local gradient for a: (a.data > 0) = (−2.0000 > 0) = 0.0000'
+    ]
+    local, _ = lines_for('L = sigmoid(a)', {'a': 0.0}, 'L')
+    assert local == ['local gradient for a: s × (1 − s) = 0.5000 × (1 − 0.5000) = 0.2500']
+
+
+def test_sin_and_cos_work_out_their_local_gradients():
+    # d sin(a)/da = cos(a): cos(pi/3) = 0.5; d cos(a)/da = -sin(a): -sin(pi/6) = -0.5
+    local, _ = lines_for('L = sin(a)', {'a': math.pi / 3}, 'L')
+    assert local == ['local gradient for a: cos(a.data) = cos(1.0472) = 0.5000']
+    local, _ = lines_for('L = cos(a)', {'a': math.pi / 6}, 'L')
+    assert local == ['local gradient for a: −sin(a.data) = −sin(0.5236) = −0.5000']
+
+
+def test_every_op_in_the_table_has_words_for_its_local_gradient():
+    formulas = {'+': 'a + b', '-': 'a - b', '*': 'a*b', '/': 'a/b', 'neg': '-a', '**': 'a**2', 'tanh': 'tanh(a)',
+                'exp': 'exp(a)', 'log': 'log(a)', 'relu': 'relu(a)', 'sigmoid': 'sigmoid(a)', 'sin': 'sin(a)',
+                'cos': 'cos(a)'}  # fmt: skip
+    assert set(formulas) == set(OPS)
+    for op, text in formulas.items():
+        trace = traced(parse_expression(f'L = {text}'), {'a': 0.5, 'b': 2.0})
+        step = trace.steps[0]
+        for line, c in zip(local_gradient_lines(trace, step), step.contributions, strict=True):
+            assert line.endswith(f'local gradient {number(c.local_grad).rstrip("0").rstrip(".")}') or (
+                '=' in line and line.endswith(f'= {number(c.local_grad)}')
+            ), (op, line)
+
+
+def test_the_where_line_says_out_is_this_node_and_one_input_is_its_input():
+    trace = traced(PRESETS['reuse'])
+    text = md_text(explain(trace, backward_frame(trace, 'out')))
+    assert 'out = out (the code’s out is this node, named out too)' in text
+    assert 'back to its inputs' in text
+    trace = traced(PRESETS['neuron'])
+    text = md_text(explain(trace, backward_frame(trace, 'o')))
+    assert 'back to its input.' in text and 'inputs' not in text
+    assert 'out = o (this node)' in text

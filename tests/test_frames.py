@@ -161,3 +161,29 @@ def test_hiding_the_new_grads_hides_what_this_frames_backward_writes(reuse):
         {A, B},
         set(), set(),  # a leaf's step writes nothing
     ]  # fmt: skip
+
+
+# --- skipping the leaves' frames (issue 11): their _backward does nothing ----------------------------------------
+
+
+def test_without_leaves_the_backward_pass_has_a_frame_per_op_only(neuron):
+    # the neuron's backward order is o, n, b, x1*w1 + x2*w2, x2*w2, w2, x2, x1*w1, w1, x1: steps 1..10, leaves at
+    # steps 3 (b), 6 (w2), 7 (x2), 9 (w1) and 10 (x1)
+    backward = [f for f in frames(neuron, leaves=False) if f.kind == 'backward']
+    assert [f.node for f in backward] == [OUTPUT, N, SUM, X2W2, X1W1]
+    assert [f.steps_done for f in backward] == [1, 2, 4, 5, 8]  # each still counts the steps backward() has done
+    assert len(frames(neuron)) == 1 + 5 + 1 + 10  # inputs, 5 ops, seed, 10 steps
+    assert len(frames(neuron, leaves=False)) == 1 + 5 + 1 + 5
+    assert len(frames(neuron, forward=False, leaves=False)) == 1 + 5
+
+
+def test_without_leaves_a_frame_shows_the_same_grads_as_with_them(reuse):
+    # reuse (a, b, a*b, a*a, out): out (step 1), a*a (2), a*b (3), then the leaves b (4) and a (5)
+    kept = frames(reuse, leaves=False)
+    assert [f.node for f in kept if f.kind == 'backward'] == [OUT, AA, AB]
+    every = {(f.kind, f.node, f.steps_done): f for f in frames(reuse)}
+    for f in kept:
+        assert every[f.kind, f.node, f.steps_done] == f
+        assert grads_at(reuse, f) == grads_at(reuse, every[f.kind, f.node, f.steps_done])
+    # the last frame left is a*b's, where every grad is already final: a = b + 2a = -2 + 6 = 4, b = a = 3
+    assert grads_at(reuse, kept[-1])[:2] == [4.0, 3.0]

@@ -250,7 +250,12 @@ def test_bad_input_points_at_the_column(text, column):
         ('x' * (MAX_LENGTH + 1), MAX_LENGTH + 1, str(MAX_LENGTH)),
         ('  ' + 'x' * (MAX_LENGTH + 1), MAX_LENGTH + 3, str(MAX_LENGTH)),  # past the limit, after the 2 spaces
         ('  a +* b', 6, 'not a formula I can read'),  # leading spaces count: the student sees them
-        ('x +', 4, 'not a formula I can read'),  # the end of the text
+        ('x +', 3, 'nothing after it'),  # the dangling +, the 3rd character, not the end of the text
+        ('(a + )', 4, 'nothing after it'),  # the +, not the ( or the )
+        ('a + (b * )', 8, 'nothing after it'),  # the *, 8th
+        ('  L = a -', 9, 'nothing after it'),  # columns count the leading spaces and the name
+        ('(a + b', 1, 'never closed'),  # a bracket never closed: at the bracket
+        ('a + b)', 6, 'closes no'),  # a ) with no (: at the )
         ('L = ', 4, 'not a formula I can read'),  # nothing after the =
         ('x\ny', 2, 'one line'),
         ('x; y', 2, 'one line'),

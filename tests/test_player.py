@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 import state
 from components import graph
+from components import node_table as node_table_module
 from components.explanation import caption, explain, explanation_html
 from components.graph import CSS_VARIABLES, PLAYER_STYLE, VALUE_ROWS, VALUE_TEXTS, build_dot, hot_edges, value_look
 from components.node_table import node_table, table_columns
@@ -92,10 +93,11 @@ def test_the_layout_has_an_element_for_every_value_op_and_labelled_edge():
     assert svg.startswith('<svg')
     for element in ['n0', 'n1', 'n2', 'n3', 'n4', 'n2_op', 'n3_op', 'n4_op', 'e3_0', 'e3_1', 'e2_0', 'e2_1', 'e4_out']:
         assert f'id="{element}"' in svg
-    # every edge into an op has a text to patch, blank or not: a*a's two edges from a included
-    for edge in ['e2_0', 'e2_1', 'e3_0', 'e3_1', 'e4_0', 'e4_1']:
-        group = re.search(rf'<g id="{edge}" class="edge">(.*?)</g>', svg, flags=re.S).group(1)
-        assert '<text' in group
+    # every edge into an op runs through a label with texts to patch, blank or not: a*a's two edges from a included
+    for edge in ['2_0', '2_1', '3_0', '3_1', '4_0', '4_1']:
+        assert f'<g id="e{edge}" class="edge">' in svg and f'<g id="e{edge}_in" class="edge">' in svg
+        group = re.search(rf'<g id="l{edge}" class="node">(.*?)</g>', svg, flags=re.S).group(1)
+        assert group.count('<text') == 3  # local grad × upstream grad, the line's own row, = amount
 
 
 # --- the page on the player path ---------------------------------------------------------------------
@@ -164,7 +166,7 @@ def test_what_the_browser_draws_for_each_frame_is_what_the_python_builders_make(
         assert [values[i][0].strip() for i in range(len(trace.nodes))] == list(table['data'])
         assert [values[i][1].strip() for i in range(len(trace.nodes))] == list(table['grad now'])
         assert body['table']['names'] == list(table['node']) and body['table']['ops'] == list(table['op'])
-        assert body['table']['finals'] == list(table['final grad'])
+        assert body['table']['finals'] == list(table[node_table_module.ANSWER_COLUMN])
 
 
 def test_a_shared_layout_holds_none_of_the_values_it_was_made_for():
@@ -318,10 +320,36 @@ def test_a_formula_that_reads_like_a_presets_name_is_not_given_the_presets_layou
     preset = player_data(start({'expr': 'reuse'}))
     typed = player_data(start({'expr': 'custom', 'formula': 'reuse', 'v.reuse': '-2'}))  # one variable, one box
     assert typed['blank'] == preset['blank']  # the same number width: only the expression's key tells them apart
-    assert preset['svg'].count('class="node"') == 8 and typed['svg'].count('class="node"') == 1  # 5 values, 3 ops
+    assert value_and_op_nodes(preset['svg']) == 8 and value_and_op_nodes(typed['svg']) == 1  # 5 values, 3 ops
     assert typed['layout'] != preset['layout']
 
 
 def test_the_chain_is_laid_out_for_its_length():
     short, long = (player_data(start({'expr': 'chain', 'n': n})) for n in ('2', '3'))
-    assert short['svg'].count('class="node"') == 2 + 4 * 2 and long['svg'].count('class="node"') == 2 + 4 * 3
+    assert value_and_op_nodes(short['svg']) == 2 + 4 * 2 and value_and_op_nodes(long['svg']) == 2 + 4 * 3
+
+
+def value_and_op_nodes(svg):
+    return len(re.findall(r'<g id="n\d+(?:_op)?" class="node">', svg))
+
+
+def test_the_seed_frame_is_marked_as_the_seed_not_as_a_backward_call():
+    trace = traced(PRESETS['neuron'])
+    all_frames = frames(trace)
+    states = replay(frame_patches(trace, all_frames, number_width(trace)))
+    k = next(k for k, f in enumerate(all_frames) if f.kind == 'seed')
+    assert states[k][0][trace.output][3] == 'seed' and states[k][1] == -1  # no op is hot at the seed
+    assert states[k + 1][0][trace.output][3] == 'active'  # the output's _backward, next
+    assert all(look[3] != 'seed' for f, s in zip(all_frames, states) if f.kind != 'seed' for look in s[0].values())
+    assert 'g.v.seed > path' in PLAYER_CSS and '.table tr.active.forward td' in PLAYER_CSS
+
+
+def test_an_edge_label_is_the_chain_rule_on_lines_the_player_patches_one_text_each():
+    trace = traced(PRESETS['neuron'])  # x1, w1, x1*w1, x2, w2, x2*w2, ..., o = tanh(n)
+    width = number_width(trace)
+    svg = layout_svg(trace, width).svg
+    group = re.search(r'<g id="l5_0" class="node">(.*?)</g>', svg, flags=re.S).group(1)
+    assert group.count('<text') == 3  # the product, the row the edge runs along, the amount
+    tanh = next(f for f in frames(trace) if f.kind == 'backward' and trace.nodes[f.node].op == 'tanh')
+    (label,) = hot_edges(trace, tanh, width).values()
+    assert label.split('\n') == [' 0.5000 ×  1.0000', ' ' * 17, '        =  0.5000']  # (1 - 0.7071²) × o.grad = 0.5

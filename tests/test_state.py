@@ -14,7 +14,7 @@ from engine.frames import clamp_frame
 from state import MAX_CHAIN, MAX_INPUTS, SPEEDS, PageState, from_query, from_session, to_query, to_session
 
 DEFAULT = PageState()
-KNOWN_KEYS = ('expr', 'formula', 'n', 'step', 'forward', 'answers', 'speed', 'embed', 'embed_options')
+KNOWN_KEYS = ('expr', 'formula', 'n', 'step', 'forward', 'answers', 'leaves', 'speed', 'embed', 'embed_options')
 MAX_FORMULA = state.MAX_LENGTH
 
 # --- strategies ------------------------------------------------------------------------------------
@@ -31,6 +31,7 @@ page_states = st.builds(
     frame=st.integers(0, 10**6),
     forward=st.booleans(),
     answers=st.booleans(),
+    leaves=st.booleans(),
     speed=st.sampled_from(SPEEDS),
 )
 nasty_values = st.sampled_from(
@@ -146,6 +147,7 @@ def test_from_query_uses_exactly_the_parameters_it_does_not_ignore(query):
             assert getattr(s, field) == getattr(DEFAULT, field)
     assert s.forward == (query['forward'] == '1' if 'forward' in used else DEFAULT.forward)
     assert s.answers == (query['answers'] == '1' if 'answers' in used else DEFAULT.answers)
+    assert s.leaves == (query['leaves'] == '1' if 'leaves' in used else DEFAULT.leaves)
     assert s.inputs == {key[2:]: float(query[key]) for key in used if key.startswith('v.')}
 
 
@@ -259,3 +261,18 @@ def test_a_frame_is_kept_within_the_frames_there_are(k, n_frames, kept):
 )
 def test_the_final_grads_show_only_when_asked_and_no_grad_is_hidden(answers, hide, shown):
     assert PageState(answers=answers, hide=hide).final_grads_shown is shown
+
+
+def test_the_answers_are_hidden_by_default_and_an_old_link_that_asks_for_them_still_shows_them():
+    assert DEFAULT.answers is False and 'answers' not in to_query(DEFAULT)  # the default link says nothing of them
+    assert from_query({'expr': 'reuse', 'answers': '1'}) == (PageState(expr='reuse', answers=True), [])
+    assert from_query({'expr': 'reuse', 'answers': '0'}) == (PageState(expr='reuse', answers=False), [])
+    assert to_query(PageState(answers=True))['answers'] == '1'
+
+
+def test_the_leaves_frames_are_shown_by_default_and_a_link_can_skip_them():
+    assert DEFAULT.leaves is True and 'leaves' not in to_query(DEFAULT)  # micrograd calls every _backward
+    query = to_query(PageState(leaves=False))
+    assert query['leaves'] == '0'
+    assert from_query(query) == (PageState(leaves=False), [])
+    assert from_query({'leaves': 'no'}) == (PageState(), ['leaves'])

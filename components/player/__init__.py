@@ -13,11 +13,12 @@ from pathlib import Path
 import streamlit as st
 
 import shared
+from components.depth_plot import depth_plots
 from components.explanation import caption, explain, explanation_html, frame_rules
-from components.graph import LEGEND, blank_label, build_dot, hot_edges, value_look
+from components.graph import LEGEND, blank_label, build_dot, hot_edges, label_width, value_look
 from components.node_table import table_columns
 from components.summary import grad_check, summary_html
-from engine.frames import frames, hidden_grads
+from engine.frames import hidden_grads
 from layout import LayoutRefused, lay_out
 
 HERE = Path(__file__).parent
@@ -38,9 +39,9 @@ def go_to(frame, opening):
     st.session_state[GOTO] = {'id': goto['id'] + 1, 'frame': frame, 'open': opening}
 
 
-def show_player(expression, values, trace, width, numeric, page):
-    """The graph player for `expression` at `values` ({name: value}), whose trace, number width and
-    finite-difference check are `trace`, `width`, `numeric`, drawn as `page` (a state.PageState) asks.
+def show_player(expression, values, trace, all_frames, width, numeric, page):
+    """The graph player for `expression` at `values` ({name: value}), whose trace, frames, number width and
+    finite-difference check are `trace`, `all_frames`, `width`, `numeric`, drawn as `page` (a state.PageState) asks.
 
     The layout and the body come from shared.py's caches; dot runs on the visitor's allowance, and when the graph
     cannot be laid out the page says why and stops. Returns (the frame whose Share button was clicked in this run,
@@ -58,11 +59,12 @@ def show_player(expression, values, trace, width, numeric, page):
     if layout.quick:
         st.caption('A tangled graph: laid out quickly, with straight edges, to keep within the time budget.')
     inputs = tuple(values.items())
+    view = (page.forward, page.leaves, page.hide)  # what of the page decides the frames and their looks
     body = shared.player_body(
-        expression=expression, values=inputs, forward=page.forward, hide=page.hide,
-        make=lambda: make_body(trace, frames(trace, page.forward), width, numeric, layout, page.hide),
+        expression=expression, values=inputs, view=view,
+        make=lambda: make_body(trace, all_frames, width, numeric, layout, page.hide),
     )  # fmt: skip
-    name = repr((expression.key, inputs, page.forward, page.hide))  # what the body is for, as shared.py keeps it
+    name = repr((expression.key, inputs, view))  # what the body is for, as shared.py keeps it
     goto = st.session_state.get(GOTO, NO_GOTO)
     answers = page.final_grads_shown
     share_at = graph_player(name, body, page.speed, answers, goto, present=page.present, table=page.table)
@@ -85,9 +87,11 @@ def frame_patches(trace, all_frames, width, hide='none'):
     """Frame 0 whole, then for each frame only what changed: linear in the graph and the number of frames.
 
     A patch: 'v' [[node, data text, grad text, grad state, mark]], 'o' the op whose _backward runs (-1: none),
-    'e' [['op_slot', edge label or '']], 'a' the node the frame is about. `hide`: which grads show '?'.
+    'e' [['op_slot', edge label (its lines joined by a newline) or '']], 'a' the node the frame is about.
+    `hide`: which grads show '?'.
     """
     final_after = trace.final_after()
+    local_width = label_width(trace, width)
     grads = [None] * len(trace.nodes)
     looks, labels, patches = {}, {}, []
     previous = None
@@ -110,7 +114,7 @@ def frame_patches(trace, all_frames, width, hide='none'):
             if looks.get(i) != look:
                 looks[i] = look
                 changed.append([i, *look])
-        hot = {f'{i}_{slot}': text for (i, slot), text in hot_edges(trace, frame, width, hidden).items()}
+        hot = {f'{i}_{slot}': text for (i, slot), text in hot_edges(trace, frame, width, hidden, local_width).items()}
         edges = [
             [key, hot.get(key, '')] for key in sorted(set(labels) | set(hot)) if labels.get(key, '') != hot.get(key, '')
         ]
@@ -126,27 +130,41 @@ def make_body(trace, all_frames, width, numeric, layout, hide='none'):
     return encode_body(
         layout.svg,
         frame_patches(trace, all_frames, width, hide),
-        width,
+        blank_label(width, label_width(trace, width)),
         captions=[caption(trace, f) for f in all_frames],
         explanations=[explanation_html(explain(trace, f, hide)) for f in all_frames],
         rules=[frame_rules(trace, f, hide) for f in all_frames],
         table=table_columns(trace),
+        near=neighbours(trace),
         summary='' if hide == 'all' else summary_html(grad_check(trace, numeric), trace.nodes[-1].name),
+        plots=depth_plots(trace, all_frames, hide),
     )
 
 
-def encode_body(svg, patches, width, captions, explanations, table, summary, rules=()):
+def neighbours(trace):
+    """Per value: [its inputs, the values it feeds], which the player keeps in sight with it when it scrolls."""
+    feeds = [[] for _ in trace.nodes]
+    for i, node in enumerate(trace.nodes):
+        for child in dict.fromkeys(node.children):
+            feeds[child].append(i)
+    return [[list(dict.fromkeys(node.children)), feeds[i]] for i, node in enumerate(trace.nodes)]
+
+
+def encode_body(svg, patches, blank, captions, explanations, table, summary, rules=(), plots=None, near=()):
     """The bulk of what the player is sent, for one expression, its inputs and the forward switch: encoded once.
 
+    blank: what an edge that carries nothing shows (graph.blank_label), its lines joined by a newline.
     captions, explanations: one per frame (plain text; HTML made by components.explanation).
     rules: one list of plain-text lines per frame, the presentation view's sums (explanation.frame_rules).
     table: {'names': [...], 'ops': [...], 'finals': [...]}, the node table's columns that no frame changes;
     the others are the value boxes' own texts. summary: the grad check's HTML, shown at the last frame.
+    plots: the chain's |grad| plot (components.depth_plot.depth_plots), or None where it does not apply.
+    near: per value, [its inputs, the values it feeds] (neighbours), kept in sight with it when the view scrolls.
     """
     body = {
-        'svg': svg, 'patches': patches, 'blank': blank_label(width), 'legend': LEGEND,
+        'svg': svg, 'patches': patches, 'blank': blank, 'legend': LEGEND,
         'captions': captions, 'explanations': explanations, 'table': table, 'summary': summary,
-        'rules': list(rules) or [[] for _ in patches],
+        'rules': list(rules) or [[] for _ in patches], 'plots': plots, 'near': list(near),
     }  # fmt: skip
     return json.dumps(body, separators=(',', ':')).encode()
 

@@ -4,9 +4,17 @@
 const NOT_COMPUTED = '·';
 const NOT_FINITE = ['nan', 'inf', '−inf']; // as components/numbers.py writes them
 const HIDDEN = '?'; // a grad the class is asked to work out (components/numbers.py)
-// below this share of its natural size the numbers are too small to read (14 pt text at 8 px): a big graph
-// opens at this size instead, scrolled to follow the active node; "Fit" still shows it whole
-const READABLE = 0.6;
+// the numbers are 14 pt text, 18.7 px at the graph's natural size. The page's view shows the graph as large as
+// fits its width and height, but never so small that the numbers are under MIN_TEXT_PX (read from a classroom's
+// back row): a graph too big for that is shown at it and scrolled to follow the active node. "Fit" shows it whole.
+const TEXT_PX = (14 * 4) / 3;
+const MIN_TEXT_PX = 16.5; // 16 px and a margin for the SVG's rounding
+const READABLE = MIN_TEXT_PX / TEXT_PX;
+const MOST = 1.6; // a small graph is not blown up beyond this
+const VIEW_HEIGHT = 0.75; // of the window: the view's max-height (player.css)
+// the presentation view fits a graph whole down to this share of its natural size (its numbers 10 px), below it
+// as tall as the window, scrolled sideways
+const PRESENT_READABLE = 0.55;
 const PRESENT_MOST = 2.5; // the presentation view blows a small graph up to at most this
 const BOTTOM_PX = 12; // the presentation view's graph ends this far above the window's bottom edge
 const SCROLLBAR_PX = 16; // room for the sideways scrollbar of a graph too big to fit
@@ -35,7 +43,7 @@ class Player {
       <div class="view" tabindex="0"></div>
       <div class="legend"></div>
       <div class="below">
-        <div class="words"><div class="explain"></div><div class="summary"></div></div>
+        <div class="words"><div class="plot"></div><div class="explain"></div><div class="summary"></div></div>
         <div class="table"></div>
       </div>`;
     const $ = (s) => root.querySelector(s);
@@ -48,6 +56,7 @@ class Player {
     this.noticeBox = $('.notice');
     this.explainBox = $('.explain');
     this.summaryBox = $('.summary');
+    this.plotBox = $('.plot'); // the chain's |grad| plot (components/depth_plot.py); empty for other expressions
     this.tableBox = $('.table');
     this.playButton = $('.play');
     this.prevButton = $('.prev');
@@ -57,7 +66,7 @@ class Player {
     this.naturalHeight = 0; // and its height
     this.values = []; // per value node: {g, data, grad (its two number texts), row (the table's), look}
     this.ops = {}; // op node id -> [its circle's group, its out edge's group]
-    this.edges = {}; // 'op_slot' -> {g, text, label}
+    this.edges = {}; // 'op_slot' -> {g (its label), parts (the edge's two halves), texts (the label's lines), label}
     this.body = null; // what Python sent for this layout: patches, captions, explanations, table, summary
     this.n = 0; // frames
     this.model = emptyModel(); // the look at frame modelAt, from the patches
@@ -131,9 +140,13 @@ class Player {
       this.ops[i] = [g, this.view.querySelector(`#e${i}_out`)];
     });
     this.edges = {};
-    this.view.querySelectorAll('g.edge[id^="e"]').forEach((g) => {
-      const text = g.querySelector('text');
-      if (text) this.edges[g.id.slice(1)] = { g, text, label: null };
+    // an edge into an op runs through its label (a node of its own, l3_0): up to it (e3_0_in), and on (e3_0)
+    this.view.querySelectorAll('g.node[id^="l"]').forEach((g) => {
+      const key = g.id.slice(1);
+      const parts = [`#e${key}`, `#e${key}_in`].map((id) => this.view.querySelector(id)).filter(Boolean);
+      g.classList.add('lab');
+      // its lines: local gradient × upstream grad, a blank one where the edge runs, = amount
+      this.edges[key] = { g, parts, texts: [...g.querySelectorAll('text')], label: null };
     });
     this.makeTable(body.table);
     this.activeRow = null;
@@ -149,11 +162,15 @@ class Player {
     const cell = (tag, text) => Object.assign(document.createElement(tag), { textContent: text });
     const t = document.createElement('table');
     const head = t.createTHead().insertRow();
-    for (const title of ['node', 'op', 'data', 'grad now', 'final grad']) head.appendChild(cell('th', title));
+    // components/node_table.py's columns: node, op, data, grad now, the grad's state in the legend's words (when it
+    // sends them), and the answers last
+    const titles = table.columns || ['node', 'op', 'data', 'grad now', 'final grad'];
+    for (const title of titles) head.appendChild(cell('th', title));
     const rows = t.createTBody();
     table.names.forEach((name, i) => {
       const row = rows.insertRow();
-      for (const text of [name, table.ops[i], '', '', table.finals[i]]) row.appendChild(cell('td', text));
+      const state = table.states ? [''] : [];
+      for (const text of [name, table.ops[i], '', '', ...state, table.finals[i]]) row.appendChild(cell('td', text));
       this.values[i].row = row;
     });
     this.tableBox.replaceChildren(t);
@@ -188,6 +205,7 @@ class Player {
       v.g.setAttribute('class', `node v ${state} ${mark}`);
       v.row.cells[2].textContent = data.trim();
       v.row.cells[3].textContent = grad.trim();
+      if (this.body.table.states) v.row.cells[4].textContent = this.body.table.states[state];
       v.look = look;
     });
     for (const [id, [g, out]] of Object.entries(this.ops)) {
@@ -198,8 +216,9 @@ class Player {
     for (const [id, e] of Object.entries(this.edges)) {
       const label = m.edges[id] || '';
       if (label === e.label) continue;
-      e.text.textContent = label || this.body.blank;
-      e.g.classList.toggle('hot', label !== '');
+      const lines = (label || this.body.blank).split('\n');
+      e.texts.forEach((t, j) => { t.textContent = lines[j] ?? ''; });
+      for (const part of [e.g, ...e.parts]) part.classList.toggle('hot', label !== '');
       e.label = label;
     }
   }
@@ -216,6 +235,10 @@ class Player {
       row?.classList.add('active');
       this.activeRow = row;
     }
+    // the row's tint is the box's mark: blue just computed, orange seeded, vermillion its _backward runs
+    const mark = this.model.values[this.body.patches[k].a]?.[3] || '';
+    row?.classList.toggle('forward', mark === 'forward');
+    row?.classList.toggle('seed', mark === 'seed');
     this.followRow(row);
     this.cur = k;
     this.slider.value = k;
@@ -225,6 +248,7 @@ class Player {
     this.showRules(this.body.rules[k]);
     this.explainBox.innerHTML = this.body.explanations[k];
     this.summaryBox.innerHTML = k === this.n - 1 ? this.body.summary : '';
+    this.plotBox.innerHTML = this.body.plots ? this.body.plots.head + this.body.plots.parts[this.body.plots.at[k]] : '';
     this.explainBox.dataset.frame = k; // for tests and benchmarks: the frame the words show now
     this.root.dataset.frame = k; // and the graph
     this.writeUrlSoon();
@@ -303,34 +327,56 @@ class Player {
   // size), scrolled sideways to follow the active node
   readableScale() {
     const tall = (this.view.clientHeight - SCROLLBAR_PX) / this.naturalHeight;
-    return this.present ? Math.max(READABLE, Math.min(1, tall)) : READABLE;
+    return Math.max(PRESENT_READABLE, Math.min(1, tall));
+  }
+
+  // the page's view: the graph as large as the view's width and height allow, between READABLE and MOST
+  pageScale() {
+    const across = this.view.clientWidth / this.natural;
+    const down = (window.innerHeight * VIEW_HEIGHT - SCROLLBAR_PX) / this.naturalHeight;
+    return Math.max(READABLE, Math.min(across, down, MOST));
   }
 
   shownScale() {
-    return this.shown || Math.min(this.fitScale(), 1.6);
+    return this.shown || Math.min(this.fitScale(), MOST);
   }
 
-  // scale: a number, null to fit the width, or undefined for the default: fit, unless that is too small to read
+  // scale: a number, null to fit the width, or undefined for the default (pageScale; in the presentation view, fit
+  // unless that is too small to read)
   zoom(scale) {
     this.scale = scale;
-    this.shown = scale === undefined ? (this.fitScale() < READABLE ? this.readableScale() : null) : scale;
+    if (scale !== undefined) this.shown = scale;
+    else if (this.present) this.shown = this.fitScale() < PRESENT_READABLE ? this.readableScale() : null;
+    else this.shown = this.pageScale();
     const fitted = this.present ? `${this.natural * Math.min(this.fitScale(), PRESENT_MOST)}px` : '100%';
     this.svg.style.width = this.shown ? `${this.natural * this.shown}px` : fitted;
-    this.svg.style.maxWidth = this.shown || this.present ? 'none' : `${this.natural * 1.6}px`; // a small graph is not blown up
+    this.svg.style.maxWidth = this.shown || this.present ? 'none' : `${this.natural * MOST}px`; // a small graph is not blown up
     this.svg.style.height = 'auto';
     this.followActive(this.cur);
   }
 
-  // when zoomed, scroll the view, never the page, to bring frame k's node to its middle if it is out of sight
+  // when zoomed, scroll the view, never the page, to keep frame k's node in sight with the values next to it (its
+  // inputs and the values it feeds, body.near): all of them if they fit, else the node and what it feeds, else the
+  // node alone, brought to the middle
   followActive(k) {
-    const active = this.values[this.body?.patches[k]?.a];
+    const a = this.body?.patches[k]?.a;
+    const active = this.values[a];
     if (!active || !this.shown) return;
     const view = this.view.getBoundingClientRect();
-    const node = active.g.getBoundingClientRect();
-    if (node.left < view.left || node.right > view.right)
-      this.view.scrollLeft += (node.left + node.right - view.left - view.right) / 2;
-    if (node.top < view.top || node.bottom > view.bottom)
-      this.view.scrollTop += (node.top + node.bottom - view.top - view.bottom) / 2;
+    const width = this.view.clientWidth, height = this.view.clientHeight;
+    const box = (gs) => {
+      const rs = gs.map((g) => g.getBoundingClientRect());
+      return { left: Math.min(...rs.map((r) => r.left)), top: Math.min(...rs.map((r) => r.top)),
+               right: Math.max(...rs.map((r) => r.right)), bottom: Math.max(...rs.map((r) => r.bottom)) };
+    };
+    const [inputs, outputs] = this.body.near?.[a] || [[], []];
+    const g = (js) => js.map((j) => this.values[j]?.g).filter(Boolean);
+    const wanted = [box([active.g, ...g(inputs), ...g(outputs)]), box([active.g, ...g(outputs)]), box([active.g])]
+      .find((b) => b.right - b.left <= width && b.bottom - b.top <= height) || box([active.g]);
+    // out of sight: its middle to the view's middle
+    const along = (lo, hi, viewLo, viewHi) => (lo >= viewLo && hi <= viewHi ? 0 : (lo + hi - viewLo - viewHi) / 2);
+    this.view.scrollLeft += along(wanted.left, wanted.right, view.left, view.left + width);
+    this.view.scrollTop += along(wanted.top, wanted.bottom, view.top, view.top + height);
   }
 
   // the table scrolls, never the page, to keep the active row in sight
