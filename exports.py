@@ -104,7 +104,7 @@ def frame_dot(trace, frame, width, quick=False, title=None, hide='none'):
     quick); with `title`, that text (escaped: it holds names a student typed) above the graph."""
     graph = build_dot(trace, frame, width, hide)
     if quick:
-        graph.graph_attr.update(layout.QUICK)
+        graph = layout.quickened(graph)
     if title:
         graph.graph_attr.update(
             label=graphviz.escape(title), labelloc='t', fontname=TITLE_FONT, fontsize='20', pad='0.3'

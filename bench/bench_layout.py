@@ -9,7 +9,7 @@ reused (the shape that took 55 s), from the 31-variable one of the issue to the 
 
 For each graph, one run each, one at a time (dot is single-threaded; nothing else runs):
   full      dot -Tsvg with the page's attributes, to the end (or the cap): what an unbounded page paid
-  quick     the same with layout.QUICK (nslimit=1, splines=line)
+  quick     the same with layout.QUICK (nslimit=1, splines=line), as layout.quickened() applies it
   page      layout.lay_out(): what the page now pays (full within FULL_BUDGET, else quick), and which it got
 Quality, from dot -Tjson of each layout: the drawing's width x height in inches, and the edges that pass
 through a box they do not join (sampled along each edge's spline control points): the thing that makes a
@@ -108,8 +108,7 @@ def main():
     rows = []
     for name, expression in graphs():
         graph, nodes = dot_of(expression)
-        quick_graph = graph.copy()
-        quick_graph.graph_attr.update(layout.QUICK)
+        quick_graph = layout.quickened(graph)
         full, full_s = timed_dot(graph.source, cap)
         quick, quick_s = timed_dot(quick_graph.source, cap)
         start = time.monotonic()
