@@ -45,6 +45,13 @@ def app_server(request):
         pytest.fail(str(e), pytrace=False)
 
 
+@pytest.fixture(scope='module')
+def served(browser):
+    """The base URL of the app with the player, served for one test module: its tests start from a fresh server."""
+    with serve_app(timeout=60, env={'BACKPROP_RENDERER': 'player'}) as url:
+        yield url
+
+
 @pytest.fixture(scope='session')
 def browser():
     missing = check_chromium()

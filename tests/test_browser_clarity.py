@@ -3,7 +3,7 @@ read from the back row, and a big graph keeps the node being worked on, and its 
 
 import pytest
 from playwright.sync_api import expect
-from test_browser_demo import PLAYER, wait_for_player
+from test_browser_demo import wait_for_player
 
 from engine import PRESETS, trace_backward
 from engine.frames import frames
@@ -31,14 +31,6 @@ LABEL_DISTANCES = """root => {
     return { id, text: e.texts.map((t) => t.textContent.trim()).join(' / '), distance };
   });
 }"""
-
-
-@pytest.fixture(scope='module')
-def served(browser):
-    from devtools.serve import serve_app
-
-    with serve_app(timeout=60, env=PLAYER) as url:
-        yield url
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ pressed, without asking the server, shows the line on w at the end, and other ex
 
 import pytest
 from playwright.sync_api import expect
-from test_browser_demo import PLAYER, VIEW, wait_for_player
+from test_browser_demo import VIEW, wait_for_player
 
 from components.depth_plot import plot_points, w_line
 from components.numbers import fmt
@@ -12,14 +12,6 @@ from engine.frames import frames
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=20_000)
-
-
-@pytest.fixture(scope='module')
-def served(browser):
-    from devtools.serve import serve_app
-
-    with serve_app(timeout=60, env=PLAYER) as url:
-        yield url
 
 
 @pytest.fixture

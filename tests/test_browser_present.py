@@ -4,7 +4,7 @@ enough for the back row, the keys step it, and hidden grads show '?' until the n
 import pytest
 from playwright.sync_api import expect
 from test_browser import boxes
-from test_browser_demo import PLAYER, wait_for_player
+from test_browser_demo import wait_for_player
 
 from components.explanation import frame_rules
 from engine import PRESETS, trace_backward
@@ -15,14 +15,6 @@ expect.set_options(timeout=20_000)
 SIZES = {'1280x720': {'width': 1280, 'height': 720}, '1920x1080': {'width': 1920, 'height': 1080}}
 X1_W1 = 14  # the neuron's frame where x1*w1 passes its grad back: x1.grad += -3 × 0.5, w1.grad += 2 × 0.5
 READABLE_PX = 16  # the numbers' text on a projector's 1920×1080
-
-
-@pytest.fixture(scope='module')
-def served(browser):
-    from devtools.serve import serve_app
-
-    with serve_app(timeout=60, env=PLAYER) as url:
-        yield url
 
 
 @pytest.fixture(params=SIZES)

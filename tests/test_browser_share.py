@@ -5,18 +5,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from playwright.sync_api import expect
-from test_browser_demo import PLAYER, VIEW, wait_for_player
+from test_browser_demo import VIEW, wait_for_player
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=20_000)
-
-
-@pytest.fixture(scope='module')
-def served(browser):
-    from devtools.serve import serve_app
-
-    with serve_app(timeout=60, env=PLAYER) as url:
-        yield url
 
 
 def open_share_panel(page):
