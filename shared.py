@@ -1,5 +1,5 @@
 """What the server keeps for every visitor: traces, layouts and player bodies, each cached by what it depends on
-and bounded by bytes, not entries (a 500-step chain's body is 3.7 MB, a neuron's 20 kB). A key holds an
+and bounded by bytes, not entries (a 500-step chain's body is 6.3 MB, a neuron's 41 kB). A key holds an
 expression (its Expression.key) and its inputs, never a visitor, so two visitors with the same key see the same
 bytes, and a cache never ships one visitor's values to another. While one session makes an entry, others asking for
 it wait. Whoever asks says how an entry is made (the player: its layout and body); this module says what it is kept
