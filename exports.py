@@ -12,7 +12,6 @@ Measured in bench/bench_exports.py (results in bench/results/exports.txt).
 
 import io
 import re
-import shutil
 import time
 import unicodedata
 import zipfile
@@ -117,7 +116,7 @@ class _Dot:
     slots and paid from the session's allowance."""
 
     def __init__(self, allowance=None, waiting=lambda: True):
-        if shutil.which('dot') is None:
+        if not layout.has_dot():
             raise ExportRefused(NO_DOT)
         self.allowance, self.waiting = allowance or layout.Allowance(), waiting
         self.left, self.runs = EXPORT_BUDGET, 0

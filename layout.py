@@ -8,6 +8,7 @@ Measured in bench/bench_layout.py (results in bench/results/layout.txt).
 """
 
 import os
+import shutil
 import subprocess
 import threading
 import time
@@ -64,6 +65,11 @@ class Allowance:
     def wait(self):
         """Seconds until some of the allowance comes back."""
         return max(1, round(self._spent[0][0] + self.window - self.clock())) if self._spent else 0
+
+
+def has_dot():
+    """Whether this server has Graphviz's dot: the page's layout and every picture export need it."""
+    return shutil.which('dot') is not None
 
 
 def lay_out(graph, waiting=lambda: True, allowance=None):

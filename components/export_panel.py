@@ -5,12 +5,12 @@ buttons. A frame's files are made when their button is clicked, without a rerun;
 with a progress bar, and kept for this session until the picture changes."""
 
 import functools
-import shutil
 from dataclasses import dataclass
 
 import streamlit as st
 
 import exports
+import layout
 import state
 from components.markdown import md
 from components.share import link_url, share_dialog
@@ -67,7 +67,7 @@ def share_panel(page, expression, values, trace, all_frames, width, quick):
 def show_exports(shown, allowance, waiting):
     """The export buttons for `shown`. `allowance`: the session's layout.Allowance for dot time; `waiting()`: whether
     the visitor is still there (a whole-pass export stops when they leave)."""
-    can_draw = shutil.which('dot') is not None
+    can_draw = layout.has_dot()
     frame = shown.frames[shown.index]
     name = shown.stem + exports.frame_suffix(shown.index, len(shown.frames))
     st.markdown('**This frame, for a slide**')

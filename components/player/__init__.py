@@ -7,7 +7,6 @@ The page draws it with one call, show_player, and sends it to a link's frame wit
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import streamlit as st
@@ -19,7 +18,7 @@ from components.graph import LEGEND, blank_label, build_dot, hot_edges, label_wi
 from components.node_table import table_columns
 from components.summary import grad_check, summary_html
 from engine.frames import hidden_grads
-from layout import LayoutRefused, lay_out
+from layout import LayoutRefused, has_dot, lay_out
 
 HERE = Path(__file__).parent
 _PLAYER = st.components.v2.component(
@@ -73,7 +72,7 @@ def show_player(expression, values, trace, all_frames, width, numeric, page):
 
 def can_lay_out():
     """Whether this server has Graphviz's dot. BACKPROP_RENDERER=chart asks for the fallback anyway (tests use it)."""
-    return os.environ.get('BACKPROP_RENDERER') != 'chart' and shutil.which('dot') is not None
+    return os.environ.get('BACKPROP_RENDERER') != 'chart' and has_dot()
 
 
 def layout_svg(trace, width, waiting=lambda: True, allowance=None):
