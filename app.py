@@ -3,13 +3,18 @@
 import streamlit as st
 
 import state
+from components.bug import show_bug_note
 from components.export_panel import share_panel
 from components.inputs import input_values
+from components.learning import learning_after, learning_panel, tail_length
 from components.markdown import md, printable
+from components.modes import mode_control, mode_in_force
 from components.nonfinite import show_nonfinite
+from components.numbers import number_width
 from components.picker import choose_expression, chosen_expression, show_formula_error, show_heading
 from components.player import can_lay_out, go_to, show_player
 from components.present import hide_control, presentation_controls
+from components.quiz import quiz_panel
 from components.stepper import step_view
 from engine import first_nonfinite
 from engine.frames import frames
@@ -35,6 +40,7 @@ else:
         st.header('∂ Backprop, step by step')
         expression, formula_error = choose_expression()
         values = input_values(s.expr, expression) if expression else {}
+        mode_control()
         st.toggle('Step through the forward pass too', key='forward')
         st.toggle('Step through the leaves too', key='leaves',
                   help='A leaf’s _backward does nothing; backward() still calls it, as micrograd does.')  # fmt: skip
@@ -54,15 +60,31 @@ with st.container():  # the heading, or the presentation view's controls: the gr
         show_heading(expression)
 page = state.from_session(s, expression.defaults)
 trace, width, numeric = traced(expression=expression, values=tuple(values.items()))
-all_frames = frames(trace, page.forward, page.leaves)
+mode = mode_in_force(page.mode, expression, trace)
+right = learning = None
+if mode == 'bug':  # the same graph on the engine whose _backward assigns; the += trace beside it
+    right, right_width = trace, width
+    trace, width, _ = traced(expression=expression, values=tuple(values.items()), assigns=True)
+    width = max(width, right_width)
+    show_bug_note(trace)
+if mode == 'learn':  # the pass at the parameters after the steps taken, then the step it leads to
+    learning, values = learning_after(expression, values, page.lr, page.learned)
+    trace, width, numeric = traced(expression=expression, values=tuple(values.items()))
+    width = max(width, number_width(learning.after))
+all_frames = frames(trace, page.forward, page.leaves, ask=mode == 'quiz')
 show_nonfinite(first_nonfinite(trace), trace.nodes)
+if mode == 'quiz' and not page.present:  # the player gets the frames up to the question, and no answers
+    shown = quiz_panel(trace, all_frames, repr((expression.key, tuple(values.items()), page.forward, page.leaves)))
+    all_frames, numeric = all_frames[:shown], numeric if shown == len(all_frames) else None
 
 if can_lay_out():
-    share_at, quick = show_player(expression, values, trace, all_frames, width, numeric, page)
+    share_at, quick = show_player(expression, values, trace, all_frames, width, numeric, page, mode, right, learning)
 else:
-    share_at, quick = step_view(trace, all_frames, width, numeric, page), False
+    share_at, quick = step_view(trace, all_frames, width, numeric, page, right), False
+if learning is not None:
+    learning_panel(learning, page.learned)
 
-page.frame = state.frame_to_share(share_at, len(all_frames))
+page.frame = state.frame_to_share(share_at, len(all_frames) + tail_length(trace, learning))
 if page.frame is not None:  # a Share button was clicked: the panel, for the frame it was clicked at
     share_panel(page, expression, values, trace, all_frames, width, quick)
 

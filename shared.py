@@ -14,7 +14,7 @@ from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from components.numbers import number_width
-from engine import numeric_grads, trace_backward
+from engine import Value, assign, numeric_grads, trace_backward
 from layout import Allowance, LayoutRefused
 
 MB = 2**20
@@ -25,11 +25,14 @@ _bodies = cachetools.LRUCache(96 * MB, getsizeof=len)  # caches full: ~176 MB ov
 ALLOWANCE = 'layout_allowance'  # session state: the visitor's layout.Allowance (session_allowance)
 
 
-@cachetools.cached(_traces, key=lambda *, expression, values: (expression.key, values), condition=threading.Condition())
-def traced(*, expression, values):
+@cachetools.cached(
+    _traces, key=lambda *, expression, values, assigns=False: (expression.key, values, assigns),
+    condition=threading.Condition(),
+)  # fmt: skip
+def traced(*, expression, values, assigns=False):
     """The trace of one (expression, inputs), its number width and the finite-difference check; read-only.
-    `values`: the inputs as a tuple of (name, value)."""
-    leaves, out = expression.build(dict(values))
+    `values`: the inputs as a tuple of (name, value). `assigns`: run on engine.assign, the `=` bug."""
+    leaves, out = expression.build(dict(values), value_type=assign.Value if assigns else Value)
     trace = trace_backward(out, leaves)
     return trace, number_width(trace), numeric_grads(expression, dict(values))
 

@@ -16,11 +16,15 @@ from dataclasses import dataclass, field, fields
 
 from engine import MAX_LENGTH, PRESETS
 from engine.frames import HIDE, clamp_frame
+from engine.learn import DEFAULT_LR, LEARNING_RATES, MAX_STEPS
 
 CUSTOM = 'custom'
 EXPRESSIONS = (*PRESETS, CUSTOM)
 MAX_CHAIN = 500
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 10.0)  # steps per second
+# what the page is for: watching backward() run; the `=` bug beside `+=`; predicting each step's grads; and one step
+# of learning after the pass (components/modes.py says what each is, and where it does not apply)
+MODES = ('watch', 'bug', 'quiz', 'learn')
 MAX_INPUTS = 64
 INPUT_PREFIX = 'v.'  # inputs in a link: ?v.x1=2, so that a variable may be called "step"
 END = 10**6  # step=end in a link: the last frame, whatever the number of frames
@@ -72,12 +76,15 @@ class PageState:
     present: bool = flag('present', False)  # the presentation view: the graph large, no sidebar
     table: bool = flag('table', False)  # the presentation view shows the node table too
     hide: str = linked('hide', 'none', str, lambda v: v in HIDE)  # which grads show '?' (engine.frames.HIDE)
+    mode: str = linked('mode', 'watch', str, lambda v: v in MODES)  # one of MODES
+    lr: float = linked('lr', DEFAULT_LR, float, lambda v: v in LEARNING_RATES, write='{:g}'.format)  # learning rate
+    learned: int = linked('learned', 0, int, lambda v: 0 <= v <= MAX_STEPS)  # learning steps taken before this pass
 
     @property
     def final_grads_shown(self):
-        """Whether the node table shows the answers, each grad at the end: as asked, but never while grads are hidden,
-        which the answers would give away."""
-        return self.answers and self.hide == 'none'
+        """Whether the node table shows the answers, each grad at the end: as asked, but never while grads are hidden
+        or asked for, which the answers would give away."""
+        return self.answers and self.hide == 'none' and self.mode != 'quiz'
 
 
 LINKS = {f.metadata['link'].name: f for f in fields(PageState) if 'link' in f.metadata}  # link name -> field

@@ -61,6 +61,9 @@ def shown(x, hidden):
     return HIDDEN if hidden else number(x)
 
 
+GRAD_WRITE = re.compile(
+    r'\.grad \+?= '
+)  # a _backward's line that writes a grad: += (engine.value) or = (engine.assign)
 TIMES = f' {ops.OPS["*"].text} ', f' {ops.OPS["*"].pretty} '  # the code's * as the page writes it
 SUPERSCRIPTS = str.maketrans('0123456789-', '⁰¹²³⁴⁵⁶⁷⁸⁹⁻')
 
@@ -170,7 +173,7 @@ def chain_rule_lines(trace, step, hidden=frozenset()):
     """
     fn = trace.backward_fn(step.node)
     node = trace.nodes[step.node]
-    code_lines = [line.strip() for line in backward_source(fn).splitlines() if '.grad +=' in line]
+    code_lines = [line.strip() for line in backward_source(fn).splitlines() if GRAD_WRITE.search(line)]
     names = {'out': owner(node.name)}
     names.update(zip(('self', 'other'), (owner(trace.nodes[c].name) for c in node.children)))
     lines = []
@@ -198,6 +201,9 @@ def caption(trace, frame):
         return f'backward pass starts: {owner(node.name)}.grad = 1'
     if not node.op:
         return f'backward pass: {node.name} is a leaf, nothing to pass on'
+    if frame.ask:
+        grads = ', '.join(f'{owner(trace.nodes[c].name)}.grad' for c in dict.fromkeys(node.children))
+        return f'predict: {node.name} = {formula(trace, frame.node)} passes its grad back: what is {grads} now?'
     return f'backward pass: {node.name} = {formula(trace, frame.node)} passes its grad back'
 
 

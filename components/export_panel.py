@@ -54,7 +54,7 @@ def share_panel(page, expression, values, trace, all_frames, width, quick):
     index = clamp_frame(page.frame, len(all_frames))
     shown = Shown(
         trace, all_frames, index, width, quick, page.hide, stem=exports.file_stem(expression.key, values),
-        key=(expression.key, tuple(values.items()), page.forward, page.leaves, page.hide),
+        key=(expression.key, tuple(values.items()), page.forward, page.leaves, page.hide, page.mode, len(all_frames)),
     )  # fmt: skip
     allowance, waiting = session_allowance(), session_waiting()
     share_dialog(

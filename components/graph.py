@@ -283,6 +283,12 @@ LEGEND = (
     + f'<span style="white-space:nowrap"><b style="color:{UNDEFINED}">nan / inf</b> {COLOUR_MEANINGS[UNDEFINED]}</span>'
     + '</div>'
 )
+# the `=` engine's one more look (components/bug.py): an edge whose contribution an assignment threw away, in ink
+LOST_LEGEND = (
+    '<div style="font-size:0.85rem;color:#444;margin-top:0.2rem"><span style="white-space:nowrap">'
+    f'<s style="text-decoration-thickness:2px">= 3.0000</s> <span style="border-top:2px dashed {INK};'
+    'display:inline-block;width:1.6em;vertical-align:middle"></span> a contribution that = threw away</span></div>'
+)
 
 
 def show_legend():

@@ -10,6 +10,7 @@ import time
 
 import streamlit as st
 
+from components.bug import bug_check, bug_parts
 from components.explanation import caption, explain, frame_rules, show_explanation
 from components.graph import build_dot, show_graph
 from components.markdown import md
@@ -27,10 +28,11 @@ ECHOES = 'echoes'  # {frame left: when}: the slider values a browser may still e
 SLIDER = 'frame_slider'  # the slider's widget
 
 
-def step_view(trace, all_frames, width, numeric, page):
+def step_view(trace, all_frames, width, numeric, page, right=None):
     """The stepper and the frame it is at: the graph, and the explanation and node table beside it, or in the
     presentation view the caption as a title with the frame's sums (and the table if asked). `page`: the
-    state.PageState. Returns the frame whose Share button (in the sidebar) was clicked in this run, else None."""
+    state.PageState; `numeric` None shows no grad check (a quiz not finished); on the `=` engine, `right` is the
+    `+=` trace beside it. Returns the frame whose Share button (in the sidebar) was clicked in this run, else None."""
     s = st.session_state
     s[TIMER_ON] = s.get(PLAYING, False)
 
@@ -38,7 +40,7 @@ def step_view(trace, all_frames, width, numeric, page):
     def frame_view():
         advance_if_playing(len(all_frames))
         k = stepper(len(all_frames), lambda k: caption(trace, all_frames[k]))
-        _show_frame(trace, all_frames, k, width, numeric, page)
+        _show_frame(trace, all_frames, k, width, numeric, page, right)
 
     frame_view()
     if page.present:
@@ -47,7 +49,7 @@ def step_view(trace, all_frames, width, numeric, page):
         return s.frame if st.button('Share and export…', key='share', icon=':material/ios_share:') else None
 
 
-def _show_frame(trace, all_frames, k, width, numeric, page):
+def _show_frame(trace, all_frames, k, width, numeric, page, right):
     frame, last = all_frames[k], len(all_frames) - 1
     if page.present:
         show_title(f'Frame {k} of {last} · {caption(trace, frame)}', frame_rules(trace, frame, page.hide))
@@ -58,12 +60,16 @@ def _show_frame(trace, all_frames, k, width, numeric, page):
             show_node_table(table, frame)
         return
     st.caption('Graphviz is not installed on this server, so the browser lays the graph out again at every step.')
-    left, right = st.columns([5, 4])  # the table wide enough for its state column
-    with left:
-        show_explanation(explain(trace, frame, page.hide))
-        if k == last and page.hide != 'all':
-            show_summary(grad_check(trace, numeric), trace.nodes[-1].name)
-    with right:
+    words, beside = st.columns([5, 4])  # the table wide enough for its state column
+    with words:
+        parts = explain(trace, frame, page.hide)
+        show_explanation(parts + bug_parts(trace, right, frame) if right is not None else parts)
+        if k == last and page.hide != 'all' and numeric is not None:
+            if right is not None:
+                st.dataframe(bug_check(trace, right, numeric), hide_index=True, width='stretch')
+            else:
+                show_summary(grad_check(trace, numeric), trace.nodes[-1].name)
+    with beside:
         show_node_table(table, frame)
 
 

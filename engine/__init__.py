@@ -1,5 +1,6 @@
 """A micrograd-style autograd engine that records its backward pass step by step. Pure Python."""
 
+from . import assign  # the `=` bug: value.py's code with = for += in every _backward, for the page to run
 from .nonfinite import NonFinite, first_nonfinite
 from .ops import OPS, Op
 from .parse import MAX_DEPTH, MAX_LENGTH, MAX_NODES, ExpressionError, parse_expression
@@ -11,5 +12,5 @@ __all__ = [
     'Value', 'backward', 'topological_order', 'build', 'grads_of', 'chain', 'Expression', 'PRESETS', 'numeric_grads',
     'Trace', 'Node', 'Step', 'Contribution', 'trace_backward',
     'parse_expression', 'ExpressionError', 'MAX_LENGTH', 'MAX_NODES', 'MAX_DEPTH',
-    'OPS', 'Op', 'NonFinite', 'first_nonfinite',
+    'OPS', 'Op', 'NonFinite', 'first_nonfinite', 'assign',
 ]  # fmt: skip

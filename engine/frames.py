@@ -13,14 +13,18 @@ class Frame:
     node: int  # the node this frame is about: just computed, seeded, or whose _backward runs; -1 for none
     computed: int  # leaves always have their data; an op node i has it when i < computed
     steps_done: int  # backward steps done, counting this frame's; -1 before the seed
+    ask: bool = False  # predict-the-grad: this step's new grads show '?', for the student to work out (the next
+    # frame, the same step unasked, shows them)
 
     def has_data(self, trace, i):
         return i < self.computed or not trace.nodes[i].op
 
 
-def frames(trace, forward=True, leaves=True):
+def frames(trace, forward=True, leaves=True, ask=False):
     """All frames of a trace: with `forward`, first the inputs set and one frame per op computed. Without `leaves`,
-    no frame for a leaf's _backward, which does nothing (backward() still calls it: micrograd's, and the default)."""
+    no frame for a leaf's _backward, which does nothing (backward() still calls it: micrograd's, and the default).
+    With `ask`, each op's backward step comes twice: first asking for its new grads, then showing them (a leaf's
+    step writes nothing, so it is never asked)."""
     n = len(trace.nodes)
     out = []
     if forward:
@@ -28,7 +32,11 @@ def frames(trace, forward=True, leaves=True):
         out += [Frame('forward', i, i + 1, -1) for i, node in enumerate(trace.nodes) if node.op]
     out.append(Frame('seed', n - 1, n, 0))
     nodes = trace.nodes
-    out += [Frame('backward', i, n, k) for k, i in enumerate(range(n - 1, -1, -1), start=1) if leaves or nodes[i].op]
+    for k, i in enumerate(range(n - 1, -1, -1), start=1):
+        if ask and nodes[i].op:
+            out.append(Frame('backward', i, n, k, ask=True))
+        if leaves or nodes[i].op:
+            out.append(Frame('backward', i, n, k))
     return out
 
 
@@ -46,6 +54,6 @@ def hidden_grads(trace, frame, hide):
     """The nodes whose grad `frame` shows as '?' when hiding `hide` (one of HIDE)."""
     if hide == 'all':
         return frozenset(range(len(trace.nodes))) - {trace.output}
-    if hide == 'new' and frame.kind == 'backward':
+    if frame.ask or (hide == 'new' and frame.kind == 'backward'):
         return frozenset(c.child for c in trace.steps[frame.steps_done - 1].contributions)
     return frozenset()

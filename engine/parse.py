@@ -7,11 +7,11 @@ nesting, and exponents that are plain numbers no larger than MAX_EXPONENT.
 
 import ast
 import math
+import operator
 import re
 
 from .ops import OPS
 from .presets import Expression
-from .value import Value
 
 MAX_LENGTH = 500
 MAX_NODES = 250
@@ -22,8 +22,9 @@ DEFAULT_INPUT = 1.0
 FORMULA_KEY = '='  # a typed formula's Expression.key: '=' and the text as read, without the spaces around it
 TOO_DEEP = f'the formula is nested too deeply (the limit is {MAX_DEPTH} levels)'
 LINE_ENDS = '\n;\r\v\f\x1c\x1d\x1e\x85\u2028\u2029'  # what ends a statement (;) or a line
-FUNCTIONS = {name: getattr(Value, name) for name, op in OPS.items() if op.form == 'call'}  # tanh(x), exp(x), ...
-BINARY = {ast.Add: Value.__add__, ast.Sub: Value.__sub__, ast.Mult: Value.__mul__, ast.Div: Value.__truediv__}
+# each calls the operand's own method, so a graph of engine/assign.py's Values stays one all through
+FUNCTIONS = {name: operator.methodcaller(name) for name, op in OPS.items() if op.form == 'call'}  # tanh(x), exp(x)
+BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv}
 NOT_ALLOWED = {
     ast.Attribute: 'attribute access with "." is not allowed',
     ast.Subscript: 'indexing with [ ] is not allowed',
@@ -226,9 +227,10 @@ def _number(node):
 
 
 def _build(node, leaves):
-    """The graph of a checked tree, with the variables taken from `leaves` (name -> Value)."""
+    """The graph of a checked tree, with the variables taken from `leaves` (name -> Value, a presets.Leaves) and
+    the constants of their class."""
     if isinstance(node, ast.Constant):
-        return Value(_number(node), label=f'{node.value:g}')
+        return leaves.value_type(_number(node), label=f'{node.value:g}')
     if isinstance(node, ast.Name):
         return leaves[node.id]
     if isinstance(node, ast.UnaryOp):

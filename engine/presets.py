@@ -29,20 +29,35 @@ class Expression:
 
     title: str
     defaults: dict  # input name -> default value, in the order the page lists them
-    make: Callable  # make(values: dict) -> the output Value; it labels the leaves with their names
+    make: Callable  # make(leaves: Leaves) -> the output Value, made with operators and methods on the leaves only
     lesson: str = ''  # one line on what this example teaches
     _: KW_ONLY
     # what the server's caches and the export files know the graph by, one per graph: a preset's name in PRESETS,
     # 'chain10' for chain(10), '=' and the text for a typed formula (no formula or preset name starts with '=')
     key: str
     menu: str = ''  # the picker's label, short enough for the sidebar; the page's heading gives the whole title
+    # the inputs one step of learning updates (p.data += -lr * p.grad), in the order of `defaults`; the others are
+    # data. Empty: the output is not a loss to learn, and the page offers no learning
+    params: tuple = ()
 
-    def build(self, values=None):
-        """(leaves, out): the input leaves in the order of `defaults`, and the output."""
+    def build(self, values=None, value_type=Value):
+        """(leaves, out): the input leaves in the order of `defaults`, and the output.
+
+        value_type: the Value class to build with, engine/value.py's or engine/assign.py's (the `=` bug).
+        """
         values = {**self.defaults, **(values or {})}
-        leaves = {name: Value(float(values[name]), label=name) for name in self.defaults}
+        leaves = Leaves({name: value_type(float(values[name]), label=name) for name in self.defaults}, value_type)
         out = self.make(leaves)
         return list(leaves.values()), out
+
+
+class Leaves(dict):
+    """The input leaves by name, and the class they are of: a constant a typed formula adds must be of it too,
+    even where the formula has no leaves ('2*3'), so that a graph is all of one engine."""
+
+    def __init__(self, leaves, value_type):
+        super().__init__(leaves)
+        self.value_type = value_type
 
 
 def named(v, label):
@@ -86,6 +101,12 @@ def _lecture_L(v):
     e = named(v['a'] * v['b'], 'e')
     d = named(e + v['c'], 'd')
     return named(d * v['f'], 'L')
+
+
+def _regression(v):
+    pred = named(named(v['w'] * v['x'], 'w*x') + v['b'], 'pred')
+    err = named(pred - v['y'], 'pred - y')
+    return named(err**2, 'L')
 
 
 def _mlp(v):
@@ -152,6 +173,15 @@ PRESETS = {
         key='ab_times_a_plus_b',
         menu='pitfall: (a·b)·(a + b)',
     ),
+    'regression': Expression(
+        'regression: L = (w·x + b - y)², one data point',
+        {'x': 1.5, 'y': 2.0, 'w': 0.5, 'b': 0.0},
+        _regression,
+        'A loss to learn: w and b are the parameters, x and y the data; a step moves w and b against their grads.',
+        key='regression',
+        menu='linear regression: learn w, b',
+        params=('w', 'b'),
+    ),
     'mlp': Expression(
         'tiny MLP: 2 inputs, 3 tanh neurons, 1 tanh output, squared error',
         _MLP_DEFAULTS,
@@ -159,6 +189,7 @@ PRESETS = {
         'A larger graph: every weight gets its grad in one backward pass.',
         key='mlp',
         menu='tiny MLP with a loss',
+        params=('w11', 'w12', 'b1', 'w21', 'w22', 'b2', 'w31', 'w32', 'b3', 'v1', 'v2', 'v3', 'c'),
     ),
 }
 

@@ -4,6 +4,9 @@ trace_backward() runs the very loop backward() runs, the same `_backward` closur
 after each call the grads of that node's inputs: cheap, and linear in the graph. What each call
 added, input by input (for a*a: twice into a), is worked out only when a step is asked for, by
 running that closure's own code once more with stand-ins for its Values (see _replay).
+
+It traces engine/value.py's graphs and those of engine/assign.py, the `=` bug, alike: there each write
+replaces the grad rather than adding to it, and a contribution says which earlier one it threw away.
 """
 
 import bisect
@@ -12,7 +15,7 @@ import types
 from dataclasses import dataclass
 
 from .ops import formula
-from .value import Value, topological_order
+from .value import topological_order
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,14 +30,17 @@ class Node:
 
 @dataclass(frozen=True, slots=True)
 class Contribution:
-    """One `child.grad += local_grad × out.grad` of a _backward call."""
+    """One `child.grad += local_grad × out.grad` of a _backward call (under the `=` bug, `child.grad = ...`)."""
 
     child: int  # node index
     slot: int  # which input of the op: 0 is self (the left), 1 is other
-    amount: float  # what was added
+    amount: float  # what was added (under =, what was written)
     local_grad: float  # what the same line adds when out.grad is 1
     before: object  # the child's grad before, or None if nothing had written it yet
     after: float
+    # under =, where `before` is not None: (k, slot) of the contribution this write threw away, trace.steps[k]'s
+    # (k may be this step's own: a*a writes a twice); its amount is `before`. None under +=, where nothing is lost
+    overwrote: tuple | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +60,7 @@ class Trace:
         self._inputs = inputs  # the leaves the user sets
         self._after = after  # _after[i]: node i's inputs' grads just after node i's _backward ran
         self._final = tuple(v.grad for v in values)
+        self.assigns = type(values[-1]).grad_write == '='  # engine/assign.py's graph: each write replaces the grad
 
     @property
     def output(self):
@@ -133,14 +140,30 @@ class Trace:
         local_grads = _replay(v, 1.0)  # what each line adds per unit of out.grad
         amounts = _replay(v, self._final[i])
         grads = {child: self._grad_before(child, k) for child in node.children}
+        last = {child: self._last_write(child, k) for child in node.children}  # (k, slot) that left each grad
         contributions = []
         for slot, (child, amount, local) in enumerate(zip(node.children, amounts, local_grads)):
             before = grads[child]
-            grads[child] = (0.0 if before is None else before) + amount  # the float sum `+=` made
-            contributions.append(Contribution(child, slot, amount, local, before, grads[child]))
+            if self.assigns:
+                grads[child] = amount  # `=`: whatever was there is gone
+                overwrote = None if before is None else last[child]
+            else:
+                grads[child] = (0.0 if before is None else before) + amount  # the float sum `+=` made
+                overwrote = None
+            last[child] = (k, slot)
+            contributions.append(Contribution(child, slot, amount, local, before, grads[child], overwrote))
         replayed = all(_same(grads[c], g) for c, g in zip(node.children, self._after[i]))
-        assert replayed, 'a replay must add what the pass did'
+        assert replayed, 'a replay must write what the pass did'
         return Step(i, self._final[i], tuple(contributions))
+
+    def _last_write(self, child, k):
+        """(k', slot) of the last write to child's grad before step k, or None if there was none."""
+        steps = self._writes[child][0]
+        j = bisect.bisect_left(steps, k)
+        if not j:
+            return None
+        children = self.nodes[self.output - steps[j - 1]].children
+        return steps[j - 1], max(s for s, c in enumerate(children) if c == child)  # a*a: its second write is last
 
 
 def _same(a, b):
@@ -221,7 +244,8 @@ def _replay(v, out_grad):
     """Run v._backward's own code once more, on stand-ins: what it adds to each input, in _prev order.
 
     Its output's grad reads as out_grad and every input's grad as 0.0, so `child.grad += x` records
-    exactly x. The real Values are only read, so traces can be replayed from many threads at once.
+    exactly x, as `child.grad = x` does (engine/assign.py). The real Values are only read, so traces can be
+    replayed from many threads at once.
     """
     fn = v._backward
     writes, stand_ins = [], {}
@@ -230,7 +254,7 @@ def _replay(v, out_grad):
     stand_ins[v] = _StandIn(v, out_grad, writes)
     cells = tuple(
         types.CellType(
-            stand_ins.get(c.cell_contents, c.cell_contents) if isinstance(c.cell_contents, Value) else c.cell_contents
+            stand_ins.get(c.cell_contents, c.cell_contents) if isinstance(c.cell_contents, type(v)) else c.cell_contents
         )  # fmt: skip
         for c in fn.__closure__ or ()
     )

@@ -11,6 +11,8 @@ import operator
 class Value:
     """stores a single scalar value and its gradient"""
 
+    grad_write = '+='  # how each _backward writes a grad; engine/assign.py's rewrite of this code, the `=` bug, has '='
+
     def __init__(self, data, children=(), op='', label=''):
         self.data = data
         self.grad = 0.0

@@ -23,7 +23,7 @@ from components.node_table import STATE_COLUMN as STATE
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / 'app.py')
-EXPRESSIONS = ['neuron', 'reuse', 'chain', 'lecture', 'a_plus_a', 'ab_times_a_plus_b', 'mlp', 'custom']
+EXPRESSIONS = ['neuron', 'reuse', 'chain', 'lecture', 'a_plus_a', 'ab_times_a_plus_b', 'regression', 'mlp', 'custom']
 NOT_COMPUTED = '·'
 STATES = ('not computed yet', 'has more += to come', 'is final')  # the legend's words for a grad's state
 

@@ -22,6 +22,7 @@ MENU = {
     'lecture': 'L = (a·b + c)·f',
     'a_plus_a': 'pitfall: b = a + a',
     'ab_times_a_plus_b': 'pitfall: (a·b)·(a + b)',
+    'regression': 'linear regression: learn w, b',
     'mlp': 'tiny MLP with a loss',
 }
 

@@ -12,10 +12,13 @@ from pathlib import Path
 import streamlit as st
 
 import shared
+from components.bug import bug_caption, bug_parts, bug_summary_html, lost_edges
 from components.depth_plot import depth_plots
 from components.explanation import caption, explain, explanation_html, frame_rules
-from components.graph import LEGEND, blank_label, build_dot, hot_edges, label_width, value_look
+from components.graph import LEGEND, LOST_LEGEND, blank_label, build_dot, hot_edges, label_width, value_look
+from components.learning import learning_tail
 from components.node_table import table_columns
+from components.numbers import HIDDEN
 from components.summary import grad_check, summary_html
 from engine.frames import hidden_grads
 from layout import LayoutRefused, has_dot, lay_out
@@ -38,9 +41,10 @@ def go_to(frame, opening):
     st.session_state[GOTO] = {'id': goto['id'] + 1, 'frame': frame, 'open': opening}
 
 
-def show_player(expression, values, trace, all_frames, width, numeric, page):
+def show_player(expression, values, trace, all_frames, width, numeric, page, mode='watch', right=None, learning=None):
     """The graph player for `expression` at `values` ({name: value}), whose trace, frames, number width and
-    finite-difference check are `trace`, `all_frames`, `width`, `numeric`, drawn as `page` (a state.PageState) asks.
+    finite-difference check are `trace`, `all_frames`, `width`, `numeric`, drawn as `page` (a state.PageState) asks,
+    in `mode` (state.MODES), with the `+=` trace `right` beside the `=` one, or one step of `learning` after it.
 
     The layout and the body come from shared.py's caches; dot runs on the visitor's allowance, and when the graph
     cannot be laid out the page says why and stops. Returns (the frame whose Share button was clicked in this run,
@@ -58,10 +62,11 @@ def show_player(expression, values, trace, all_frames, width, numeric, page):
     if layout.quick:
         st.caption('A tangled graph: laid out quickly, with straight edges, to keep within the time budget.')
     inputs = tuple(values.items())
-    view = (page.forward, page.leaves, page.hide)  # what of the page decides the frames and their looks
+    # what of the page decides the frames and their looks: a quiz sends the frames up to its question
+    view = (page.forward, page.leaves, page.hide, mode, len(all_frames), numeric is None, learning and learning.lr)
     body = shared.player_body(
         expression=expression, values=inputs, view=view,
-        make=lambda: make_body(trace, all_frames, width, numeric, layout, page.hide),
+        make=lambda: make_body(trace, all_frames, width, numeric, layout, page.hide, right, learning),
     )  # fmt: skip
     name = repr((expression.key, inputs, view))  # what the body is for, as shared.py keeps it
     goto = st.session_state.get(GOTO, NO_GOTO)
@@ -86,7 +91,8 @@ def frame_patches(trace, all_frames, width, hide='none'):
     """Frame 0 whole, then for each frame only what changed: linear in the graph and the number of frames.
 
     A patch: 'v' [[node, data text, grad text, grad state, mark]], 'o' the op whose _backward runs (-1: none),
-    'e' [['op_slot', edge label (its lines joined by a newline) or '']], 'a' the node the frame is about.
+    'e' [['op_slot', edge label (its lines joined by a newline) or '']], 'a' the node the frame is about, and on
+    the `=` engine 'x' ['op_slot'], the edges whose contribution this frame throws away, struck through.
     `hide`: which grads show '?'.
     """
     final_after = trace.final_after()
@@ -114,30 +120,56 @@ def frame_patches(trace, all_frames, width, hide='none'):
                 looks[i] = look
                 changed.append([i, *look])
         hot = {f'{i}_{slot}': text for (i, slot), text in hot_edges(trace, frame, width, hidden, local_width).items()}
+        thrown = lost_edges(trace, frame, width, local_width)
+        hot = thrown | hot  # an edge of this same step (a*a's first) keeps its label, struck through
         edges = [
             [key, hot.get(key, '')] for key in sorted(set(labels) | set(hot)) if labels.get(key, '') != hot.get(key, '')
         ]
         labels = hot
         patches.append({'v': changed, 'o': frame.node if hot else -1, 'e': edges, 'a': frame.node})
+        if thrown:
+            patches[-1]['x'] = sorted(thrown)
         previous = frame
     return patches
 
 
-def make_body(trace, all_frames, width, numeric, layout, hide='none'):
+def make_body(trace, all_frames, width, numeric, layout, hide='none', right=None, learning=None):
     """The layout with each frame's patch, caption, explanation, sums and node table, encoded for the player;
-    the grads that `hide` names show '?' in all of them, and hiding every grad leaves out the grad check too."""
+    the grads that `hide` names show '?' in all of them, and hiding every grad leaves out the grad check too, as
+    does `numeric` None (a quiz not finished). On the `=` engine, `right` is the `+=` trace beside it; `learning`
+    (components.learning.Learning) adds the frames of one step of learning after the pass."""
+    patches = frame_patches(trace, all_frames, width, hide)
+    captions = [caption(trace, f) for f in all_frames]
+    parts = [explain(trace, f, hide) for f in all_frames]
+    if right is not None:
+        parts = [p + bug_parts(trace, right, f) for p, f in zip(parts, all_frames)]
+        captions = [c + bug_caption(trace, f) for c, f in zip(captions, all_frames)]
+    explanations = [explanation_html(p) for p in parts]
+    rules = [frame_rules(trace, f, hide) for f in all_frames]
+    plots = depth_plots(trace, all_frames, hide)
+    if hide == 'all' or numeric is None:
+        summary = ''
+    elif right is not None:
+        summary = bug_summary_html(trace, right, numeric)
+    else:
+        summary = summary_html(grad_check(trace, numeric), trace.nodes[-1].name)
+    if learning is not None:
+        tail = learning_tail(trace, learning, width, patches, frame_patches)
+        patches += tail.patches
+        captions += tail.captions
+        explanations += tail.explanations
+        rules += tail.rules
+        summary = tail.summary
+        if plots is not None:
+            plots['at'] += [plots['at'][-1]] * len(tail.patches)
+    table = table_columns(trace)
+    if hide != 'none' or any(f.ask for f in all_frames):
+        table['finals'] = [HIDDEN] * len(trace.nodes)  # the answers are never sent where grads are asked for
     return encode_body(
-        layout.svg,
-        frame_patches(trace, all_frames, width, hide),
-        blank_label(width, label_width(trace, width)),
-        captions=[caption(trace, f) for f in all_frames],
-        explanations=[explanation_html(explain(trace, f, hide)) for f in all_frames],
-        rules=[frame_rules(trace, f, hide) for f in all_frames],
-        table=table_columns(trace),
-        near=neighbours(trace),
-        summary='' if hide == 'all' else summary_html(grad_check(trace, numeric), trace.nodes[-1].name),
-        plots=depth_plots(trace, all_frames, hide),
-    )
+        layout.svg, patches, blank_label(width, label_width(trace, width)),
+        captions=captions, explanations=explanations, rules=rules, table=table, near=neighbours(trace),
+        summary=summary, plots=plots, legend=LEGEND + (LOST_LEGEND if right is not None else ''),
+    )  # fmt: skip
 
 
 def neighbours(trace):
@@ -149,7 +181,9 @@ def neighbours(trace):
     return [[list(dict.fromkeys(node.children)), feeds[i]] for i, node in enumerate(trace.nodes)]
 
 
-def encode_body(svg, patches, blank, captions, explanations, table, summary, rules=(), plots=None, near=()):
+def encode_body(
+    svg, patches, blank, captions, explanations, table, summary, rules=(), plots=None, near=(), legend=LEGEND
+):
     """The bulk of what the player is sent, for one expression, its inputs and the forward switch: encoded once.
 
     blank: what an edge that carries nothing shows (graph.blank_label), its lines joined by a newline.
@@ -161,7 +195,7 @@ def encode_body(svg, patches, blank, captions, explanations, table, summary, rul
     near: per value, [its inputs, the values it feeds] (neighbours), kept in sight with it when the view scrolls.
     """
     body = {
-        'svg': svg, 'patches': patches, 'blank': blank, 'legend': LEGEND,
+        'svg': svg, 'patches': patches, 'blank': blank, 'legend': legend,
         'captions': captions, 'explanations': explanations, 'table': table, 'summary': summary,
         'rules': list(rules) or [[] for _ in patches], 'plots': plots, 'near': list(near),
     }  # fmt: skip

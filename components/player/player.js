@@ -24,7 +24,7 @@ const URL_EVERY_MS = 300;
 // the two agree, and lays a box out with dot to check the order)
 const VALUE_TEXTS = { name: 0, data: 2, grad: 4 };
 const utf8 = new TextDecoder();
-const emptyModel = () => ({ values: [], op: -1, edges: {} }); // the look before frame 0: nothing drawn
+const emptyModel = () => ({ values: [], op: -1, edges: {}, lost: [] }); // the look before frame 0: nothing drawn
 
 class Player {
   constructor(root) {
@@ -66,7 +66,7 @@ class Player {
     this.naturalHeight = 0; // and its height
     this.values = []; // per value node: {g, data, grad (its two number texts), row (the table's), look}
     this.ops = {}; // op node id -> [its circle's group, its out edge's group]
-    this.edges = {}; // 'op_slot' -> {g (its label), parts (the edge's two halves), texts (the label's lines), label}
+    this.edges = {}; // 'op_slot' -> {g (its label), parts (the edge's two halves), texts (the label's lines), label, lost}
     this.body = null; // what Python sent for this layout: patches, captions, explanations, table, summary
     this.n = 0; // frames
     this.model = emptyModel(); // the look at frame modelAt, from the patches
@@ -146,7 +146,7 @@ class Player {
       const parts = [`#e${key}`, `#e${key}_in`].map((id) => this.view.querySelector(id)).filter(Boolean);
       g.classList.add('lab');
       // its lines: local gradient × upstream grad, a blank one where the edge runs, = amount
-      this.edges[key] = { g, parts, texts: [...g.querySelectorAll('text')], label: null };
+      this.edges[key] = { g, parts, texts: [...g.querySelectorAll('text')], label: null, lost: false };
     });
     this.makeTable(body.table);
     this.activeRow = null;
@@ -184,6 +184,7 @@ class Player {
       const patch = this.body.patches[j];
       for (const [i, ...look] of patch.v) m.values[i] = look;
       m.op = patch.o;
+      m.lost = patch.x || []; // the `=` engine: edges whose contribution this frame throws away
       for (const [id, label] of patch.e) m.edges[id] = label;
     }
     this.modelAt = k;
@@ -215,11 +216,16 @@ class Player {
     }
     for (const [id, e] of Object.entries(this.edges)) {
       const label = m.edges[id] || '';
-      if (label === e.label) continue;
+      const lost = m.lost.includes(id);
+      if (label === e.label && lost === e.lost) continue;
       const lines = (label || this.body.blank).split('\n');
       e.texts.forEach((t, j) => { t.textContent = lines[j] ?? ''; });
-      for (const part of [e.g, ...e.parts]) part.classList.toggle('hot', label !== '');
+      for (const part of [e.g, ...e.parts]) {
+        part.classList.toggle('hot', label !== '' && !lost);
+        part.classList.toggle('lost', lost);
+      }
       e.label = label;
+      e.lost = lost;
     }
   }
 

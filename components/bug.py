@@ -1,0 +1,146 @@
+"""The `=` bug beside `+=`: the same graph run on engine.assign, whose `_backward` assigns each grad instead of adding
+to it. What the page adds to that trace's frames: the contribution an assignment threw away (struck through on its
+edge, named in the explanation), each grad beside what `+=` gives at the same frame, and at the end which inputs'
+grads are wrong next to the finite-difference check."""
+
+import html
+import math
+
+import pandas as pd
+import streamlit as st
+
+from components.explanation import number, owner
+from components.graph import hot_edges, label_width
+from components.numbers import fmt
+from components.summary import CHECK, UNDEFINED
+from engine.frames import Frame, grads_at
+
+
+def reused(trace):
+    """The values used more than once (by two ops, or twice by one, as in a*a): the only grads `=` can get wrong."""
+    uses = [0] * len(trace.nodes)
+    for node in trace.nodes:
+        for child in node.children:
+            uses[child] += 1
+    return [i for i, n in enumerate(uses) if n > 1]
+
+
+def no_reuse_note(trace):
+    """Why `=` gives the right grads on this graph, or '' where it does not."""
+    if reused(trace):
+        return ''
+    return (
+        'No value in this graph is used twice, so every grad is written exactly once, and `=` writes what `+=` '
+        'would have added to 0: every grad comes out right. The bug shows only where a value is reused: try '
+        '"reuse" or "b = a + a".'
+    )
+
+
+def show_bug_note(trace):
+    """Above the graph: what engine it runs on, and where the bug cannot show, why."""
+    note = no_reuse_note(trace)
+    if note:
+        st.info(note, icon=':material/check_circle:')
+    else:
+        st.caption(
+            'Running on engine/assign.py: engine/value.py’s own code with `.grad =` in place of `.grad +=` in every '
+            '`_backward`. Grads beside what `+=` gives are in the explanation; a contribution that `=` throws away is '
+            'struck through on its edge.'
+        )
+
+
+def lost(trace, frame):
+    """[(the contribution thrown away, the one that threw it away)] at `frame`: empty but at an assignment that
+    replaced a grad an earlier write had set."""
+    if frame.kind != 'backward' or frame.ask or not trace.assigns:
+        return []
+    step = trace.steps[frame.steps_done - 1]
+    return [(c.overwrote, c) for c in step.contributions if c.overwrote is not None]
+
+
+def lost_edges(trace, frame, width, local_width=None):
+    """{'op_slot': label} of the edges whose contribution `frame`'s assignment throws away, each with the label it
+    had at its own step, to be struck through."""
+    local_width = local_width or label_width(trace, width)
+    n = len(trace.nodes)
+    out = {}
+    for (k, slot), _ in lost(trace, frame):
+        earlier = trace.steps[k]
+        labels = hot_edges(trace, Frame('backward', earlier.node, n, k + 1), width, local_width=local_width)
+        product, _, amount = labels[earlier.node, slot].split('\n')
+        out[f'{earlier.node}_{slot}'] = f'{product}\n\n{amount}'  # no middle line: its spaces would be struck too
+    return out
+
+
+def bug_caption(trace, frame):
+    """What the caption adds where `=` throws a contribution away: ' · = throws away a.grad's 3.0000'."""
+    thrown = [
+        f'{owner(trace.nodes[c.child].name)}.grad’s {number(trace.steps[k].contributions[slot].amount)}'
+        for (k, slot), c in lost(trace, frame)
+    ]
+    return f' · = throws away {", ".join(thrown)}' if thrown else ''
+
+
+def bug_parts(trace, right, frame):
+    """Explanation parts (components.explanation's form) for `frame` of the `=` trace: what was lost here, and
+    the grads that differ from `+=`'s at this frame."""
+    parts = []
+    for (k, slot), c in lost(trace, frame):
+        earlier = trace.steps[k]
+        thrown = earlier.contributions[slot]
+        child = owner(trace.nodes[c.child].name)
+        by = trace.nodes[earlier.node].name
+        same = ' (this same step, its first line)' if k == frame.steps_done - 1 else ''
+        should = right.grads(frame.steps_done)[c.child]  # the same frame on the += engine
+        said = [
+            ('b', '= threw a contribution away. '), ('c', f'{child}.grad = …'),
+            ('', f' replaced {number(thrown.amount)}, which {by}’s _backward had put there{same}, with '
+                 f'{number(c.amount)}. With '), ('c', '+='),
+            ('', f' it would have added to it, and {child}.grad would be {number(should)} after this step.'),
+        ]  # fmt: skip
+        parts.append(('p', said))
+    if frame.kind in ('backward', 'seed'):
+        wrong, ok = grads_at(trace, frame), grads_at(right, frame)
+        differ = [i for i, (g, r) in enumerate(zip(wrong, ok)) if g is not None and not _same(g, r)]
+        if differ:
+            rows = [[('c', f'{owner(trace.nodes[i].name)}.grad'), ('', ': = gives '), ('b', number(wrong[i])),
+                     ('', ', += gives '), ('b', number(ok[i]))] for i in differ]  # fmt: skip
+            parts += [('p', [('b', 'Beside +=: '), ('', 'the grads that differ so far.')]), ('list', rows)]
+        elif frame.kind == 'backward':
+            parts.append(('p', [('b', 'Beside +=: '), ('', 'every grad so far is what += gives.')]))
+    return parts
+
+
+def _same(a, b):
+    return a == b or (a != a and b != b)
+
+
+def bug_check(trace, right, numeric):
+    """Each input's grad with `=` and with `+=`, beside the finite difference that says which is right."""
+    wrong, ok = trace.final_grads(), right.final_grads()
+    rows = []
+    for i, node in enumerate(trace.nodes):
+        if not node.is_input:
+            continue
+        d = numeric.get(node.name, math.nan)
+        if not math.isfinite(d):
+            verdict = UNDEFINED
+        elif _same(wrong[i], ok[i]):
+            verdict = 'right'
+        else:
+            verdict = 'WRONG: the finite difference agrees with +='
+        rows.append((node.name, fmt(wrong[i]), fmt(ok[i]), fmt(d) if math.isfinite(d) else UNDEFINED, verdict))
+    columns = ['input', 'grad with =', 'grad with +=', 'finite difference', '= is']
+    return pd.DataFrame({column: [row[j] for row in rows] for j, column in enumerate(columns)})
+
+
+def bug_summary_html(trace, right, numeric):
+    """At the end: the check as HTML, every cell escaped, and a line on what it shows."""
+    table = bug_check(trace, right, numeric)
+    wrong = [name for name, verdict in zip(table['input'], table['= is']) if verdict.startswith('WRONG')]
+    if wrong:
+        said = f'With = the grads of {", ".join(wrong)} are wrong: each kept only its last use’s contribution.'
+    else:
+        said = no_reuse_note(trace).replace('`', '') or 'With = every input’s grad came out right here.'
+    intro = f'<p><b>Done.</b> {html.escape(said)} {html.escape(CHECK)}</p>'
+    return intro + table.to_html(index=False, escape=True, border=0, classes='check')

@@ -1,0 +1,124 @@
+"""Predict the grad: at each op's backward step the page asks for the grads it writes, checks the answers, then
+shows them with the chain rule. The score is kept in this session only.
+
+The player is sent only the frames up to the step being asked (engine.frames' `ask` frames show its new grads as
+'?'): the frames after it hold the answers, and whatever the browser is sent can be read."""
+
+import math
+
+import streamlit as st
+
+from components.explanation import chain_rule_lines, number, owner
+from components.markdown import md
+from components.player import go_to
+
+QUIZ = 'quiz'  # session state: {'pass': what it is on, 'at': the frame shown last, 'marks': {ask frame: [bool]}}
+ANSWER = 'quiz_answer'  # session state: 'quiz_answer:<frame>:<node>', an answer's box
+SIGNIFICANT = 3  # an answer right to this many significant figures is right
+
+
+def is_right(answer, truth):
+    """Whether `answer` is `truth` to 3 significant figures: within half a unit of the third one (0.707 and 0.7071
+    for 0.70710678, not 0.71). Nothing is 0 to 3 significant figures but 0 itself, give or take rounding."""
+    if answer is None or not math.isfinite(answer):
+        return False
+    if truth == 0:
+        return abs(answer) < 1e-9
+    half_unit = 0.5 * 10 ** (math.floor(math.log10(abs(truth))) - (SIGNIFICANT - 1))
+    return abs(answer - truth) <= half_unit * (1 + 1e-9)  # the margin: 0.7075 typed for 0.70745 is still right
+
+
+def asked(trace, frame):
+    """The nodes a step asks about: its inputs, each once (a*a writes a twice, and a's grad after it is asked)."""
+    return list(dict.fromkeys(trace.nodes[frame.node].children))
+
+
+def _show(frame):
+    """Send the player (or the fallback's stepper) to `frame`: the last it is sent."""
+    go_to(frame, opening=False)
+    st.session_state.frame = frame
+
+
+def score(quiz):
+    marks = [m for ms in quiz['marks'].values() for m in ms]
+    return sum(marks), len(marks)
+
+
+def quiz_panel(trace, all_frames, pass_name):
+    """The question, or the answer to the last one, above the player. `all_frames` come with their `ask` frames;
+    `pass_name` says what they are of. Returns how many frames the player may be sent: up to the one shown."""
+    s = st.session_state
+    asks = [k for k, f in enumerate(all_frames) if f.ask]
+    quiz = s.get(QUIZ)
+    if quiz is None or quiz['pass'] != pass_name:
+        quiz = s[QUIZ] = {'pass': pass_name, 'at': asks[0] if asks else len(all_frames) - 1, 'marks': {}}
+        _show(quiz['at'])
+    with st.container(border=True, key='quiz'):
+        at = quiz['at']
+        if all_frames[at].ask:
+            _ask(trace, all_frames, asks, quiz)
+        else:
+            _answered(trace, all_frames, asks, quiz)
+    return quiz['at'] + 1
+
+
+def _ask(trace, all_frames, asks, quiz):
+    at = quiz['at']
+    frame = all_frames[at]
+    node = trace.nodes[frame.node]
+    right, total = score(quiz)
+    so_far = f' · score {right} of {total}' if total else ''
+    st.markdown(
+        f'**Question {asks.index(at) + 1} of {len(asks)}**{so_far} · {md(node.name)}’s `_backward` runs. '
+        'What is each grad after it? The graph shows ? where it writes.'
+    )
+    children = asked(trace, frame)
+    with st.form(key=f'quiz_form:{at}', border=False):
+        boxes = st.columns(min(len(children), 4))
+        for j, child in enumerate(children):
+            boxes[j % len(boxes)].number_input(
+                f'{owner(trace.nodes[child].name)}.grad', value=None, step=0.1, format='%.4f',
+                key=f'{ANSWER}:{at}:{child}', placeholder='your answer',
+            )  # fmt: skip
+        if st.form_submit_button('Check', type='primary', icon=':material/check:'):
+            answers = [st.session_state[f'{ANSWER}:{at}:{child}'] for child in children]
+            truths = trace.grads(frame.steps_done)
+            quiz['marks'][at] = [is_right(a, truths[c]) for a, c in zip(answers, children)]
+            quiz['answers'] = dict(zip(children, answers))
+            quiz['at'] = at + 1  # the same step, shown
+            _show(quiz['at'])
+            st.rerun()
+
+
+def _answered(trace, all_frames, asks, quiz):
+    at = quiz['at']
+    right, total = score(quiz)
+    later = [k for k in asks if k > at]
+    if at - 1 in quiz['marks']:
+        frame = all_frames[at - 1]
+        truths, answers = trace.grads(frame.steps_done), quiz.get('answers', {})
+        lines = chain_rule_lines(trace, trace.steps[frame.steps_done - 1])
+        for child, mark in zip(asked(trace, frame), quiz['marks'][at - 1]):
+            said = answers.get(child)
+            yours = 'left blank' if said is None else f'you said {number(said)}'
+            verdict = '✓ right' if mark else '✗ not quite'
+            st.markdown(
+                f'**{verdict}**: {md(owner(trace.nodes[child].name))}.grad = **{number(truths[child])}** ({yours})'
+            )
+        st.code('\n'.join(lines), language=None, wrap_lines=True)
+    if later:
+        st.markdown(f'Score so far: **{right} of {total}** right.')
+        if st.button('Next question', type='primary', icon=':material/arrow_forward:', key='quiz_next'):
+            quiz['at'] = later[0]
+            _show(quiz['at'])
+            st.rerun()
+    else:
+        st.markdown(
+            f'**Done:** {right} of {total} grads right. The grad check below compares them with finite differences.'
+        )
+        if quiz['at'] < len(all_frames) - 1:
+            quiz['at'] = len(all_frames) - 1  # the leaves' steps after the last question: nothing left to ask
+            _show(quiz['at'])
+    if total and st.button('Start again', icon=':material/restart_alt:', key='quiz_again'):
+        del st.session_state[QUIZ]
+        st.rerun()
