@@ -3,6 +3,8 @@
 
     python -m bench.bench_page                 # every case, both renderers; writes bench/results/page.{json,txt}
     python -m bench.bench_page --quick         # fewer steps and cases
+    python -m bench.bench_page --modes         # the teaching modes beside the same graphs watched (player only);
+                                               # writes bench/results/modes.{json,txt}
 
 For each case (the exercise's neuron, reuse and chain, the MLP, chains of 100 and 500) and each renderer
 (the player: laid out once by the server's dot and patched in the browser; the fallback: st.graphviz_chart,
@@ -45,6 +47,18 @@ CASES = {
     'mlp': 'expr=mlp',
     'chain 100': 'expr=chain&n=100',
     'chain 500': 'expr=chain&n=500',
+}
+# the teaching modes (issue 12), each beside the same graph watched, in one run: a mode may not make a step slower
+MODE_CASES = {
+    'reuse': 'expr=reuse',
+    'reuse, = bug': 'expr=reuse&mode=bug',
+    'reuse, quiz (present)': 'expr=reuse&mode=quiz&present=1',
+    'mlp': 'expr=mlp',
+    'mlp, = bug': 'expr=mlp&mode=bug',
+    'mlp, learning': 'expr=mlp&mode=learn',
+    'chain 100': 'expr=chain&n=100',
+    'chain 100, = bug': 'expr=chain&n=100&mode=bug',
+    'chain 100, quiz (present)': 'expr=chain&n=100&mode=quiz&present=1',
 }
 STEP_PLAYER = """async () => {
   const host = [...document.querySelectorAll('*')].find(e => e.shadowRoot && e.shadowRoot.querySelector('.player'));
@@ -264,20 +278,25 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--quick', action='store_true', help='fewer steps; no fallback on the 500-chain')
     parser.add_argument('--renderer', choices=['player', 'chart'], action='append', help='only these (default both)')
-    parser.add_argument('--out', default=str(ROOT / 'bench' / 'results' / 'page'), help='path stem for .json and .txt')
+    parser.add_argument('--modes', action='store_true', help='the teaching modes beside the same graphs watched')
+    parser.add_argument('--out', help='path stem for .json and .txt (default bench/results/page, or modes)')
     args = parser.parse_args()
+    args.out = args.out or str(ROOT / 'bench' / 'results' / ('modes' if args.modes else 'page'))
+    if args.modes:
+        args.renderer = args.renderer or ['player']
+    all_cases = MODE_CASES if args.modes else CASES
     steps, play_seconds, runs = (10, 3, 5) if args.quick else (20, 5, 10)
     results = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         for renderer in args.renderer or ('player', 'chart'):
-            cases = dict(CASES)
+            cases = dict(all_cases)
             if renderer == 'chart' and args.quick:
-                cases.pop('chain 500')
+                cases.pop('chain 500', None)
             print(f'{renderer}:', flush=True)
             results[renderer] = measure_renderer(browser, renderer, cases, steps, play_seconds)
         browser.close()
-    server = server_rerun_times(CASES, runs, args.renderer or ('player', 'chart'))
+    server = server_rerun_times(all_cases, runs, args.renderer or ('player', 'chart'))
     text = table(results, server)
     print('\n' + text)
     Path(args.out + '.txt').write_text(text + '\n')

@@ -13,6 +13,7 @@ from components.explanation import number, owner
 from components.graph import hot_edges, label_width
 from components.numbers import fmt
 from components.summary import CHECK, UNDEFINED
+from engine import PRESETS
 from engine.frames import Frame, grads_at
 
 
@@ -32,7 +33,7 @@ def no_reuse_note(trace):
     return (
         'No value in this graph is used twice, so every grad is written exactly once, and `=` writes what `+=` '
         'would have added to 0: every grad comes out right. The bug shows only where a value is reused: try '
-        '"reuse" or "b = a + a".'
+        f'"{PRESETS["reuse"].menu}" or "{PRESETS["a_plus_a"].menu}".'
     )
 
 
@@ -68,7 +69,8 @@ def lost_edges(trace, frame, width, local_width=None):
         earlier = trace.steps[k]
         labels = hot_edges(trace, Frame('backward', earlier.node, n, k + 1), width, local_width=local_width)
         product, _, amount = labels[earlier.node, slot].split('\n')
-        out[f'{earlier.node}_{slot}'] = f'{product}\n\n{amount}'  # no middle line: its spaces would be struck too
+        # without the padding and the middle line, whose spaces would be struck too: a line through the text only
+        out[f'{earlier.node}_{slot}'] = f'{product.strip()}\n\n{amount.strip()}'
     return out
 
 

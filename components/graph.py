@@ -44,13 +44,15 @@ PLAYER_STYLE = '<style>.player {' + ' '.join(f'{name}: {value};' for name, value
 def value_look(trace, frame, i, grads, final_after, width, hidden=frozenset()):
     """How value node i looks at `frame`: (data text, grad text, grad state, mark).
 
-    grad state: 'none' (not computed), 'accumulating' (more += to come) or 'final';
+    grad state: 'none' (not computed), 'accumulating' (more += to come), 'final', or 'hidden' (shows '?');
     mark: 'active' (its _backward runs), 'seed' (out.grad = 1 is set), 'forward' (just computed) or ''.
     `hidden`: the nodes whose grad shows '?' (engine.frames.hidden_grads).
     """
     grad = grads[i]
     if grad is None:
         state = 'none'
+    elif i in hidden:
+        state = 'hidden'  # neither final nor more to come: that would tell part of the answer
     elif frame.steps_done >= final_after[i]:
         state = 'final'
     else:
@@ -96,6 +98,7 @@ def blank_label(width, local_width=None):
 
 STATE_STYLE = {
     'none': {'style': 'rounded', 'fillcolor': 'white'},
+    'hidden': {'style': 'rounded', 'fillcolor': 'white'},
     'accumulating': {'style': 'rounded,filled,dashed', 'fillcolor': ACCUMULATING_FILL},
     'final': {'style': 'rounded,filled', 'fillcolor': FINAL_FILL},
 }

@@ -14,7 +14,7 @@ import streamlit as st
 import shared
 from components.explanation import caption, explain, explanation_html, frame_rules, number, owner
 from components.graph import value_look
-from components.numbers import padded
+from components.numbers import fmt, padded
 from engine import learn
 from engine.frames import Frame, frames
 from engine.trace import Trace
@@ -59,7 +59,7 @@ def tail_length(trace, learning):
 
 
 def update_line(p, lr):
-    """'w.data += -lr * w.grad = 0.5000 − 0.1 × (−3.7500) = 0.8750' (plain text)."""
+    """'w.data += -lr * w.grad: 0.5000 − 0.1 × (−3.7500) = 0.8750' (plain text)."""
     step = f'{number(p.old)} − {lr:g} × {_bracketed(p.grad)}'
     return f'{owner(p.name)}.data += -lr * {owner(p.name)}.grad: {step} = {number(p.new)}'
 
@@ -113,7 +113,7 @@ def learning_tail(trace, learning, width, patches, frame_patches):
             parts = parts + [('p', [('b', f'{_compared(old, new)} '), ('', _loss_words(old, new, learning.lr))])]
         tail.explanations.append(explanation_html(parts))
         tail.rules.append(frame_rules(after, frame))
-    return Tail(tail.patches, tail.captions, tail.explanations, tail.rules, summary_html(trace, learning))
+    return Tail(tail.patches, tail.captions, tail.explanations, tail.rules, summary_html(learning))
 
 
 def _update_parts(p, lr, k, n):
@@ -144,42 +144,52 @@ def _loss_words(old, new, lr):
 
 
 def update_table(learning):
-    rows = [(p.name, number(p.old), number(p.grad), number(-learning.lr * p.grad), number(p.new))
+    """The update, a row per parameter, its numbers as the page's other tables write them (components.numbers)."""
+    rows = [(p.name, fmt(p.old), fmt(p.grad), fmt(-learning.lr * p.grad), fmt(p.new))
             for p in learning.update.params]  # fmt: skip
     columns = ['parameter', 'data before', 'grad', '−lr × grad', 'data after']
     return pd.DataFrame({c: [row[j] for row in rows] for j, c in enumerate(columns)})
 
 
-def summary_html(trace, learning):
-    old, new = trace.nodes[-1].data, learning.after.nodes[-1].data
-    intro = f'<p><b>One step of learning.</b> {html.escape(_loss_words(old, new, learning.lr))}</p>'
+def summary_html(learning):
+    """At the end of the frames: the update as a table (the explanation beside it has the losses)."""
+    intro = f'<p><b>One step of learning:</b> <code>{html.escape(LINE)}</code> for each parameter.</p>'
     return intro + update_table(learning).to_html(index=False, escape=True, border=0, classes='check')
 
 
-def _more(steps):
+def _more(steps, on_step):
     s = st.session_state
     s.learned = min(s.learned + steps, learn.MAX_STEPS)
+    on_step()
 
 
-def _again():
+def _again(on_step):
     st.session_state.learned = 0
+    on_step()
 
 
-def learning_panel(learning, steps_taken):
-    """Below the player: the learning rate, buttons for more steps, and the loss over the steps so far."""
+def learning_panel(learning, steps_taken, frames_after=True, on_step=lambda: None):
+    """Below the player: the learning rate, buttons for more steps, and the loss over the steps so far.
+    `frames_after`: whether the player shows the update's frames (the fallback renderer does not); `on_step` is
+    called when a button changes the steps taken."""
     losses = learning.descent.losses
     st.subheader('One step of learning', anchor=False)
     lr, one, ten, again = st.columns([3, 1.3, 1.3, 1.3], vertical_alignment='bottom')
     lr.select_slider('Learning rate lr', options=learn.LEARNING_RATES, key='lr', format_func='{:g}'.format)
     full = steps_taken >= learn.MAX_STEPS
-    one.button('1 more step', on_click=_more, args=(1,), key='learn_one', disabled=full, width='stretch')
-    ten.button('10 more steps', on_click=_more, args=(10,), key='learn_ten', disabled=full, width='stretch')
-    again.button('Start again', on_click=_again, key='learn_again', disabled=steps_taken == 0, width='stretch')
-    where = 'the inputs in the sidebar' if steps_taken == 0 else f'{steps_taken} steps from the sidebar’s inputs'
-    st.markdown(
-        f'The graph shows the pass at {where}; after its backward pass, step through the update and the forward '
-        f'pass again. Loss **{number(losses[-2])} → {number(losses[-1])}**.'
+    one.button('1 more step', on_click=_more, args=(1, on_step), key='learn_one', disabled=full, width='stretch')
+    ten.button('10 more steps', on_click=_more, args=(10, on_step), key='learn_ten', disabled=full, width='stretch')
+    again.button('Start again', on_click=_again, args=(on_step,), key='learn_again', disabled=steps_taken == 0,
+                 width='stretch')  # fmt: skip
+    steps = '1 step' if steps_taken == 1 else f'{steps_taken} steps'
+    where = 'the inputs in the sidebar' if steps_taken == 0 else f'{steps} from the sidebar’s inputs'
+    then = (
+        'after its backward pass, step through the update and the forward pass again'
+        if frames_after
+        else 'the update is in the table below (its frames need Graphviz on the server)'
     )
+    st.markdown(f'The graph shows the pass at {where}; {then}. Loss **{number(losses[-2])} → {number(losses[-1])}**.')
     chart = pd.DataFrame({'loss': losses}, index=pd.RangeIndex(len(losses), name='step'))
     st.line_chart(chart, x_label='learning step', y_label='loss', height=220)
-    st.dataframe(update_table(learning), hide_index=True)
+    if not frames_after:  # the player shows it at the end of its frames
+        st.dataframe(update_table(learning), hide_index=True)

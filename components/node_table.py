@@ -13,7 +13,12 @@ from engine.frames import grads_at, hidden_grads
 TINT_OF = {'forward': FORWARD_TINT, 'seed': SEED_TINT, 'backward': ACTIVE_TINT}
 # a grad's state (graph.value_look) in the legend's words: 'grad not computed yet', 'grad has more += to come',
 # 'grad is final'; the cell reads after the column's title, 'grad …'
-STATE_WORDS = {'none': 'not computed yet', 'accumulating': 'has more += to come', 'final': 'is final'}
+STATE_WORDS = {
+    'none': 'not computed yet',
+    'accumulating': 'has more += to come',
+    'final': 'is final',
+    'hidden': 'is hidden: work it out',
+}
 STATE_COLUMN = 'grad …'
 # the grads at the end of the pass: the answers, hidden unless asked for; named so as not to be read as the state
 ANSWER_COLUMN = 'answer: grad at the end'
@@ -34,10 +39,10 @@ def table_columns(trace):
     }
 
 
-def grad_states(trace, frame):
-    """Each node's grad state at `frame`, as the graph draws it: 'none', 'accumulating' or 'final'."""
+def grad_states(trace, frame, hidden=frozenset()):
+    """Each node's grad state at `frame`, as the graph draws it: 'none', 'accumulating', 'final' or 'hidden'."""
     grads, final_after = grads_at(trace, frame), trace.final_after()
-    return [value_look(trace, frame, i, grads, final_after, 1)[2] for i in range(len(trace.nodes))]
+    return [value_look(trace, frame, i, grads, final_after, 1, hidden)[2] for i in range(len(trace.nodes))]
 
 
 def node_table(trace, frame, answers=False, hide='none'):
@@ -49,7 +54,7 @@ def node_table(trace, frame, answers=False, hide='none'):
         'op': fixed['ops'],
         'data': [fmt(n.data) if frame.has_data(trace, i) else fmt(None) for i, n in enumerate(trace.nodes)],
         'grad now': [HIDDEN if g is not None and i in hidden else fmt(g) for i, g in enumerate(grads_at(trace, frame))],
-        STATE_COLUMN: [STATE_WORDS[state] for state in grad_states(trace, frame)],
+        STATE_COLUMN: [STATE_WORDS[state] for state in grad_states(trace, frame, hidden)],
     }
     if answers:
         columns[ANSWER_COLUMN] = fixed['finals']

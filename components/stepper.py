@@ -10,7 +10,7 @@ import time
 
 import streamlit as st
 
-from components.bug import bug_check, bug_parts
+from components.bug import bug_caption, bug_check, bug_parts
 from components.explanation import caption, explain, frame_rules, show_explanation
 from components.graph import build_dot, show_graph
 from components.markdown import md
@@ -39,7 +39,7 @@ def step_view(trace, all_frames, width, numeric, page, right=None):
     @st.fragment(run_every=1 / page.speed if s[TIMER_ON] else None)
     def frame_view():
         advance_if_playing(len(all_frames))
-        k = stepper(len(all_frames), lambda k: caption(trace, all_frames[k]))
+        k = stepper(len(all_frames), lambda k: _caption(trace, all_frames[k], right))
         _show_frame(trace, all_frames, k, width, numeric, page, right)
 
     frame_view()
@@ -49,10 +49,14 @@ def step_view(trace, all_frames, width, numeric, page, right=None):
         return s.frame if st.button('Share and export…', key='share', icon=':material/ios_share:') else None
 
 
+def _caption(trace, frame, right):
+    return caption(trace, frame) + (bug_caption(trace, frame) if right is not None else '')
+
+
 def _show_frame(trace, all_frames, k, width, numeric, page, right):
     frame, last = all_frames[k], len(all_frames) - 1
     if page.present:
-        show_title(f'Frame {k} of {last} · {caption(trace, frame)}', frame_rules(trace, frame, page.hide))
+        show_title(f'Frame {k} of {last} · {_caption(trace, frame, right)}', frame_rules(trace, frame, page.hide))
     show_graph(build_dot(trace, frame, width, page.hide))
     table = node_table(trace, frame, answers=page.final_grads_shown, hide=page.hide)
     if page.present:

@@ -2,7 +2,8 @@
 
 Starts `streamlit run app.py` on a free port (devtools/serve.py, as the browser tests do), opens each view by its link
 (?expr=...&step=...) in a fresh page, and saves a full-page PNG at 1600x1000 into docs/; the presentation view, made
-to fit its window, as the window of a 1920x1080 projector.
+to fit its window, as the window of a 1920x1080 projector. One picture per teaching mode (mode-*.png): the = bug, the
+quiz (its first question answered in the page), the quiz in the presentation view and one step of learning.
 """
 
 import re
@@ -22,6 +23,8 @@ PROJECTOR = {'width': 1920, 'height': 1080}
 NEURON_FRAME = 14  # mid-backward: x1*w1 passes its grad back, x1.grad += w1.data × 0.5 = -1.5
 NEURON_X2_W2 = 11  # x2*w2 passes its grad back: x2.grad += w2.data × 0.5 = 0.5, w2.grad += x2.data × 0.5 = 0
 NEURON_SEED = 6  # the seed, o.grad = 1, in its own look
+REUSE_BUG_FRAME = 7  # a*b's a.grad = replaces what a*a wrote: its edge struck through
+REUSE_ASK_A = 7  # the presentation quiz on reuse: a*a's step asks for a.grad (3 + 3)
 
 expect.set_options(timeout=30_000)
 
@@ -93,6 +96,18 @@ def reuse_accumulating_frame(browser, url):
     raise RuntimeError('no reuse frame shows a.grad = 6.0000 before 4.0000')
 
 
+def quiz_answered_wrongly(browser, url):
+    """Predict the grad on reuse, its first question answered half wrongly: the ✗, the ✓ and the chain rule show."""
+    page, _, _ = open_view(browser, url, '?expr=reuse&mode=quiz')
+    quiz = page.locator('.st-key-quiz')
+    quiz.get_by_label('(a*b).grad', exact=True).fill('1')
+    quiz.get_by_label('(a*a).grad', exact=True).fill('9')  # its data, not its grad: + passes out.grad on unchanged
+    quiz.get_by_role('button', name='Check').click()
+    expect(quiz).to_contain_text('✗ not quite')
+    expect(caption(page)).to_contain_text('Frame 6 of 6')
+    return page
+
+
 def exported_gif(name):
     """The whole pass of `reuse` as the share panel's GIF export makes it (exports.pass_gif, on the server)."""
     import exports
@@ -140,6 +155,23 @@ def main():
             page, _, _ = open_view(browser, url, f'?expr=neuron&present=1&step={NEURON_FRAME}', PROJECTOR)
             expect(caption(page)).to_contain_text('x1*w1 = x1 × w1 passes its grad back')
             save_window(page, 'present-neuron.png')
+
+            page, _, _ = open_view(browser, url, f'?expr=reuse&mode=bug&step={REUSE_BUG_FRAME}')
+            expect(caption(page)).to_contain_text('throws away a.grad')
+            save(page, 'mode-bug.png')
+
+            save(quiz_answered_wrongly(browser, url), 'mode-quiz.png')
+
+            page, _, _ = open_view(browser, url, f'?expr=reuse&mode=quiz&present=1&step={REUSE_ASK_A}', PROJECTOR)
+            expect(caption(page)).to_contain_text('predict: a*a')
+            save_window(page, 'mode-quiz-present.png')
+
+            page, k, n = open_view(browser, url, '?expr=regression&mode=learn&step=end')
+            assert k == n, (k, n)
+            expect(caption(page)).to_contain_text('· loss 1.5625 → 0.1914')
+            expect(page.locator('[data-testid="stVegaLiteChart"]')).to_be_visible()
+            page.locator('.player button.fit').click()  # the whole graph: w and b with the loss they lowered
+            save(page, 'mode-learn.png')
         finally:
             browser.close()
 

@@ -187,3 +187,24 @@ def test_without_leaves_a_frame_shows_the_same_grads_as_with_them(reuse):
         assert grads_at(reuse, f) == grads_at(reuse, every[f.kind, f.node, f.steps_done])
     # the last frame left is a*b's, where every grad is already final: a = b + 2a = -2 + 6 = 4, b = a = 3
     assert grads_at(reuse, kept[-1])[:2] == [4.0, 3.0]
+
+
+# --- predict the grad (issue 12): each op's step asked first, then shown -----------------------------------------
+
+
+def test_asking_puts_a_question_before_each_ops_step_and_never_before_a_leafs(reuse):
+    asked = frames(reuse, ask=True)
+    assert asked[5:] == [
+        Frame('backward', OUT, 5, 1, ask=True), Frame('backward', OUT, 5, 1),  # out's step, asked then shown
+        Frame('backward', AA, 5, 2, ask=True), Frame('backward', AA, 5, 2),
+        Frame('backward', AB, 5, 3, ask=True), Frame('backward', AB, 5, 3),
+        Frame('backward', B, 5, 4), Frame('backward', A, 5, 5),  # the leaves write nothing: nothing to ask
+    ]  # fmt: skip
+    assert [f for f in asked if not f.ask] == frames(reuse)  # the frames without the questions are the pass's own
+
+
+def test_a_question_hides_what_its_step_writes_whatever_else_is_hidden(reuse):
+    questions = [f for f in frames(reuse, ask=True) if f.ask]
+    assert [hidden_grads(reuse, f, 'none') for f in questions] == [{AB, AA}, {A}, {A, B}]
+    shown = [f for f in frames(reuse, ask=True) if not f.ask and f.kind == 'backward']
+    assert all(hidden_grads(reuse, f, 'none') == frozenset() for f in shown)  # the next frame shows them

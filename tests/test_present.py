@@ -59,9 +59,9 @@ def test_hiding_new_grads_asks_exactly_for_what_the_frame_writes_and_the_next_fr
     for frame, (values, op, edges), (hidden_values, hidden_op, hidden_edges) in zip(frames(trace), shown, asked):
         new = written(trace, frame)
         for i, look in values.items():
-            if i in new:  # the grad alone becomes '?': data, state and mark stay
-                assert hidden_values[i][1].strip() == HIDDEN
-                assert (hidden_values[i][0], *hidden_values[i][2:]) == (look[0], *look[2:])
+            if i in new:  # the grad becomes '?', and its state 'hidden' (its colour would say whether it is final)
+                assert hidden_values[i][1].strip() == HIDDEN and hidden_values[i][2] == 'hidden'
+                assert (hidden_values[i][0], hidden_values[i][3]) == (look[0], look[3])  # data and mark stay
             else:  # what a frame before asked is shown again
                 assert hidden_values[i] == look
         assert hidden_op == op and set(hidden_edges) == set(edges)

@@ -14,7 +14,21 @@ from engine.frames import clamp_frame
 from state import MAX_CHAIN, MAX_INPUTS, SPEEDS, PageState, from_query, from_session, to_query, to_session
 
 DEFAULT = PageState()
-KNOWN_KEYS = ('expr', 'formula', 'n', 'step', 'forward', 'answers', 'leaves', 'speed', 'embed', 'embed_options')
+KNOWN_KEYS = (
+    'expr',
+    'formula',
+    'n',
+    'step',
+    'forward',
+    'answers',
+    'leaves',
+    'speed',
+    'embed',
+    'embed_options',
+    'mode',
+    'lr',
+    'learned',
+)
 MAX_FORMULA = state.MAX_LENGTH
 
 # --- strategies ------------------------------------------------------------------------------------
@@ -276,3 +290,23 @@ def test_the_leaves_frames_are_shown_by_default_and_a_link_can_skip_them():
     assert query['leaves'] == '0'
     assert from_query(query) == (PageState(leaves=False), [])
     assert from_query({'leaves': 'no'}) == (PageState(), ['leaves'])
+
+
+# --- the teaching modes (issue 12): the mode, the learning rate and the steps learned are part of the link -------
+
+
+def test_a_link_carries_the_mode_the_learning_rate_and_the_steps_learned():
+    page = PageState(expr='regression', mode='learn', lr=0.3, learned=12)
+    assert {k: v for k, v in to_query(page).items() if k in ('mode', 'lr', 'learned')} == {
+        'mode': 'learn', 'lr': '0.3', 'learned': '12'}  # fmt: skip
+    assert from_query(to_query(page)) == (page, [])
+    assert not {'mode', 'lr', 'learned'} & set(to_query(PageState()))  # the defaults say nothing
+
+
+@pytest.mark.parametrize(
+    ('key', 'text'),
+    [('mode', 'evil'), ('mode', ''), ('lr', '0.5'), ('lr', 'nan'), ('lr', '1e9'), ('learned', '-1'),
+     ('learned', '501'), ('learned', '1.5'), ('learned', '9' * 400)],
+)  # fmt: skip
+def test_a_tampered_mode_rate_or_step_count_falls_back_to_its_default(key, text):
+    assert from_query({'expr': 'reuse', key: text}) == (PageState(expr='reuse'), [key])

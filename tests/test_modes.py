@@ -1,0 +1,310 @@
+"""The teaching modes on the page, through AppTest on both renderers (tests/test_app.py's Page reads either as the
+visitor sees it): the `=` bug beside `+=` (mode=bug), predict the grad (mode=quiz), one step of learning
+(mode=learn); and a mode that does not apply says so.
+
+Every expected number is worked out by hand from the formula, never read back from the engine.
+"""
+
+import json
+import re
+
+import pyarrow as pa
+import pytest
+import test_app
+from test_app import text_of
+
+from components.quiz import is_right
+
+renderer, start = test_app.renderer, test_app.start  # the page on both renderers: test_app's fixtures
+PLAYER_ONLY = pytest.mark.parametrize('renderer', ['player'], indirect=True)  # the learning frames are the player's
+
+
+def link(page):
+    """The page's link as the address bar holds it: {name: text}."""
+    values = {key: page.query_params[key] for key in page.query_params}
+    return {key: value[0] if isinstance(value, list) else value for key, value in values.items()}
+
+
+def number_in(text, x):
+    """Whether `x` (4 decimals) is written in `text` as a number of its own: 6.0000, and not the 6.0000 of −6.0000."""
+    return re.search(rf'(?<![\d.\-−]){re.escape(f"{x:.4f}")}', text) is not None
+
+
+# --- the `=` bug ----------------------------------------------------------------------------------------------
+# reuse: out = a*b + a*a, a = 3, b = -2. Backward runs out, a*a, a*b, then the leaves. With `=`:
+#   a*a's step writes a.grad = a.data * 1 = 3 twice (the second throws the first away);
+#   a*b's step writes a.grad = b.data * 1 = -2, throwing a*a's 3 away, and b.grad = a.data * 1 = 3.
+# So a ends at -2 (with += it is b + 2a = -2 + 6 = 4), b at 3 on both.
+
+
+def test_on_the_assigning_engine_reuse_ends_with_a_grad_minus_two_not_four(start):
+    page = start(query={'expr': 'reuse', 'mode': 'bug'})
+    page.go(page.last_frame)
+    assert page.grads()['a'] == '-2.0000'
+    assert page.grads()['b'] == '3.0000'
+    rows = {row['input']: row for row in page.summary()}
+    assert (rows['a']['grad with ='], rows['a']['grad with +='], rows['a']['finite difference']) == (
+        '-2.0000', '4.0000', '4.0000')  # fmt: skip
+    assert rows['a']['= is'].startswith('WRONG') and rows['b']['= is'] == 'right'
+
+
+def test_the_explanation_shows_the_assigning_code_and_names_what_was_thrown_away(start):
+    page = start(query={'expr': 'reuse', 'mode': 'bug'}).go(7)  # a*b's step
+    text = page.explanation()
+    assert 'self.grad = other.data * out.grad' in text and '+= other.data' not in text
+    assert 'replaced 3.0000, which a*a’s _backward had put there, with −2.0000' in text
+    assert 'a.grad would be 4.0000 after this step' in text  # 3 + 3 - 2 with +=
+    assert re.search(r'a\.grad: = gives −2\.0000, \+= gives 4\.0000', text), text
+    assert page.caption().endswith('· = throws away a.grad’s 3.0000')
+    page.go(6)  # a*a's step: its second line throws its first away
+    assert 'this same step, its first line' in page.explanation()
+    assert 'a.grad: = gives 3.0000, += gives 6.0000' in page.explanation()
+
+
+@PLAYER_ONLY
+def test_the_thrown_away_contribution_is_struck_through_on_its_edge_and_only_where_it_is_lost(start):
+    page = start(query={'expr': 'reuse', 'mode': 'bug'})
+    struck = {k: patch.get('x', []) for k, patch in enumerate(page.body()['patches']) if patch.get('x')}
+    # nodes 0 a, 1 b, 2 a*b, 3 a*a, 4 out: a*a's first use of a (3_0) at its own step, its second (3_1) at a*b's
+    assert struck == {6: ['3_0'], 7: ['3_1']}
+    labels = dict(page.body()['patches'][7]['e'])
+    assert labels['3_1'].split('\n')[-1].split() == ['=', '3.0000']  # the label it had: what was lost
+
+
+def test_b_equals_a_plus_a_on_the_assigning_engine_gives_one_not_two(start):
+    page = start(query={'expr': 'a_plus_a', 'mode': 'bug'})
+    page.go(page.last_frame)
+    assert page.grads()['a'] == '1.0000'  # the second use's `a.grad = b.grad` replaces the first's 1
+    (row,) = page.summary()
+    assert (row['grad with ='], row['grad with +='], row['finite difference']) == ('1.0000', '2.0000', '2.0000')
+
+
+def test_where_no_value_is_reused_the_assigning_engine_agrees_and_the_page_says_why(start):
+    page = start(query={'expr': 'neuron', 'mode': 'bug'})
+    assert any('No value in this graph is used twice' in i.value for i in page.info)
+    page.go(page.last_frame)
+    # the lecture's grads: x1 = w1·(1 − o²) = −3 × 0.5, w1 = x1 × 0.5, x2 = w2 × 0.5, w2 = x2 × 0.5 = 0, b = 0.5
+    grads = page.grads()
+    assert (grads['x1'], grads['w1'], grads['x2'], grads['w2'], grads['b']) == (
+        '-1.5000', '1.0000', '0.5000', '0.0000', '0.5000')  # fmt: skip
+    assert {row['= is'] for row in page.summary()} == {'right'}
+
+
+# --- predict the grad -----------------------------------------------------------------------------------------
+# reuse's questions, one per op step: out's (a*b).grad = 1 and (a*a).grad = 1; a*a's a.grad = 3 + 3 = 6;
+# a*b's a.grad = 6 + b = 4 and b.grad = a = 3.
+
+
+def answer(page, answers):
+    """Type `answers` ({label: number or None}) into the question's boxes and Check."""
+    for label, value in answers.items():
+        (box,) = [b for b in page.number_input if b.label == label]
+        box.set_value(value)
+    (check,) = [b for b in page.button if b.label == 'Check']
+    check.click().run()
+    assert not page.exception
+
+
+def next_question(page):
+    page.button(key='quiz_next').click().run()
+    assert not page.exception
+
+
+def shown_nowhere(page, truths):
+    """Whether none of `truths` is shown at the frame: not in the graph's boxes, the table, the caption, the
+    explanation, nor anywhere in what the player is sent (its body holds no frame past the question)."""
+    grads = page.grads()
+    texts = [page.explanation(), page.caption(), json.dumps(page.body()) if page.player else page.dot()]
+    return all(not number_in(text, x) for x in truths for text in texts) and all(
+        f'{x:.4f}' not in grads.values() for x in truths
+    )
+
+
+def test_a_whole_quiz_on_reuse_scores_right_and_wrong_answers_and_reveals_nothing_early(start):
+    page = start(query={'expr': 'reuse', 'mode': 'quiz'})
+    quiz = page.markdown[0].value
+    assert quiz.startswith('**Question 1 of 3**')
+    assert page.frame == page.last_frame == 5  # inputs, 3 forward, seed, then the question: nothing after it
+    assert page.grads()['a*b'] == page.grads()['a*a'] == '?'
+    assert ANSWERS_HIDDEN(page)
+    answer(page, {'(a*b).grad': 1.0, '(a*a).grad': 1.0})  # both right
+    assert page.grads()['a*b'] == '1.0000' and page.frame == 6  # revealed, on the same step
+    assert sum('✓ right' in m.value for m in page.markdown) == 2
+    next_question(page)
+
+    assert page.markdown[0].value.startswith('**Question 2 of 3** · score 2 of 2')
+    assert page.grads()['a'] == '?' and shown_nowhere(page, [6.0])
+    answer(page, {'a.grad': 3.0})  # wrong: forgets that a*a writes a twice
+    assert page.grads()['a'] == '6.0000'
+    assert any('✗ not quite' in m.value and '6.0000' in m.value and 'you said 3.0000' in m.value for m in page.markdown)
+    assert any('a.grad += a.data × (a*a).grad = 3.0000 × 1.0000 = 3.0000' in c.value for c in page.code)
+    next_question(page)
+
+    assert page.markdown[0].value.startswith('**Question 3 of 3** · score 2 of 3')
+    assert page.grads()['a'] == '?' and page.grads()['b'] == '?' and shown_nowhere(page, [4.0])
+    assert page.summary() is None
+    answer(page, {'a.grad': 4.0004, 'b.grad': None})  # right to 3 significant figures; b left blank
+    assert any('left blank' in m.value for m in page.markdown)
+    assert any('**Done:** 3 of 5 grads right' in m.value for m in page.markdown)
+    assert page.frame == page.last_frame  # the leaves' steps: nothing to ask; the check at the end
+    assert {row['input']: row['grad (backward)'] for row in page.summary()} == {'a': '4.0000', 'b': '3.0000'}
+
+
+def ANSWERS_HIDDEN(page):  # noqa: N802  (reads as a condition)
+    """The answers column is never sent while a quiz asks, even to a link that asks for it."""
+    if page.player:
+        return set(page.body()['table']['finals']) == {'?'} and not page.head()['answers']
+    return 'answer: grad at the end' not in page.table()
+
+
+def test_a_quiz_link_that_asks_for_the_answers_still_does_not_get_them(start):
+    page = start(query={'expr': 'reuse', 'mode': 'quiz', 'answers': '1'})
+    assert ANSWERS_HIDDEN(page)
+
+
+def test_changing_an_input_starts_the_quiz_again(start):
+    page = start(query={'expr': 'reuse', 'mode': 'quiz'})
+    answer(page, {'(a*b).grad': 1.0, '(a*a).grad': 2.0})
+    page.number_input(key='input:reuse:a').set_value(2.0).run()
+    assert page.markdown[0].value.startswith('**Question 1 of 3**')  # no score: a new pass
+    assert page.frame == 5
+
+
+def test_the_presentation_view_asks_the_room_with_no_box_and_the_next_frame_reveals(start):
+    page = start(query={'expr': 'reuse', 'mode': 'quiz', 'present': '1', 'table': '1', 'step': '6'})
+    assert not [b for b in page.number_input if b.label.endswith('.grad')]
+    # frames: 0-3 inputs and forward, 4 seed, 5 out's question, 6 its answer, 7 a*a's question, 8 its answer,
+    # 9 a*b's question, 10 its answer, 11 and 12 the leaves (never asked)
+    page.go(7)
+    assert page.caption() == 'Frame 7 of 12 · predict: a*a = a × a passes its grad back: what is a.grad now?'
+    assert page.grads()['a'] == '?'
+    page.go(8)
+    assert page.grads()['a'] == '6.0000'
+
+
+@pytest.mark.parametrize(
+    ('answer', 'truth', 'right'),
+    [
+        (0.707, 0.70710678, True),  # 0.707|1: within half a unit of the third figure
+        (0.7071, 0.70710678, True),
+        (0.71, 0.70710678, False),  # two figures are not three
+        (0.706, 0.70710678, False),
+        (-1.5, -1.5, True),
+        (1.5, -1.5, False),  # the sign counts
+        (-1.51, -1.5, False),
+        (1230.0, 1234.5, True),  # 3 significant figures of a large number: within 5
+        (1240.0, 1234.5, False),
+        (0.0, 0.0, True),
+        (0.001, 0.0, False),
+        (None, 1.0, False),  # a blank box
+    ],
+)
+def test_an_answer_is_right_when_it_is_right_to_three_significant_figures(answer, truth, right):
+    assert is_right(answer, truth) is right
+
+
+# --- one step of learning -------------------------------------------------------------------------------------
+# the regression L = (w*x + b - y)**2 at x = 1.5, y = 2, w = 0.5, b = 0: pred = 0.75, err = -1.25, L = 1.5625;
+# dL/dw = 2·err·x = -3.75, dL/db = 2·err = -2.5. At lr = 0.1: w = 0.5 + 0.375 = 0.875, b = 0 + 0.25 = 0.25;
+# pred = 1.3125 + 0.25 = 1.5625, err = -0.4375, L = 0.19140625. Each step multiplies err by 1 - 2·lr·(x² + 1) = 0.35.
+
+
+def regression_after(k, lr=0.1):
+    """(w, b, L) after k steps, in closed form: err_j = -1.25·0.35^j, and each step adds -lr·2·err_j·(x, 1)."""
+    shrink = 1 - 2 * lr * (1.5**2 + 1)
+    total = sum(1.25 * shrink**j for j in range(k))  # the sum of -err_j
+    return 0.5 + 2 * lr * 1.5 * total, 2 * lr * total, (1.25 * shrink**k) ** 2
+
+
+def test_the_closed_form_the_learning_tests_use_gives_the_hand_numbers_of_one_step():
+    w, b, loss = regression_after(1)
+    assert (round(w, 12), round(b, 12), round(loss, 12)) == (0.875, 0.25, 0.19140625)
+
+
+@PLAYER_ONLY
+def test_after_the_pass_the_player_updates_each_parameter_then_runs_forward_again_to_the_lower_loss(start):
+    page = start(query={'expr': 'regression', 'mode': 'learn'})
+    captions = page.body()['captions']
+    (w_at,) = [k for k, c in enumerate(captions) if c.startswith('learning: w.data')]
+    assert captions[w_at] == 'learning: w.data += -lr * w.grad: 0.5000 − 0.1 × (−3.7500) = 0.8750'
+    assert captions[w_at + 1] == 'learning: b.data += -lr * b.grad: 0.0000 − 0.1 × (−2.5000) = 0.2500'
+    page.go(w_at - 1)  # the pass's end
+    assert (page.data()['w'], page.grads()['w']) == ('0.5000', '-3.7500')
+    page.go(w_at)
+    assert (page.data()['w'], page.data()['b']) == ('0.8750', '0.0000')
+    page.go(w_at + 1)
+    assert (page.data()['w'], page.data()['b']) == ('0.8750', '0.2500')
+    page.go(w_at + 2)  # zero_grad: the grads go, the ops wait for the forward pass
+    assert set(page.grads().values()) == {'·'} and page.data()['L'] == '·'
+    page.go(page.last_frame)
+    assert page.data()['pred'] == '1.5625' and page.data()['L'] == '0.1914'
+    assert page.caption().endswith('· loss 1.5625 → 0.1914')
+    assert 'Lower.' in page.explanation()
+    assert 'One step of learning' in text_of(page.body()['summary'])
+
+
+def test_more_steps_go_on_from_the_learned_parameters_and_the_link_keeps_them(start):
+    page = start(query={'expr': 'regression', 'mode': 'learn'})
+    page.button(key='learn_one').click().run()
+    assert link(page)['learned'] == '1'
+    page.go(0)
+    assert (page.data()['w'], page.data()['b']) == ('0.8750', '0.2500')
+    page.button(key='learn_ten').click().run()
+    w, b, loss = regression_after(11)
+    page.go(0)
+    assert (page.data()['w'], page.data()['b']) == (f'{w:.4f}', f'{b:.4f}')
+    assert link(page)['learned'] == '11'
+
+
+def test_a_link_reopens_the_parameters_after_its_steps(start):
+    w, b, loss = regression_after(3)  # w = 1.0522, b = 0.3681, L = 0.0029
+    page = start(query={'expr': 'regression', 'mode': 'learn', 'learned': '3', 'step': '0'})
+    assert (page.data()['w'], page.data()['b']) == (f'{w:.4f}', f'{b:.4f}')
+    assert any(f'Loss **{loss:.4f} →' in m.value for m in page.markdown)
+
+
+def test_the_loss_goes_down_over_ten_steps_at_the_default_rate_on_the_page(start):
+    page = start(query={'expr': 'mlp', 'mode': 'learn'})
+    page.button(key='learn_ten').click().run()
+    losses = chart_losses(page)
+    assert len(losses) == 12  # before any step, after each of the 10, and after the step the pass leads to
+    assert all(later < earlier for earlier, later in zip(losses, losses[1:]))
+
+
+def chart_losses(page):
+    """The loss plot's points, as Streamlit sends them: the line chart's data, an Arrow table."""
+    (chart,) = [e.proto for e in page.main if type(e.proto).__name__ == 'VegaLiteChart']
+    (data,) = chart.datasets
+    return pa.ipc.open_stream(data.data.data).read_all().column('loss').to_pylist()
+
+
+def test_a_higher_learning_rate_from_the_link_overshoots_and_the_page_says_so(start):
+    # lr = 1: err is multiplied by 1 - 2·(3.25) = -5.5 a step, so L grows 30.25-fold: 1.5625 → 47.2656
+    page = start(query={'expr': 'regression', 'mode': 'learn', 'lr': '1'})
+    assert any('Loss **1.5625 → 47.2656**' in m.value for m in page.markdown)
+
+
+def test_learning_does_not_apply_without_a_loss_and_the_page_says_so(start):
+    page = start(query={'expr': 'neuron', 'mode': 'learn'})
+    assert any('One step of learning needs a loss' in i.value for i in page.info)
+    assert not [s for s in page.select_slider if s.label == 'Learning rate lr']
+    assert page.last_frame == 16  # the neuron's own pass: inputs, 5 ops, the seed, 10 steps
+
+
+def test_a_quiz_on_a_graph_too_big_to_ask_step_by_step_says_so(start):
+    page = start(query={'expr': 'chain', 'n': '200', 'mode': 'quiz'})
+    assert any('Predict the grad asks one question a step' in i.value for i in page.info)
+    assert not [b for b in page.number_input if b.label.endswith('.grad')]
+
+
+def test_the_mode_is_part_of_the_link(start):
+    page = start('reuse')
+    page.radio(key='mode').set_value('bug').run()
+    assert link(page)['mode'] == 'bug'
+
+
+@PLAYER_ONLY
+@pytest.mark.parametrize('hide', ['new', 'all'])
+def test_while_grads_are_hidden_the_player_is_not_sent_the_answers_column(start, hide):
+    page = start(query={'expr': 'reuse', 'hide': hide, 'answers': '1'})
+    assert set(page.body()['table']['finals']) == {'?'} and not page.head()['answers']
