@@ -169,7 +169,9 @@ def measure_renderer(browser, renderer, cases, steps, play_seconds):
         # script run (its imports) and a new browser's first page
         warm_up = browser.new_context()
         warm_up.new_page().goto(f'{url}/?expr=lecture')
-        warm_up.pages[0].wait_for_function('document.querySelector("[data-testid=stDataFrame]")', timeout=60_000)
+        drawn = """() => document.querySelector("[data-testid=stGraphVizChart] svg") ||
+          [...document.querySelectorAll("*")].some(e => e.shadowRoot && e.shadowRoot.querySelector(".player svg"))"""
+        warm_up.pages[0].wait_for_function(drawn, timeout=60_000)  # the graph, on either renderer
         warm_up.close()
         for name, query in cases.items():
             cold_context = browser.new_context(viewport={'width': 1600, 'height': 1000})
@@ -302,8 +304,9 @@ def main():
     Path(args.out + '.txt').write_text(text + '\n')
     Path(args.out + '.json').write_text(json.dumps({'browser': results, 'server_rerun_s': server}, indent=2) + '\n')
     print(f'wrote {args.out}.txt and .json')
-    if Path(args.out + '.json').resolve() == ROOT / 'bench' / 'results' / 'page.json':
-        readme_tables.update('page')
+    stem = Path(args.out).name
+    if Path(args.out + '.json').resolve() == ROOT / 'bench' / 'results' / f'{stem}.json' and stem in ('page', 'modes'):
+        readme_tables.update(stem)
 
 
 if __name__ == '__main__':

@@ -273,6 +273,31 @@ def exports(results):
     return f"the neuron's whole deck takes {decks['neuron']:.1f} s, the MLP's {decks['mlp']:.1f} s"
 
 
+def modes(results):
+    """Each teaching mode's step beside the same graph watched, from one run (bench_page --modes)."""
+    r = results['modes']
+    player = r['browser']['player']
+    rows = []
+    for name, c in player.items():
+        graph, _, mode = name.partition(', ')
+        watched = player[graph]
+        rows.append([
+            'MLP' if graph == 'mlp' else graph, mode or 'watch',
+            f'{c["step_median_ms"]:.0f} / {c["step_max_ms"]:.0f}',
+            f'{watched["step_median_ms"]:.0f}',
+            f'{c["play_10_per_s"]["dropped"]} of {c["play_10_per_s"]["shown"]}',
+            f'{r["server_rerun_s"]["player"][name] * 1000:.0f}',
+        ])  # fmt: skip
+    head = ['graph', 'mode', 'step median / max (ms)', 'watched: step median (ms)', 'play at 10/s: dropped',
+            'server per rerun (ms)']  # fmt: skip
+    slowest = max(c['step_median_ms'] for c in player.values())
+    return joined([
+        table(head, rows), '',
+        f'Every mode steps in the browser as watching does: the slowest median is {slowest:.0f} ms, against the '
+        f'goal of {STEP_MEDIAN_GOAL_MS} ms ({met(slowest <= STEP_MEDIAN_GOAL_MS)}).',
+    ])  # fmt: skip
+
+
 def fallback(results):
     step = results['page']['browser']['chart']['neuron']['step_median_ms']
     return f'from {step / 1000:.1f} s a step (the neuron)'
@@ -282,6 +307,7 @@ BLOCKS = {  # name: (the results it is made from, how)
     'engine': (('engine',), engine),
     'page': (('page',), page),
     'fallback-step': (('page',), fallback),
+    'modes': (('modes',), modes),
     'load': (('load',), load),
     'replica': (('load',), replica),
     'layout': (('layout',), layout),

@@ -9,24 +9,15 @@ import operator
 import re
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
+from test_fuzz import pinned
 from test_value import formula_for
 
 import engine.value
 from engine import OPS, PRESETS, assign, parse_expression, topological_order, trace_backward
 
 ENGINES = {'+=': engine.value, '=': assign}
-
-
-def pinned(n):
-    return settings(
-        max_examples=n,
-        derandomize=True,
-        database=None,
-        deadline=None,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
 
 
 def grads(key, write, values=None):
