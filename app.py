@@ -72,6 +72,7 @@ if mode == 'learn':  # the pass at the parameters after the steps taken, then th
     trace, width, numeric = traced(expression=expression, values=tuple(values.items()))
     width = max(width, number_width(learning.after))
 all_frames = frames(trace, page.forward, page.leaves, ask=mode == 'quiz')
+in_pass = len(all_frames)
 show_nonfinite(first_nonfinite(trace), trace.nodes)
 if mode == 'quiz' and not page.present:  # the player gets the frames up to the question, and no answers
     shown = quiz_panel(trace, all_frames, repr((expression.key, tuple(values.items()), page.forward, page.leaves)))
@@ -79,7 +80,9 @@ if mode == 'quiz' and not page.present:  # the player gets the frames up to the 
 
 player = can_lay_out()
 if player:
-    share_at, quick = show_player(expression, values, trace, all_frames, width, numeric, page, mode, right, learning)
+    share_at, quick = show_player(
+        expression, values, trace, all_frames, width, numeric, page, mode, right, learning, of=in_pass
+    )
 else:
     share_at, quick = step_view(trace, all_frames, width, numeric, page, right), False
 if learning is not None and not page.present:  # after more steps, the player shows the next update

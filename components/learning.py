@@ -190,6 +190,7 @@ def learning_panel(learning, steps_taken, frames_after=True, on_step=lambda: Non
     )
     st.markdown(f'The graph shows the pass at {where}; {then}. Loss **{number(losses[-2])} → {number(losses[-1])}**.')
     chart = pd.DataFrame({'loss': losses}, index=pd.RangeIndex(len(losses), name='step'))
-    st.line_chart(chart, x_label='learning step', y_label='loss', height=220)
+    with st.container(border=True):  # the chart's toolbar, on hover, stays inside its own box
+        st.line_chart(chart, x_label='learning step', y_label='loss', height=220)
     if not frames_after:  # the player shows it at the end of its frames
         st.dataframe(update_table(learning), hide_index=True)

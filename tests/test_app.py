@@ -131,8 +131,8 @@ class Page:
     def caption(self):
         """'Frame k of n · what it shows', as under the slider."""
         if self.player:
-            k = self.frame
-            return f'Frame {k} of {self.last_frame} · {self.body()["captions"][k]}'
+            k, of = self.frame, max(len(self.body()['patches']), self.head()['of'] or 0)  # as player.js writes it
+            return f'Frame {k} of {of - 1} · {self.body()["captions"][k]}'
         (text,) = [c.value for c in self.at.caption if c.value.startswith('Frame')]
         return re.sub(r'\\(.)', r'\1', text).replace(JOINER, '')  # as the markdown shows it: escapes undone
 

@@ -93,14 +93,17 @@ def test_the_bug_on_the_neuron_says_nothing_is_reused_and_strikes_nothing(page, 
 
 
 def expect_held_at_question(page, k, asked):
-    """The player holds frame k, the question's, and no further: the asked boxes show '?'."""
+    """The player holds frame k, the question's, and no further: the asked boxes show '?'. Its caption and slider
+    still count the whole pass's 13 frames (0 to 12), so the student sees how far into the pass the question is."""
     wait_for_player(page, k)
-    expect(caption(page)).to_have_text(re.compile(rf'^Frame {k} of {k} · predict: '))
-    expect(page.locator('.player .slider')).to_have_attribute('max', str(k))
+    expect(caption(page)).to_have_text(re.compile(rf'^Frame {k} of 12 · predict: '))
+    expect(page.locator('.player .slider')).to_have_attribute('max', '12')
     expect(page.locator('.player .next')).to_be_disabled()
     page.locator('.player .view').press('End')
     page.keyboard.press('ArrowRight')
-    wait_for_player(page, k)  # nothing to step to
+    page.locator('.player .slider').evaluate('s => { s.value = 12; s.dispatchEvent(new Event("input")); }')
+    wait_for_player(page, k)  # nothing to step to: the slider goes back to the question
+    expect(page.locator('.player .slider')).to_have_js_property('value', str(k))
     shown = boxes(page)
     assert {name: shown[name][1] for name in asked} == dict.fromkeys(asked, '?')
 

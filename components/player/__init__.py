@@ -41,10 +41,13 @@ def go_to(frame, opening):
     st.session_state[GOTO] = {'id': goto['id'] + 1, 'frame': frame, 'open': opening}
 
 
-def show_player(expression, values, trace, all_frames, width, numeric, page, mode='watch', right=None, learning=None):
+def show_player(
+    expression, values, trace, all_frames, width, numeric, page, mode='watch', right=None, learning=None, of=None
+):
     """The graph player for `expression` at `values` ({name: value}), whose trace, frames, number width and
     finite-difference check are `trace`, `all_frames`, `width`, `numeric`, drawn as `page` (a state.PageState) asks,
-    in `mode` (state.MODES), with the `+=` trace `right` beside the `=` one, or one step of `learning` after it.
+    in `mode` (state.MODES), with the `+=` trace `right` beside the `=` one, or one step of `learning` after it;
+    `of`: the frames of the whole pass, where `all_frames` are fewer (a quiz sends those up to its question).
 
     The layout and the body come from shared.py's caches; dot runs on the visitor's allowance, and when the graph
     cannot be laid out the page says why and stops. Returns (the frame whose Share button was clicked in this run,
@@ -71,7 +74,7 @@ def show_player(expression, values, trace, all_frames, width, numeric, page, mod
     name = repr((expression.key, inputs, view))  # what the body is for, as shared.py keeps it
     goto = st.session_state.get(GOTO, NO_GOTO)
     answers = page.final_grads_shown
-    share_at = graph_player(name, body, page.speed, answers, goto, present=page.present, table=page.table)
+    share_at = graph_player(name, body, page.speed, answers, goto, present=page.present, table=page.table, of=of)
     return share_at, layout.quick
 
 
@@ -202,7 +205,7 @@ def encode_body(
     return json.dumps(body, separators=(',', ':')).encode()
 
 
-def graph_player(layout, body, speed, answers, goto, present=False, table=False, key='graph'):
+def graph_player(layout, body, speed, answers, goto, present=False, table=False, key='graph', of=None):
     """Draw the player.
 
     `layout` names the body: the browser reads the body only when it is new. `present`: the presentation view
@@ -210,10 +213,12 @@ def graph_player(layout, body, speed, answers, goto, present=False, table=False,
     `table`. `goto`, a dict {'id', 'frame', 'open'} as go_to makes it (player.js reads these three fields):
     a new id moves the player to `frame`, except that an `open` goto (a visitor's first run) does not move a
     player that already shows a frame, as after a server restart, when its page reconnects to a new session.
+    `of`: how many frames the whole pass has, where the body holds fewer (a quiz, up to its question).
     Each run sends one line of JSON, a newline, then `body`; while nothing changes they are the same bytes,
     so Streamlit does not send them again. Returns the frame whose Share button was clicked in this run, or None.
     """
-    head = {'layout': layout, 'speed': speed, 'answers': answers, 'goto': goto, 'present': present, 'table': table}
+    head = {'layout': layout, 'speed': speed, 'answers': answers, 'goto': goto, 'present': present, 'table': table,
+            'of': of}  # fmt: skip
     head = json.dumps(head).encode()
     result = _PLAYER(key=key, data=head + b'\n' + body, default={}, on_share_change=lambda: None)
     return result.get('share')

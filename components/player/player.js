@@ -69,6 +69,7 @@ class Player {
     this.edges = {}; // 'op_slot' -> {g (its label), parts (the edge's two halves), texts (the label's lines), label, lost}
     this.body = null; // what Python sent for this layout: patches, captions, explanations, table, summary
     this.n = 0; // frames
+    this.of = 0; // the frames of the whole pass: more than n while a quiz holds back those after its question
     this.model = emptyModel(); // the look at frame modelAt, from the patches
     this.modelAt = -1;
     this.cur = -1; // the frame shown; -1 before the first
@@ -87,7 +88,7 @@ class Player {
     $('.prev').onclick = () => { this.stop(); this.go(this.cur - 1); };
     $('.next').onclick = () => { this.stop(); this.go(this.cur + 1); };
     this.playButton.onclick = () => (this.timer ? this.stop() : this.play());
-    this.slider.oninput = () => { this.stop(); this.go(+this.slider.value); };
+    this.slider.oninput = () => { this.stop(); this.go(+this.slider.value); this.slider.value = this.cur; }; // not past a quiz's question
     $('.out').onclick = () => this.zoom(this.shownScale() / 1.25);
     $('.in').onclick = () => this.zoom(this.shownScale() * 1.25);
     $('.fit').onclick = () => this.zoom(null);
@@ -152,7 +153,6 @@ class Player {
     this.activeRow = null;
     this.body = body;
     this.n = body.patches.length;
-    this.slider.max = this.n - 1;
     this.model = emptyModel();
     this.modelAt = -1;
     this.zoom(this.scale);
@@ -250,7 +250,7 @@ class Player {
     this.slider.value = k;
     this.prevButton.disabled = k === 0;
     this.nextButton.disabled = k === this.n - 1;
-    this.captionBox.textContent = `Frame ${k} of ${this.n - 1} · ${this.body.captions[k]}`;
+    this.captionBox.textContent = `Frame ${k} of ${this.of - 1} · ${this.body.captions[k]}`;
     this.showRules(this.body.rules[k]);
     this.explainBox.innerHTML = this.body.explanations[k];
     this.summaryBox.innerHTML = k === this.n - 1 ? this.body.summary : '';
@@ -311,7 +311,7 @@ class Player {
     const longest = (texts) => texts.reduce((a, b) => (b.length > a.length ? b : a), '');
     const most = (a, b) => (b.length > a.length || (b.length === a.length && longest(b).length > longest(a).length) ? b : a);
     const shown = this.captionBox.textContent;
-    this.captionBox.textContent = `Frame ${this.n - 1} of ${this.n - 1} · ${longest(this.body.captions)}`;
+    this.captionBox.textContent = `Frame ${this.of - 1} of ${this.of - 1} · ${longest(this.body.captions)}`;
     this.captionBox.style.minHeight = `${this.captionBox.offsetHeight}px`;
     this.captionBox.textContent = shown;
     this.showRules(this.body.rules.reduce(most, []));
@@ -406,6 +406,8 @@ class Player {
       this.load(JSON.parse(utf8.decode(bytes.subarray(cut + 1))));
       this.layout = head.layout;
     }
+    this.of = Math.max(this.n, head.of || 0);
+    this.slider.max = this.of - 1; // a quiz's slider shows how far its question is into the pass; go() stops there
     this.tableBox.classList.toggle('answers', head.answers);
     const present = !!head.present;
     this.root.classList.toggle('present', present);
