@@ -61,9 +61,8 @@ def shown(x, hidden):
     return HIDDEN if hidden else number(x)
 
 
-GRAD_WRITE = re.compile(
-    r'\.grad \+?= '
-)  # a _backward's line that writes a grad: += (engine.value) or = (engine.assign)
+# a _backward's line that writes a grad: with += (engine.value), or with = (engine.assign, the bug)
+GRAD_WRITE = re.compile(r'\.grad \+?= ')
 TIMES = f' {ops.OPS["*"].text} ', f' {ops.OPS["*"].pretty} '  # the code's * as the page writes it
 SUPERSCRIPTS = str.maketrans('0123456789-', '⁰¹²³⁴⁵⁶⁷⁸⁹⁻')
 

@@ -50,7 +50,9 @@ def quiz_panel(trace, all_frames, pass_name):
     s = st.session_state
     asks = [k for k, f in enumerate(all_frames) if f.ask]
     quiz = s.get(QUIZ)
-    if quiz is None or quiz['pass'] != pass_name:
+    if quiz is None or quiz['pass'] != pass_name:  # a new pass: a new quiz, its boxes blank
+        for key in [k for k in s.keys() if str(k).startswith(ANSWER)]:
+            del s[key]
         quiz = s[QUIZ] = {'pass': pass_name, 'at': asks[0] if asks else len(all_frames) - 1, 'marks': {}}
         _show(quiz['at'])
     with st.container(border=True, key='quiz'):

@@ -308,3 +308,19 @@ def test_the_mode_is_part_of_the_link(start):
 def test_while_grads_are_hidden_the_player_is_not_sent_the_answers_column(start, hide):
     page = start(query={'expr': 'reuse', 'hide': hide, 'answers': '1'})
     assert set(page.body()['table']['finals']) == {'?'} and not page.head()['answers']
+
+
+def test_starting_the_quiz_again_clears_the_score_and_the_boxes(start):
+    page = start(query={'expr': 'reuse', 'mode': 'quiz'})
+    answer(page, {'(a*b).grad': 1.0, '(a*a).grad': 2.0})
+    page.button(key='quiz_again').click().run()
+    assert page.markdown[0].value.startswith('**Question 1 of 3** ·')  # no score yet
+    assert [b.value for b in page.number_input if b.label.endswith('.grad')] == [None, None]
+    assert page.frame == 5
+
+
+def test_a_quiz_on_a_pass_with_nan_in_it_says_it_needs_finite_grads(start):
+    # log(a) at a = -1 is nan, and so is every grad behind it: a number box could not take the answer
+    page = start(query={'expr': 'custom', 'formula': 'log(a) * b', 'v.a': '-1', 'mode': 'quiz'})
+    assert any('needs finite grads' in i.value for i in page.info)
+    assert not [b for b in page.number_input if b.label.endswith('.grad')]

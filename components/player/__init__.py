@@ -162,9 +162,7 @@ def make_body(trace, all_frames, width, numeric, layout, hide='none', right=None
         captions += tail.captions
         explanations += tail.explanations
         rules += tail.rules
-        summary = tail.summary
-        if plots is not None:
-            plots['at'] += [plots['at'][-1]] * len(tail.patches)
+        summary = tail.summary  # (no plot to go on: only the chain has one, and it has no loss to learn)
     table = table_columns(trace)
     if hide != 'none' or any(f.ask for f in all_frames):
         table['finals'] = [HIDDEN] * len(trace.nodes)  # the answers are never sent where grads are asked for
