@@ -45,8 +45,8 @@ def show_bug_note(trace):
     else:
         st.caption(
             'Running on engine/assign.py: engine/value.py’s own code with `.grad =` in place of `.grad +=` in every '
-            '`_backward`. Grads beside what `+=` gives are in the explanation; a contribution that `=` throws away is '
-            'struck through on its edge.'
+            '`_backward`. The node table puts what `+=` gives beside each grad (in bold where they differ), and a '
+            'contribution that `=` throws away is struck through on its edge.'
         )
 
 

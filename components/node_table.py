@@ -26,16 +26,24 @@ COLUMNS = ('node', 'op', 'data', 'grad now', STATE_COLUMN, ANSWER_COLUMN)  # in 
 NAME_WIDTH = (8, 40)  # the node column fits its longest name, in characters, within these bounds
 
 
-def table_columns(trace):
+BESIDE_COLUMN = 'grad with +='  # the `=` bug (components/bug.py): what += gives at the same frame, beside it
+
+
+def table_columns(trace, beside=False):
     """What of the table no frame changes: each node's name, its op as the graph shows it ('×', 'x^2'), its grad at
     the end (the answer column's cells), the column titles in order, and the words for each grad state, which
-    player.js writes in the state column from each patch's grad state."""
+    player.js writes in the state column from each patch's grad state. With `beside` (the `=` engine), a column
+    after 'grad now' of what += gives, which each patch's look carries as its fifth text."""
+    columns = list(COLUMNS)
+    if beside:
+        columns.insert(columns.index('grad now') + 1, BESIDE_COLUMN)
     return {
         'names': [n.name for n in trace.nodes],
         'ops': [ops.symbol(n.op) if n.op else 'input' if n.is_input else 'constant' for n in trace.nodes],
         'finals': [fmt(g) for g in trace.final_grads()],
-        'columns': list(COLUMNS),
+        'columns': columns,
         'states': STATE_WORDS,
+        'beside': beside,
     }
 
 
@@ -45,9 +53,9 @@ def grad_states(trace, frame, hidden=frozenset()):
     return [value_look(trace, frame, i, grads, final_after, 1, hidden)[2] for i in range(len(trace.nodes))]
 
 
-def node_table(trace, frame, answers=False, hide='none'):
+def node_table(trace, frame, answers=False, hide='none', right=None):
     """One row per node; with `answers`, the answer column (each grad at the end) too. `hide`: which grads show
-    '?'."""
+    '?'. `right`: on the `=` engine, the `+=` trace, whose grads at this frame stand beside."""
     fixed, hidden = table_columns(trace), hidden_grads(trace, frame, hide)
     columns = {
         'node': fixed['names'],
@@ -56,6 +64,9 @@ def node_table(trace, frame, answers=False, hide='none'):
         'grad now': [HIDDEN if g is not None and i in hidden else fmt(g) for i, g in enumerate(grads_at(trace, frame))],
         STATE_COLUMN: [STATE_WORDS[state] for state in grad_states(trace, frame, hidden)],
     }
+    if right is not None:
+        columns = {**dict(list(columns.items())[:4]), BESIDE_COLUMN: [fmt(g) for g in grads_at(right, frame)],
+                   **dict(list(columns.items())[4:])}  # fmt: skip
     if answers:
         columns[ANSWER_COLUMN] = fixed['finals']
     return pd.DataFrame(columns)
@@ -76,6 +87,8 @@ def column_widths(table):
     numbers = max((len(text) for column in ('data', 'grad now') for text in table[column]), default=0)
     widths = {'node': name_width(table), 'op': pixels(max(len(op) for op in table['op']) if len(table) else 5)}
     widths |= {'data': pixels(numbers), 'grad now': pixels(numbers)}
+    if BESIDE_COLUMN in table:
+        widths[BESIDE_COLUMN] = pixels(len(BESIDE_COLUMN))
     widths[STATE_COLUMN] = pixels(max(len(word) for word in STATE_WORDS.values()))
     if ANSWER_COLUMN in table:
         widths[ANSWER_COLUMN] = pixels(len(ANSWER_COLUMN))

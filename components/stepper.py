@@ -58,7 +58,7 @@ def _show_frame(trace, all_frames, k, width, numeric, page, right):
     if page.present:
         show_title(f'Frame {k} of {last} · {_caption(trace, frame, right)}', frame_rules(trace, frame, page.hide))
     show_graph(build_dot(trace, frame, width, page.hide))
-    table = node_table(trace, frame, answers=page.final_grads_shown, hide=page.hide)
+    table = node_table(trace, frame, answers=page.final_grads_shown, hide=page.hide, right=right)
     if page.present:
         if page.table:
             show_node_table(table, frame)

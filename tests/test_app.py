@@ -19,6 +19,7 @@ from test_player import replay
 from components.graph import LEGEND
 from components.markdown import JOINER
 from components.node_table import ANSWER_COLUMN as ANSWERS
+from components.node_table import BESIDE_COLUMN as BESIDE
 from components.node_table import STATE_COLUMN as STATE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -141,13 +142,17 @@ class Page:
         if self.player:
             body, head = self.body(), self.head()
             values = replay(body['patches'])[self.frame][0]
-            columns = body['table']['columns']  # node, op, data, grad now, the grad's state, the answers
+            # node, op, data, grad now, on the `=` engine what += gives, the grad's state, the answers
+            columns = body['table']['columns']
             table = {'node': body['table']['names'], 'op': body['table']['ops']}
             table['data'] = [values[i][0].strip() for i in range(len(values))]  # as player.js fills the cells
             table['grad now'] = [values[i][1].strip() for i in range(len(values))]
-            table[columns[4]] = [body['table']['states'][values[i][2]] for i in range(len(values))]
+            if BESIDE in columns:
+                table[BESIDE] = [values[i][4] for i in range(len(values))]
+            table[STATE] = [body['table']['states'][values[i][2]] for i in range(len(values))]
             if head['answers']:
-                table[columns[5]] = body['table']['finals']
+                table[ANSWERS] = body['table']['finals']
+            assert list(table) == columns[: len(table)]
             return table
         (table,) = [d.value for d in self.at.dataframe if 'grad now' in d.value.columns]
         return {column: list(table[column]) for column in table.columns}

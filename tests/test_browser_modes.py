@@ -67,6 +67,10 @@ def test_the_bug_strikes_through_the_thrown_away_edge_at_frames_6_and_7_only_and
     dashed = page.locator('.player g.edge.lost > path').first.evaluate('p => getComputedStyle(p).strokeDasharray')
     assert dashed not in ('', 'none'), dashed
     assert boxes(page)['a'][1] == '-2.0000'  # b.data × 1 replaced 3 + 3
+    row = page.locator('.player .table tbody tr').first  # a: its grad now, and what += gives beside it, in bold
+    assert row.locator('td').all_text_contents()[2:6] == ['3.0000', '-2.0000', '4.0000', 'is final']
+    weight = row.locator('td').nth(4).evaluate('c => getComputedStyle(c).fontWeight')
+    assert int(weight) >= 600, weight
     go(page, 9)
     assert boxes(page)['a'][1] == '-2.0000'
     summary = page.locator('.player .summary')

@@ -324,3 +324,18 @@ def test_a_quiz_on_a_pass_with_nan_in_it_says_it_needs_finite_grads(start):
     page = start(query={'expr': 'custom', 'formula': 'log(a) * b', 'v.a': '-1', 'mode': 'quiz'})
     assert any('needs finite grads' in i.value for i in page.info)
     assert not [b for b in page.number_input if b.label.endswith('.grad')]
+
+
+def test_the_node_table_puts_what_plus_equals_gives_beside_each_grad_frame_by_frame(start):
+    page = start(query={'expr': 'reuse', 'mode': 'bug'})
+    beside = []
+    for k in (5, 6, 7, 9):  # out's step; a*a's (a: = 3, += 3 + 3); a*b's (a: = -2, += 6 - 2); the end
+        table = page.go(k).table()
+        row = dict(zip(table['node'], zip(table['grad now'], table['grad with +='])))
+        beside.append((row['a'], row['b']))
+    assert beside == [
+        (('·', '·'), ('·', '·')),
+        (('3.0000', '6.0000'), ('·', '·')),
+        (('-2.0000', '4.0000'), ('3.0000', '3.0000')),
+        (('-2.0000', '4.0000'), ('3.0000', '3.0000')),
+    ]

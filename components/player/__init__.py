@@ -18,7 +18,7 @@ from components.explanation import caption, explain, explanation_html, frame_rul
 from components.graph import LEGEND, LOST_LEGEND, blank_label, build_dot, hot_edges, label_width, value_look
 from components.learning import learning_tail
 from components.node_table import table_columns
-from components.numbers import HIDDEN
+from components.numbers import HIDDEN, fmt
 from components.summary import grad_check, summary_html
 from engine.frames import hidden_grads
 from layout import LayoutRefused, has_dot, lay_out
@@ -90,17 +90,19 @@ def layout_svg(trace, width, waiting=lambda: True, allowance=None):
     return lay_out(build_dot(trace, None, width), waiting, allowance)
 
 
-def frame_patches(trace, all_frames, width, hide='none'):
+def frame_patches(trace, all_frames, width, hide='none', right=None):
     """Frame 0 whole, then for each frame only what changed: linear in the graph and the number of frames.
 
     A patch: 'v' [[node, data text, grad text, grad state, mark]], 'o' the op whose _backward runs (-1: none),
     'e' [['op_slot', edge label (its lines joined by a newline) or '']], 'a' the node the frame is about, and on
     the `=` engine 'x' ['op_slot'], the edges whose contribution this frame throws away, struck through.
-    `hide`: which grads show '?'.
+    `hide`: which grads show '?'. With `right`, the `+=` trace of the same graph, each look has a fifth text: the
+    grad `+=` gives at the frame, for the node table's column beside the `=` one.
     """
     final_after = trace.final_after()
     local_width = label_width(trace, width)
     grads = [None] * len(trace.nodes)
+    right_grads = [None] * len(trace.nodes)  # on the `+=` trace: the same graph, so the same steps write them
     looks, labels, patches = {}, {}, []
     previous = None
 
@@ -110,15 +112,19 @@ def frame_patches(trace, all_frames, width, hide='none'):
 
     for frame in all_frames:
         if frame.kind == 'seed':
-            grads[trace.output] = 1.0
+            grads[trace.output] = right_grads[trace.output] = 1.0
         elif frame.kind == 'backward':
             for c in trace.steps[frame.steps_done - 1].contributions:
                 grads[c.child] = c.after
+            for c in right.steps[frame.steps_done - 1].contributions if right is not None else ():
+                right_grads[c.child] = c.after
         candidates = range(len(trace.nodes)) if previous is None else touched(previous) | touched(frame)
         hidden = hidden_grads(trace, frame, hide)
         changed = []
         for i in sorted(candidates):
             look = value_look(trace, frame, i, grads, final_after, width, hidden)
+            if right is not None:
+                look += (fmt(right_grads[i]),)
             if looks.get(i) != look:
                 looks[i] = look
                 changed.append([i, *look])
@@ -141,7 +147,7 @@ def make_body(trace, all_frames, width, numeric, layout, hide='none', right=None
     the grads that `hide` names show '?' in all of them, and hiding every grad leaves out the grad check too, as
     does `numeric` None (a quiz not finished). On the `=` engine, `right` is the `+=` trace beside it; `learning`
     (components.learning.Learning) adds the frames of one step of learning after the pass."""
-    patches = frame_patches(trace, all_frames, width, hide)
+    patches = frame_patches(trace, all_frames, width, hide, right)
     captions = [caption(trace, f) for f in all_frames]
     parts = [explain(trace, f, hide) for f in all_frames]
     if right is not None:
@@ -163,7 +169,7 @@ def make_body(trace, all_frames, width, numeric, layout, hide='none', right=None
         explanations += tail.explanations
         rules += tail.rules
         summary = tail.summary  # (no plot to go on: only the chain has one, and it has no loss to learn)
-    table = table_columns(trace)
+    table = table_columns(trace, beside=right is not None)
     if hide != 'none' or any(f.ask for f in all_frames):
         table['finals'] = [HIDDEN] * len(trace.nodes)  # the answers are never sent where grads are asked for
     return encode_body(

@@ -162,18 +162,25 @@ class Player {
     const cell = (tag, text) => Object.assign(document.createElement(tag), { textContent: text });
     const t = document.createElement('table');
     const head = t.createTHead().insertRow();
-    // components/node_table.py's columns: node, op, data, grad now, the grad's state in the legend's words (when it
-    // sends them), and the answers last
+    // components/node_table.py's columns: node, op, data, grad now, on the `=` engine the grad += gives (beside),
+    // the grad's state in the legend's words (when it sends them), and the answers last
     const titles = table.columns || ['node', 'op', 'data', 'grad now', 'final grad'];
-    for (const title of titles) head.appendChild(cell('th', title));
+    titles.forEach((title, j) => head.appendChild(cell('th', title)).classList.toggle('state', j === this.stateCell(table)));
     const rows = t.createTBody();
     table.names.forEach((name, i) => {
       const row = rows.insertRow();
+      const beside = table.beside ? [''] : [];
       const state = table.states ? [''] : [];
-      for (const text of [name, table.ops[i], '', '', ...state, table.finals[i]]) row.appendChild(cell('td', text));
+      for (const text of [name, table.ops[i], '', '', ...beside, ...state, table.finals[i]]) row.appendChild(cell('td', text));
+      if (table.states) row.cells[this.stateCell(table)].classList.add('state');
       this.values[i].row = row;
     });
     this.tableBox.replaceChildren(t);
+  }
+
+  // the cell of the grad's state in words: after the += column, where there is one
+  stateCell(table) {
+    return table.beside ? 5 : 4;
   }
 
   // the model follows the patches; the page is written once per frame shown, only where it changed
@@ -195,7 +202,7 @@ class Player {
     this.values.forEach((v, i) => {
       const look = m.values[i];
       if (!look || look === v.look) return;
-      const [data, grad, state, mark] = look;
+      const [data, grad, state, mark, beside] = look;
       v.data.textContent = data;
       v.grad.textContent = grad;
       v.data.classList.toggle('faint', data.trim() === NOT_COMPUTED);
@@ -206,7 +213,11 @@ class Player {
       v.g.setAttribute('class', `node v ${state} ${mark}`);
       v.row.cells[2].textContent = data.trim();
       v.row.cells[3].textContent = grad.trim();
-      if (this.body.table.states) v.row.cells[4].textContent = this.body.table.states[state];
+      if (beside !== undefined) { // the `=` engine: what += gives, in bold where the two differ
+        v.row.cells[4].textContent = beside;
+        v.row.cells[4].classList.toggle('differs', beside !== grad.trim());
+      }
+      if (this.body.table.states) v.row.cells[this.stateCell(this.body.table)].textContent = this.body.table.states[state];
       v.look = look;
     });
     for (const [id, [g, out]] of Object.entries(this.ops)) {
