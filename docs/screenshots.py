@@ -104,7 +104,7 @@ def quiz_answered_wrongly(browser, url):
     quiz.get_by_label('(a*a).grad', exact=True).fill('9')  # its data, not its grad: + passes out.grad on unchanged
     quiz.get_by_role('button', name='Check').click()
     expect(quiz).to_contain_text('✗ not quite')
-    expect(caption(page)).to_contain_text('Frame 6 of 6')
+    expect(caption(page)).to_contain_text('Frame 6 of 12')
     return page
 
 
