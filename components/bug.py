@@ -10,11 +10,11 @@ import pandas as pd
 import streamlit as st
 
 from components.explanation import number, owner
-from components.graph import hot_edges, label_width
+from components.graph import lost
 from components.numbers import fmt
 from components.summary import CHECK, UNDEFINED
 from engine import PRESETS
-from engine.frames import Frame, grads_at
+from engine.frames import grads_at
 
 
 def reused(trace):
@@ -48,30 +48,6 @@ def show_bug_note(trace):
             '`_backward`. The node table puts what `+=` gives beside each grad (in bold where they differ), and a '
             'contribution that `=` throws away is struck through on its edge.'
         )
-
-
-def lost(trace, frame):
-    """[(the contribution thrown away, the one that threw it away)] at `frame`: empty but at an assignment that
-    replaced a grad an earlier write had set."""
-    if frame.kind != 'backward' or frame.ask or not trace.assigns:
-        return []
-    step = trace.steps[frame.steps_done - 1]
-    return [(c.overwrote, c) for c in step.contributions if c.overwrote is not None]
-
-
-def lost_edges(trace, frame, width, local_width=None):
-    """{'op_slot': label} of the edges whose contribution `frame`'s assignment throws away, each with the label it
-    had at its own step, to be struck through."""
-    local_width = local_width or label_width(trace, width)
-    n = len(trace.nodes)
-    out = {}
-    for (k, slot), _ in lost(trace, frame):
-        earlier = trace.steps[k]
-        labels = hot_edges(trace, Frame('backward', earlier.node, n, k + 1), width, local_width=local_width)
-        product, _, amount = labels[earlier.node, slot].split('\n')
-        # without the padding and the middle line, whose spaces would be struck too: a line through the text only
-        out[f'{earlier.node}_{slot}'] = f'{product.strip()}\n\n{amount.strip()}'
-    return out
 
 
 def bug_caption(trace, frame):

@@ -7,7 +7,7 @@ import streamlit as st
 
 from components.numbers import HIDDEN, fmt, padded
 from engine import ops
-from engine.frames import grads_at, hidden_grads
+from engine.frames import Frame, grads_at, hidden_grads
 
 # Okabe-Ito colours: safe for colour-blind viewers, and strong enough for a projector
 # each colour means one thing, in the graph, the legend and the table (COLOUR_MEANINGS, checked one-to-one)
@@ -89,6 +89,34 @@ def hot_edges(trace, frame, width, hidden=frozenset(), local_width=None):
     return labels
 
 
+def lost(trace, frame):
+    """On the `=` engine (engine/assign.py), [(the (step, slot) of a contribution thrown away, the contribution that
+    threw it away)] at `frame`: empty but at an assignment that replaced a grad an earlier write had set."""
+    if frame is None or frame.kind != 'backward' or frame.ask or not trace.assigns:
+        return []
+    step = trace.steps[frame.steps_done - 1]
+    return [(c.overwrote, c) for c in step.contributions if c.overwrote is not None]
+
+
+def lost_edges(trace, frame, width, local_width=None):
+    """{(op node, input slot): label} of the edges whose contribution `frame`'s assignment throws away, each with the
+    label it had at its own step, to be struck through."""
+    local_width = local_width or label_width(trace, width)
+    n = len(trace.nodes)
+    out = {}
+    for (k, slot), _ in lost(trace, frame):
+        earlier = trace.steps[k]
+        labels = hot_edges(trace, Frame('backward', earlier.node, n, k + 1), width, local_width=local_width)
+        out[earlier.node, slot] = labels[earlier.node, slot]
+    return out
+
+
+def struck_label(text):
+    """An edge label struck through, as a Graphviz HTML-like label: each line of text in <S>, the spacing kept."""
+    lines = [f'<S>{html.escape(line)}</S>' if line.strip() else html.escape(line) for line in text.split('\n')]
+    return '<' + '<BR/>'.join(lines) + '>'
+
+
 def blank_label(width, local_width=None):
     """What an edge into an op shows when it carries nothing now: as wide and tall as any label (hot_edges), so
     labels never move nodes."""
@@ -109,6 +137,7 @@ MARK_STYLE = {
     'seed': {'color': SEED, 'penwidth': SEED_WIDTH},
 }
 HOT = {'color': ACTIVE, 'penwidth': HOT_WIDTH, 'fontcolor': ACTIVE}
+LOST = {'color': INK, 'style': 'dashed', 'penwidth': HOT_WIDTH, 'fontcolor': INK}  # a contribution `=` threw away
 # an edge's label is a node of its own on the edge, its lines above and below the line: no amount can be read off
 # a neighbouring edge, as a label beside an edge can where two edges meet
 EDGE_LABEL = {'shape': 'plaintext', 'margin': '0', 'width': '0', 'height': '0', 'fontcolor': ACTIVE}
@@ -131,6 +160,7 @@ def build_dot(trace, frame, width, hide='none'):
         final_after = trace.final_after()
         looks = [value_look(trace, frame, i, grads, final_after, width, hidden) for i in range(len(trace.nodes))]
         hot = hot_edges(trace, frame, width, hidden, local_width)
+    thrown = lost_edges(trace, frame, width, local_width)
     active_op = frame.node if hot else None
     big = {'nslimit': BIG_NSLIMIT} if len(trace.nodes) > EXACT_UP_TO else {}
     dot = graphviz.Digraph(
@@ -167,8 +197,12 @@ def build_dot(trace, frame, width, hide='none'):
                 source = bus_stops.get((i, slot), trace.nodes[child].id)
                 label_id, edge_id = f'l{i}_{slot}', f'e{i}_{slot}'
                 label = (text or blank_label(width, local_width)).replace('\n', '\\n')  # dot's line break
-                dot.node(label_id, label=label, id=label_id, **EDGE_LABEL)  # blank unless it carries an amount
-                look = {**(HOT if text else {}), **(straight if row.get(i) == slot else {})}
+                if (i, slot) in thrown:
+                    label = struck_label(thrown[i, slot])
+                ink = {'fontcolor': INK} if (i, slot) in thrown else {}
+                dot.node(label_id, label=label, id=label_id, **{**EDGE_LABEL, **ink})
+                look = {**(HOT if text else {}), **(LOST if (i, slot) in thrown else {})}
+                look |= straight if row.get(i) == slot else {}
                 dot.edge(source, label_id, id=f'{edge_id}_in', arrowhead='none', headclip='false', **look)
                 dot.edge(label_id, op_id, id=edge_id, tailclip='false', **look)
             dot.edge(op_id, node.id, id=f'e{i}_out', **op_hot, **straight)
@@ -294,11 +328,12 @@ LOST_LEGEND = (
 )
 
 
-def show_legend():
-    st.html(LEGEND)
+def show_legend(lost_too=False):
+    st.html(LEGEND + (LOST_LEGEND if lost_too else ''))
 
 
-def show_graph(dot):
+def show_graph(dot, assigns=False):
+    """The fallback's chart of `dot`, and the legend, with the `=` engine's struck look where `assigns`."""
     st.html(MONOSPACE_TEXT)
     st.graphviz_chart(dot, width='stretch')
-    show_legend()
+    show_legend(lost_too=assigns)

@@ -57,7 +57,7 @@ def _show_frame(trace, all_frames, k, width, numeric, page, right):
     frame, last = all_frames[k], len(all_frames) - 1
     if page.present:
         show_title(f'Frame {k} of {last} · {_caption(trace, frame, right)}', frame_rules(trace, frame, page.hide))
-    show_graph(build_dot(trace, frame, width, page.hide))
+    show_graph(build_dot(trace, frame, width, page.hide), assigns=trace.assigns)
     table = node_table(trace, frame, answers=page.final_grads_shown, hide=page.hide, right=right)
     if page.present:
         if page.table:

@@ -339,3 +339,27 @@ def test_the_node_table_puts_what_plus_equals_gives_beside_each_grad_frame_by_fr
         (('-2.0000', '4.0000'), ('3.0000', '3.0000')),
         (('-2.0000', '4.0000'), ('3.0000', '3.0000')),
     ]
+
+
+FALLBACK_ONLY = pytest.mark.parametrize('renderer', ['chart'], indirect=True)
+
+
+@FALLBACK_ONLY
+def test_the_fallbacks_graph_strikes_the_thrown_away_contribution_through_too(start):
+    page = start(query={'expr': 'reuse', 'mode': 'bug'})
+    struck = {k: re.findall(r'(l\d_\d) \[label=<<S>', page.go(k).dot()) for k in range(10)}
+    assert {k: labels for k, labels in struck.items() if labels} == {6: ['l3_0'], 7: ['l3_1']}
+    assert re.search(r'<S> *=  3\.0000</S>', page.go(7).dot())  # the amount a*a had written, 3.0000, struck
+
+
+def test_an_exported_frame_of_the_assigning_engine_strikes_it_through_as_the_page_does():
+    from components.numbers import number_width
+    from engine import PRESETS, assign, trace_backward
+    from engine.frames import frames
+    from exports import frame_svg
+
+    leaves, out = PRESETS['reuse'].build(value_type=assign.Value)
+    trace = trace_backward(out, leaves)
+    svg = frame_svg(trace, frames(trace)[7], number_width(trace)).decode()
+    assert svg.count('text-decoration="line-through"') == 2  # the product line and the amount line of a*a's label
+    assert 'line-through' not in frame_svg(trace, frames(trace)[8], number_width(trace)).decode()

@@ -12,10 +12,10 @@ from pathlib import Path
 import streamlit as st
 
 import shared
-from components.bug import bug_caption, bug_parts, bug_summary_html, lost_edges
+from components.bug import bug_caption, bug_parts, bug_summary_html
 from components.depth_plot import depth_plots
 from components.explanation import caption, explain, explanation_html, frame_rules
-from components.graph import LEGEND, LOST_LEGEND, blank_label, build_dot, hot_edges, label_width, value_look
+from components.graph import LEGEND, LOST_LEGEND, blank_label, build_dot, hot_edges, label_width, lost_edges, value_look
 from components.learning import learning_tail
 from components.node_table import table_columns
 from components.numbers import HIDDEN, fmt
@@ -129,7 +129,9 @@ def frame_patches(trace, all_frames, width, hide='none', right=None):
                 looks[i] = look
                 changed.append([i, *look])
         hot = {f'{i}_{slot}': text for (i, slot), text in hot_edges(trace, frame, width, hidden, local_width).items()}
-        thrown = lost_edges(trace, frame, width, local_width)
+        thrown = {
+            f'{i}_{slot}': _struck(text) for (i, slot), text in lost_edges(trace, frame, width, local_width).items()
+        }
         hot = thrown | hot  # an edge of this same step (a*a's first) keeps its label, struck through
         edges = [
             [key, hot.get(key, '')] for key in sorted(set(labels) | set(hot)) if labels.get(key, '') != hot.get(key, '')
@@ -140,6 +142,13 @@ def frame_patches(trace, all_frames, width, hide='none', right=None):
             patches[-1]['x'] = sorted(thrown)
         previous = frame
     return patches
+
+
+def _struck(label):
+    """A label as player.css strikes it through: without the padding and the middle line, whose spaces would be
+    struck too."""
+    product, _, amount = label.split('\n')
+    return f'{product.strip()}\n\n{amount.strip()}'
 
 
 def make_body(trace, all_frames, width, numeric, layout, hide='none', right=None, learning=None):
