@@ -44,8 +44,9 @@ else:
         st.toggle('Step through the forward pass too', key='forward')
         st.toggle('Step through the leaves too', key='leaves',
                   help='A leaf’s _backward does nothing; backward() still calls it, as micrograd does.')  # fmt: skip
-        st.toggle('Show the answers in the table', key='answers',
-                  help='A column of each grad at the end of the pass: off, the class works them out.')  # fmt: skip
+        st.toggle('Show the answers in the table', key='answers', disabled=s.mode == 'quiz',
+                  help='A column of each grad at the end of the pass: off, the class works them out. '
+                       'Never while predicting the grads.')  # fmt: skip
         hide_control()
         st.select_slider('Play speed', options=state.SPEEDS, key='speed', format_func=lambda v: f'{v:g} steps/s')
         st.toggle('Presentation view', key='present', help='The graph large, for a projector or a screenshot.')

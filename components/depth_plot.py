@@ -82,6 +82,10 @@ def w_line(trace, frame, hide='none', facts=None):
     steps = f'all {uses} steps' if uses > 1 else 'the one step'
     if not history:
         return ''
+    if trace.assigns:  # the `=` bug: each use's write replaces the one before
+        if len(history) < uses or w in hidden_grads(trace, frame, hide):
+            return f'w is used in {steps} of the chain: with =, each use replaces the grad the use before wrote.'
+        return f"w's grad, {fmt(history[-1])}, is its last use's contribution alone: = threw the others away."
     if len(history) < uses or w in hidden_grads(trace, frame, hide):  # the same line till the last +=
         return f'w is used in {steps} of the chain: its grad collects += from each use, one a step back.'
     x = chain_path(trace)[-1]

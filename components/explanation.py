@@ -217,6 +217,8 @@ def frame_rules(trace, frame, hide='none'):
     step, hidden = trace.steps[frame.steps_done - 1], hidden_grads(trace, frame, hide)
     if not node.op:
         grad = shown(step.out_grad, frame.node in hidden)
+        if trace.assigns:  # the `=` bug: the grad is what the last write left, not the derivative
+            return [f'{owner(node.name)}.grad = {grad}, as the last = left it']
         return [f'∂{trace.nodes[-1].name}/∂{node.name} = {owner(node.name)}.grad = {grad}']
     return chain_rule_lines(trace, step, hidden)
 
@@ -243,9 +245,12 @@ def explain(trace, frame, hide='none'):
     step, hidden = trace.steps[frame.steps_done - 1], hidden_grads(trace, frame, hide)
     if not node.op:
         kind = 'an input' if node.is_input else 'a constant'
+        means = f', is ∂{output}/∂{node.name}.'
+        if trace.assigns:  # the `=` bug: the grad is what the last write left, not the derivative
+            means = f', is what the last = left: ∂{output}/∂{node.name} only if no write was thrown away.'
         return [('p', [('b', node.name), ('', f' is {kind} (a leaf): its '), ('c', '_backward'),
                        ('', ' does nothing. Its grad, '), ('b', shown(step.out_grad, frame.node in hidden)),
-                       ('', f', is ∂{output}/∂{node.name}.')])]  # fmt: skip
+                       ('', means)])]  # fmt: skip
     fn = trace.backward_fn(step.node)
     final_after = trace.final_after()
     where = [f'self = {trace.nodes[node.children[0]].name}']

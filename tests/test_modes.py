@@ -363,3 +363,18 @@ def test_an_exported_frame_of_the_assigning_engine_strikes_it_through_as_the_pag
     svg = frame_svg(trace, frames(trace)[7], number_width(trace)).decode()
     assert svg.count('text-decoration="line-through"') == 2  # the product line and the amount line of a*a's label
     assert 'line-through' not in frame_svg(trace, frames(trace)[8], number_width(trace)).decode()
+
+
+@PLAYER_ONLY
+def test_on_the_assigning_engine_the_chains_line_on_w_says_its_grad_is_the_last_use_alone(start):
+    page = start(query={'expr': 'chain', 'n': '4', 'mode': 'bug'})
+    page.go(page.last_frame)
+    plot = text_of(page.body()['plots']['parts'][page.body()['plots']['at'][page.frame]])
+    assert "is its last use's contribution alone: = threw the others away" in plot
+    assert 'collects +=' not in plot
+
+
+def test_on_the_assigning_engine_a_leafs_grad_is_not_called_its_derivative(start):
+    page = start(query={'expr': 'reuse', 'mode': 'bug'}).go(9)  # a's own step: a.grad = -2, but ∂out/∂a = 4
+    assert 'is what the last = left: ∂out/∂a only if no write was thrown away' in page.explanation()
+    assert 'is ∂out/∂a.' not in page.explanation()
