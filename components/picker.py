@@ -14,9 +14,13 @@ def _label(key):
     return TYPED if key == CUSTOM else PRESETS[key].menu
 
 
+def _new_expression():
+    st.session_state.learned = 0  # another expression: learning starts again from its own inputs
+
+
 def choose_expression():
     """(the chosen expression, None) or, when a typed formula cannot be read, (None, the ExpressionError)."""
-    key = st.selectbox('Expression', EXPRESSIONS, format_func=_label, key='expr')
+    key = st.selectbox('Expression', EXPRESSIONS, format_func=_label, key='expr', on_change=_new_expression)
     if key == 'chain':
         st.number_input('Chain length', min_value=1, max_value=MAX_CHAIN, step=1, key='chain_length')
     elif key == CUSTOM:

@@ -378,3 +378,10 @@ def test_on_the_assigning_engine_a_leafs_grad_is_not_called_its_derivative(start
     page = start(query={'expr': 'reuse', 'mode': 'bug'}).go(9)  # a's own step: a.grad = -2, but ∂out/∂a = 4
     assert 'is what the last = left: ∂out/∂a only if no write was thrown away' in page.explanation()
     assert 'is ∂out/∂a.' not in page.explanation()
+
+
+def test_another_expression_starts_learning_again_from_its_own_inputs(start):
+    page = start(query={'expr': 'regression', 'mode': 'learn', 'learned': '3'})
+    page.selectbox(key='expr').select('mlp').run()
+    assert 'learned' not in link(page)
+    assert any('at the inputs in the sidebar' in m.value for m in page.markdown)
