@@ -385,3 +385,25 @@ def test_another_expression_starts_learning_again_from_its_own_inputs(start):
     page.selectbox(key='expr').select('mlp').run()
     assert 'learned' not in link(page)
     assert any('at the inputs in the sidebar' in m.value for m in page.markdown)
+
+
+# f = (a·b)·(a + b) at a = -2, b = 3: d = a·b = -6, e = a + b = 1, f = d·e = -6. Backward runs f, e, d, then the
+# leaves. f's step: d.grad = e = 1, e.grad = d = -6. e's (+): a.grad and b.grad get e.grad = -6. d's (×): a gets
+# b·d.grad = 3, b gets a·d.grad = -2. With +=: a = -6 + 3 = -3, b = -6 - 2 = -8; with = the last write stays: 3, -2.
+
+
+def test_on_the_assigning_engine_both_paths_of_ab_times_a_plus_b_lose_one_contribution_each(start):
+    page = start(query={'expr': 'ab_times_a_plus_b', 'mode': 'bug'})
+    page.go(page.last_frame)
+    rows = {row['input']: (row['grad with ='], row['grad with +='], row['finite difference']) for row in page.summary()}
+    assert rows == {'a': ('3.0000', '-3.0000', '-3.0000'), 'b': ('-2.0000', '-8.0000', '-8.0000')}
+
+
+def test_a_quiz_answered_right_throughout_scores_every_grad(start):
+    page = start(query={'expr': 'ab_times_a_plus_b', 'mode': 'quiz'})
+    steps = [{'d.grad': 1.0, 'e.grad': -6.0}, {'a.grad': -6.0, 'b.grad': -6.0}, {'a.grad': -3.0, 'b.grad': -8.0}]
+    for k, answers in enumerate(steps):  # f's step, e's, d's
+        answer(page, answers)
+        if k < len(steps) - 1:
+            next_question(page)
+    assert any('**Done:** 6 of 6 grads right' in m.value for m in page.markdown)
