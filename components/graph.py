@@ -324,7 +324,8 @@ LEGEND = (
 LOST_LEGEND = (
     '<div style="font-size:0.85rem;color:#444;margin-top:0.2rem"><span style="white-space:nowrap">'
     f'<s style="text-decoration-thickness:2px">= 3.0000</s> <span style="border-top:2px dashed {INK};'
-    'display:inline-block;width:1.6em;vertical-align:middle"></span> a contribution that = threw away</span></div>'
+    'display:inline-block;width:1.6em;vertical-align:middle"></span> a contribution that = threw away</span>'
+    ' (with =, a grad with more to come is written again, not added to)</div>'
 )
 
 

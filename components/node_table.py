@@ -27,6 +27,8 @@ NAME_WIDTH = (8, 40)  # the node column fits its longest name, in characters, wi
 
 
 BESIDE_COLUMN = 'grad with +='  # the `=` bug (components/bug.py): what += gives at the same frame, beside it
+# on the `=` engine a grad still to be written is not to be added to: each write replaces the last
+ASSIGNING_WORDS = {**STATE_WORDS, 'accumulating': 'has more = to come'}
 
 
 def table_columns(trace, beside=False):
@@ -42,7 +44,7 @@ def table_columns(trace, beside=False):
         'ops': [ops.symbol(n.op) if n.op else 'input' if n.is_input else 'constant' for n in trace.nodes],
         'finals': [fmt(g) for g in trace.final_grads()],
         'columns': columns,
-        'states': STATE_WORDS,
+        'states': ASSIGNING_WORDS if beside else STATE_WORDS,
         'beside': beside,
     }
 
@@ -62,7 +64,9 @@ def node_table(trace, frame, answers=False, hide='none', right=None):
         'op': fixed['ops'],
         'data': [fmt(n.data) if frame.has_data(trace, i) else fmt(None) for i, n in enumerate(trace.nodes)],
         'grad now': [HIDDEN if g is not None and i in hidden else fmt(g) for i, g in enumerate(grads_at(trace, frame))],
-        STATE_COLUMN: [STATE_WORDS[state] for state in grad_states(trace, frame, hidden)],
+        STATE_COLUMN: [
+            (ASSIGNING_WORDS if trace.assigns else STATE_WORDS)[state] for state in grad_states(trace, frame, hidden)
+        ],
     }
     if right is not None:
         columns = {**dict(list(columns.items())[:4]), BESIDE_COLUMN: [fmt(g) for g in grads_at(right, frame)],

@@ -407,3 +407,8 @@ def test_a_quiz_answered_right_throughout_scores_every_grad(start):
         if k < len(steps) - 1:
             next_question(page)
     assert any('**Done:** 6 of 6 grads right' in m.value for m in page.markdown)
+
+
+def test_on_the_assigning_engine_a_grad_still_to_be_written_has_more_equals_to_come(start):
+    table = start(query={'expr': 'reuse', 'mode': 'bug'}).go(6).table()  # a*a's step: a*b's write to a is to come
+    assert dict(zip(table['node'], table['grad …']))['a'] == 'has more = to come'
