@@ -79,17 +79,16 @@ if mode == 'quiz' and not page.present:  # the player gets the frames up to the 
     shown = quiz_panel(trace, all_frames, repr((expression.key, tuple(values.items()), page.forward, page.leaves)))
     all_frames, numeric = all_frames[:shown], numeric if shown == len(all_frames) else None
 
-player = can_lay_out()
-if player:
+if can_lay_out():
     share_at, quick = show_player(
         expression, values, trace, all_frames, width, numeric, page, mode, right, learning, of=in_pass
     )
 else:
-    share_at, quick = step_view(trace, all_frames, width, numeric, page, right), False
+    share_at, quick = step_view(trace, all_frames, width, numeric, page, right, learning), False
 if learning is not None and not page.present:  # after more steps, the player shows the next update
-    learning_panel(learning, page.learned, player, on_step=lambda: go_to(len(all_frames), opening=False))
+    learning_panel(learning, page.learned, on_step=lambda: go_to(len(all_frames), opening=False))
 
-page.frame = state.frame_to_share(share_at, len(all_frames) + (tail_length(trace, learning) if player else 0))
+page.frame = state.frame_to_share(share_at, len(all_frames) + tail_length(trace, learning))
 if page.frame is not None:  # a Share button was clicked: the panel, for the frame it was clicked at
     share_panel(page, expression, values, trace, all_frames, width, quick)
 

@@ -5,7 +5,7 @@ import html
 import graphviz
 import streamlit as st
 
-from components.numbers import HIDDEN, fmt, padded
+from components.numbers import HIDDEN, NOT_COMPUTED, fmt, padded
 from engine import ops
 from engine.frames import Frame, grads_at, hidden_grads
 
@@ -143,24 +143,27 @@ LOST = {'color': INK, 'style': 'dashed', 'penwidth': HOT_WIDTH, 'fontcolor': INK
 EDGE_LABEL = {'shape': 'plaintext', 'margin': '0', 'width': '0', 'height': '0', 'fontcolor': ACTIVE}
 
 
-def build_dot(trace, frame, width, hide='none'):
+def build_dot(trace, frame, width, hide='none', looks=None):
     """The graph at `frame`, numbers padded to `width`. Ids: n3, n3_op, e3_0 (op 3's input 0, from its label l3_0 on;
     e3_0_in up to it), e3_out, stops b3_0.
 
     With frame None, every number is a placeholder of the same width: the layout without anyone's values.
-    `hide` (engine.frames.HIDE): which grads show '?'.
+    `hide` (engine.frames.HIDE): which grads show '?'. `looks`: each value's look as given (value_look's four
+    texts), for a frame no step of the trace makes: one step of learning after the pass (components/learning.py).
     """
     local_width = label_width(trace, width)
-    if frame is None:
+    if looks is not None:
+        hot, thrown = {}, {}
+    elif frame is None:
         blank = padded(None, width)
         looks = [(blank, blank, 'none', '')] * len(trace.nodes)
-        hot = {}
+        hot, thrown = {}, {}
     else:
         grads, hidden = grads_at(trace, frame), hidden_grads(trace, frame, hide)
         final_after = trace.final_after()
         looks = [value_look(trace, frame, i, grads, final_after, width, hidden) for i in range(len(trace.nodes))]
         hot = hot_edges(trace, frame, width, hidden, local_width)
-    thrown = lost_edges(trace, frame, width, local_width)
+        thrown = lost_edges(trace, frame, width, local_width)
     active_op = frame.node if hot else None
     big = {'nslimit': BIG_NSLIMIT} if len(trace.nodes) > EXACT_UP_TO else {}
     dot = graphviz.Digraph(
@@ -182,8 +185,8 @@ def build_dot(trace, frame, width, hide='none'):
     ordered = {'ordering': 'in'} if not bus_stops and len(trace.nodes) <= ORDERED_UP_TO else {}
     row = _main_path(trace) if bus_stops and len(trace.nodes) <= STRAIGHT_UP_TO else {}
     for i, node in enumerate(trace.nodes):
-        data, grad, state, mark = looks[i]
-        label = _value_label(node.name, data, grad, state != 'none', frame is not None and frame.has_data(trace, i))
+        data, grad, state, mark = looks[i][:4]
+        label = _value_label(node.name, data, grad, state != 'none', data.strip() != NOT_COMPUTED)
         dot.node(node.id, label=label, id=node.id, shape='box', **STATE_STYLE[state], **MARK_STYLE[mark])
         if node.op:
             op_id = f'{node.id}_op'

@@ -32,11 +32,14 @@ class Learning:
 
 @dataclass(frozen=True)
 class Tail:
+    """The frames after the pass, as the player's body has them, and each one's every look (for the fallback)."""
+
     patches: list
     captions: list
     explanations: list
     rules: list
     summary: str
+    looks: list  # per frame, every value's look: what the patches have made of it by then
 
 
 LINE = 'p.data += -lr * p.grad'  # micrograd's training loop: for p in model.parameters(): p.data += -lr * p.grad
@@ -80,7 +83,7 @@ def learning_tail(trace, learning, width, patches, frame_patches):
     for look in looks.values():
         look[3] = ''  # no mark: the pass is over
     hot = {key for patch in patches for key, label in patch['e'] if label}
-    tail = Tail([], [], [], [], '')
+    tail = Tail([], [], [], [], '', [])
     previous = None
     for k, p in enumerate(learning.update.params):
         i = index[p.name]
@@ -113,7 +116,11 @@ def learning_tail(trace, learning, width, patches, frame_patches):
             parts = parts + [('p', [('b', f'{_compared(old, new)} '), ('', _loss_words(old, new, learning.lr))])]
         tail.explanations.append(explanation_html(parts))
         tail.rules.append(frame_rules(after, frame))
-    return Tail(tail.patches, tail.captions, tail.explanations, tail.rules, summary_html(learning))
+    shown, every = dict(looks), []  # (the first update's patch writes every value)
+    for patch in tail.patches:
+        shown.update({i: tuple(look) for i, *look in patch['v']})
+        every.append([shown[i] for i in range(n)])
+    return Tail(tail.patches, tail.captions, tail.explanations, tail.rules, summary_html(learning), every)
 
 
 def _update_parts(p, lr, k, n):
@@ -168,10 +175,9 @@ def _again(on_step):
     on_step()
 
 
-def learning_panel(learning, steps_taken, frames_after=True, on_step=lambda: None):
-    """Below the player: the learning rate, buttons for more steps, and the loss over the steps so far.
-    `frames_after`: whether the player shows the update's frames (the fallback renderer does not); `on_step` is
-    called when a button changes the steps taken."""
+def learning_panel(learning, steps_taken, on_step=lambda: None):
+    """Below the player: the learning rate, buttons for more steps, and the loss over the steps so far. `on_step`
+    is called when a button changes the steps taken."""
     losses = learning.descent.losses
     st.subheader('One step of learning', anchor=False)
     lr, one, ten, again = st.columns([3, 1.3, 1.3, 1.3], vertical_alignment='bottom')
@@ -183,14 +189,10 @@ def learning_panel(learning, steps_taken, frames_after=True, on_step=lambda: Non
                  width='stretch')  # fmt: skip
     steps = '1 step' if steps_taken == 1 else f'{steps_taken} steps'
     where = 'the inputs in the sidebar' if steps_taken == 0 else f'{steps} from the sidebar’s inputs'
-    then = (
-        'after its backward pass, step through the update and the forward pass again'
-        if frames_after
-        else 'the update is in the table below (its frames need Graphviz on the server)'
+    st.markdown(
+        f'The graph shows the pass at {where}; after its backward pass, step through the update and the forward '
+        f'pass again. Loss **{number(losses[-2])} → {number(losses[-1])}**.'
     )
-    st.markdown(f'The graph shows the pass at {where}; {then}. Loss **{number(losses[-2])} → {number(losses[-1])}**.')
     chart = pd.DataFrame({'loss': losses}, index=pd.RangeIndex(len(losses), name='step'))
     with st.container(border=True):  # the chart's toolbar, on hover, stays inside its own box
         st.line_chart(chart, x_label='learning step', y_label='loss', height=220)
-    if not frames_after:  # the player shows it at the end of its frames
-        st.dataframe(update_table(learning), hide_index=True)

@@ -76,6 +76,16 @@ def node_table(trace, frame, answers=False, hide='none', right=None):
     return pd.DataFrame(columns)
 
 
+def looks_table(trace, looks):
+    """The table of a frame given by its looks (graph.value_look's texts per value): one step of learning's."""
+    fixed = table_columns(trace)
+    return pd.DataFrame({
+        'node': fixed['names'], 'op': fixed['ops'],
+        'data': [look[0].strip() for look in looks], 'grad now': [look[1].strip() for look in looks],
+        STATE_COLUMN: [STATE_WORDS[look[2]] for look in looks],
+    })  # fmt: skip
+
+
 def pixels(characters):
     return 7 * characters + 20  # ~7 px a character of the table's font, and the cell's padding
 

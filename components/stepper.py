@@ -11,13 +11,15 @@ import time
 import streamlit as st
 
 from components.bug import bug_caption, bug_check, bug_parts
-from components.explanation import caption, explain, frame_rules, show_explanation
+from components.explanation import FALLBACK_STYLE, caption, explain, frame_rules, show_explanation
 from components.graph import build_dot, show_graph
+from components.learning import learning_tail
 from components.markdown import md
-from components.node_table import node_table, show_node_table
+from components.node_table import looks_table, node_table, show_node_table
+from components.player import frame_patches
 from components.present import show_title
 from components.summary import grad_check, show_summary
-from engine.frames import clamp_frame
+from engine.frames import Frame, clamp_frame
 
 ECHO_SECONDS = 1.5  # how long after a tick or click the slider's old value counts as an echo
 # session state, this module's own
@@ -28,25 +30,55 @@ ECHOES = 'echoes'  # {frame left: when}: the slider values a browser may still e
 SLIDER = 'frame_slider'  # the slider's widget
 
 
-def step_view(trace, all_frames, width, numeric, page, right=None):
+def step_view(trace, all_frames, width, numeric, page, right=None, learning=None):
     """The stepper and the frame it is at: the graph, and the explanation and node table beside it, or in the
     presentation view the caption as a title with the frame's sums (and the table if asked). `page`: the
     state.PageState; `numeric` None shows no grad check (a quiz not finished); on the `=` engine, `right` is the
-    `+=` trace beside it. Returns the frame whose Share button (in the sidebar) was clicked in this run, else None."""
+    `+=` trace beside it; with `learning` (components.learning.Learning), one step of learning after the pass.
+    Returns the frame whose Share button (in the sidebar) was clicked in this run, else None."""
     s = st.session_state
     s[TIMER_ON] = s.get(PLAYING, False)
 
+    tail = learning_tail(trace, learning, width, [], frame_patches) if learning else None
+    n = len(all_frames) + (len(tail.captions) if tail else 0)
+
+    def frame_caption(k):
+        return _caption(trace, all_frames[k], right) if k < len(all_frames) else tail.captions[k - len(all_frames)]
+
     @st.fragment(run_every=1 / page.speed if s[TIMER_ON] else None)
     def frame_view():
-        advance_if_playing(len(all_frames))
-        k = stepper(len(all_frames), lambda k: _caption(trace, all_frames[k], right))
-        _show_frame(trace, all_frames, k, width, numeric, page, right)
+        advance_if_playing(n)
+        k = stepper(n, frame_caption)
+        if k < len(all_frames):
+            _show_frame(trace, all_frames, k, width, numeric, page, right)
+        else:
+            _show_tail_frame(trace, tail, k - len(all_frames), k, n, width, page)
 
     frame_view()
     if page.present:
         return None
     with st.sidebar:
         return s.frame if st.button('Share and export…', key='share', icon=':material/ios_share:') else None
+
+
+def _show_tail_frame(trace, tail, j, k, n, width, page):
+    """Frame j after the pass (one step of learning), the page's frame k of n: drawn from its looks."""
+    about = Frame('forward', tail.patches[j]['a'], 0, -1)  # its row's tint: the value just computed (blue)
+    if page.present:
+        show_title(f'Frame {k} of {n - 1} · {tail.captions[j]}', tail.rules[j])
+    show_graph(build_dot(trace, None, width, looks=tail.looks[j]))
+    table = looks_table(trace, tail.looks[j])
+    if page.present:
+        if page.table:
+            show_node_table(table, about)
+        return
+    words, beside = st.columns([5, 4])
+    with words:
+        st.html(f'{FALLBACK_STYLE}<div class="explain">{tail.explanations[j]}</div>')
+        if k == n - 1:
+            st.html(tail.summary)
+    with beside:
+        show_node_table(table, about)
 
 
 def _caption(trace, frame, right):
