@@ -12,7 +12,7 @@ from components.modes import mode_control, mode_in_force
 from components.nonfinite import show_nonfinite
 from components.numbers import number_width
 from components.picker import choose_expression, chosen_expression, show_formula_error, show_heading
-from components.player import can_lay_out, go_to, show_player
+from components.player import can_lay_out, go_to, send_to, show_player
 from components.present import hide_control, presentation_controls
 from components.quiz import quiz_panel
 from components.stepper import step_view
@@ -84,9 +84,9 @@ if can_lay_out():
         expression, values, trace, all_frames, width, numeric, page, mode, right, learning, of=in_pass
     )
 else:
-    share_at, quick = step_view(trace, all_frames, width, numeric, page, right, learning), False
+    share_at, quick = step_view(trace, all_frames, width, numeric, page, right, learning, of=in_pass), False
 if learning is not None and not page.present:  # after more steps, the player shows the next update
-    learning_panel(learning, page.learned, on_step=lambda: go_to(len(all_frames), opening=False))
+    learning_panel(learning, page.learned, on_step=lambda: send_to(len(all_frames)))
 
 page.frame = state.frame_to_share(share_at, len(all_frames) + tail_length(trace, learning))
 if page.frame is not None:  # a Share button was clicked: the panel, for the frame it was clicked at

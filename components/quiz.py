@@ -10,7 +10,7 @@ import streamlit as st
 
 from components.explanation import chain_rule_lines, number, owner
 from components.markdown import md
-from components.player import go_to
+from components.player import send_to
 
 QUIZ = 'quiz'  # session state: {'pass': what it is on, 'at': the frame shown last, 'marks': {ask frame: [bool]}}
 ANSWER = 'quiz_answer'  # session state: 'quiz_answer:<frame>:<node>', an answer's box
@@ -33,12 +33,6 @@ def asked(trace, frame):
     return list(dict.fromkeys(trace.nodes[frame.node].children))
 
 
-def _show(frame):
-    """Send the player (or the fallback's stepper) to `frame`: the last it is sent."""
-    go_to(frame, opening=False)
-    st.session_state.frame = frame
-
-
 def score(quiz):
     marks = [m for ms in quiz['marks'].values() for m in ms]
     return sum(marks), len(marks)
@@ -54,7 +48,7 @@ def quiz_panel(trace, all_frames, pass_name):
         for key in [k for k in s.keys() if str(k).startswith(ANSWER)]:
             del s[key]
         quiz = s[QUIZ] = {'pass': pass_name, 'at': asks[0] if asks else len(all_frames) - 1, 'marks': {}}
-        _show(quiz['at'])
+        send_to(quiz['at'])
     with st.container(border=True, key='quiz'):
         at = quiz['at']
         if all_frames[at].ask:
@@ -88,7 +82,7 @@ def _ask(trace, all_frames, asks, quiz):
             quiz['marks'][at] = [is_right(a, truths[c]) for a, c in zip(answers, children)]
             quiz['answers'] = dict(zip(children, answers))
             quiz['at'] = at + 1  # the same step, shown
-            _show(quiz['at'])
+            send_to(quiz['at'])
             st.rerun()
 
 
@@ -112,7 +106,7 @@ def _answered(trace, all_frames, asks, quiz):
         st.markdown(f'Score so far: **{right} of {total}** right.')
         if st.button('Next question', type='primary', icon=':material/arrow_forward:', key='quiz_next'):
             quiz['at'] = later[0]
-            _show(quiz['at'])
+            send_to(quiz['at'])
             st.rerun()
     else:
         st.markdown(
@@ -120,7 +114,7 @@ def _answered(trace, all_frames, asks, quiz):
         )
         if quiz['at'] < len(all_frames) - 1:
             quiz['at'] = len(all_frames) - 1  # the leaves' steps after the last question: nothing left to ask
-            _show(quiz['at'])
+            send_to(quiz['at'])
     if total and st.button('Start again', icon=':material/restart_alt:', key='quiz_again'):
         del st.session_state[QUIZ]
         st.rerun()

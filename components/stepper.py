@@ -30,11 +30,12 @@ ECHOES = 'echoes'  # {frame left: when}: the slider values a browser may still e
 SLIDER = 'frame_slider'  # the slider's widget
 
 
-def step_view(trace, all_frames, width, numeric, page, right=None, learning=None):
+def step_view(trace, all_frames, width, numeric, page, right=None, learning=None, of=None):
     """The stepper and the frame it is at: the graph, and the explanation and node table beside it, or in the
     presentation view the caption as a title with the frame's sums (and the table if asked). `page`: the
     state.PageState; `numeric` None shows no grad check (a quiz not finished); on the `=` engine, `right` is the
-    `+=` trace beside it; with `learning` (components.learning.Learning), one step of learning after the pass.
+    `+=` trace beside it; with `learning` (components.learning.Learning), one step of learning after the pass;
+    `of`: the frames of the whole pass, where `all_frames` are fewer (a quiz's, up to its question).
     Returns the frame whose Share button (in the sidebar) was clicked in this run, else None."""
     s = st.session_state
     s[TIMER_ON] = s.get(PLAYING, False)
@@ -48,7 +49,7 @@ def step_view(trace, all_frames, width, numeric, page, right=None, learning=None
     @st.fragment(run_every=1 / page.speed if s[TIMER_ON] else None)
     def frame_view():
         advance_if_playing(n)
-        k = stepper(n, frame_caption)
+        k = stepper(n, frame_caption, of=max(n, of or 0))
         if k < len(all_frames):
             _show_frame(trace, all_frames, k, width, numeric, page, right)
         else:
@@ -149,8 +150,9 @@ def _dragged():
     _go(s[SLIDER])
 
 
-def stepper(n_frames, caption):
-    """Draw the controls; return the current frame. `caption(k)` says what frame k shows."""
+def stepper(n_frames, caption, of=None):
+    """Draw the controls; return the current frame. `caption(k)` says what frame k shows; `of`, how many frames
+    the caption counts, where the pass has more than can be stepped to (a quiz)."""
     s = st.session_state
     s.frame = frame = clamp_frame(int(s.get('frame', 0)), n_frames)
     back, play, forth, slider = st.columns([1, 1.2, 1, 9], vertical_alignment='bottom')
@@ -168,5 +170,5 @@ def stepper(n_frames, caption):
     s[SLIDER] = frame
     slider.slider('Frame', 0, max(n_frames - 1, 1), key=SLIDER, on_change=_dragged,
                   label_visibility='collapsed', disabled=n_frames < 2)  # fmt: skip
-    st.caption(md(f'Frame {frame} of {n_frames - 1} · {caption(frame)}'))
+    st.caption(md(f'Frame {frame} of {(of or n_frames) - 1} · {caption(frame)}'))
     return frame

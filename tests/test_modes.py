@@ -415,3 +415,16 @@ def test_a_quiz_answered_right_throughout_scores_every_grad(start):
 def test_on_the_assigning_engine_a_grad_still_to_be_written_has_more_equals_to_come(start):
     table = start(query={'expr': 'reuse', 'mode': 'bug'}).go(6).table()  # a*a's step: a*b's write to a is to come
     assert dict(zip(table['node'], table['grad …']))['a'] == 'has more = to come'
+
+
+def test_the_quiz_counts_the_whole_pass_in_its_caption_on_either_renderer(start):
+    page = start(query={'expr': 'reuse', 'mode': 'quiz'})
+    # reuse with its questions: 0-3 inputs and forward, 4 seed, 5-10 three questions and their answers, 11-12 leaves
+    assert page.caption().startswith('Frame 5 of 12 · predict: out = a*b + a*a passes its grad back')
+
+
+def test_more_learning_steps_send_the_page_to_the_next_update_on_either_renderer(start):
+    page = start(query={'expr': 'regression', 'mode': 'learn'})
+    page.button(key='learn_one').click().run()
+    assert page.frame == 14  # the first frame after the pass: w's update, now from w = 0.875
+    assert page.caption().startswith('Frame 14 of 20 · learning: w.data += -lr * w.grad: 0.8750 − 0.1 × (−1.3125)')

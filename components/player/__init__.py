@@ -41,6 +41,12 @@ def go_to(frame, opening):
     st.session_state[GOTO] = {'id': goto['id'] + 1, 'frame': frame, 'open': opening}
 
 
+def send_to(frame):
+    """Send the page to `frame` at once: the player (go_to), or the fallback's stepper (the page's frame)."""
+    go_to(frame, opening=False)
+    st.session_state.frame = frame
+
+
 def show_player(
     expression, values, trace, all_frames, width, numeric, page, mode='watch', right=None, learning=None, of=None
 ):
