@@ -31,10 +31,11 @@ ALLOWANCE = 'layout_allowance'  # session state: the visitor's layout.Allowance 
 )  # fmt: skip
 def traced(*, expression, values, assigns=False):
     """The trace of one (expression, inputs), its number width and the finite-difference check; read-only.
-    `values`: the inputs as a tuple of (name, value). `assigns`: run on engine.assign, the `=` bug."""
+    `values`: the inputs as a tuple of (name, value). `assigns`: run on engine.assign, the `=` bug, whose check is
+    None: finite differences run no backward pass, so the `+=` trace's check serves both."""
     leaves, out = expression.build(dict(values), value_type=assign.Value if assigns else Value)
     trace = trace_backward(out, leaves)
-    return trace, number_width(trace), numeric_grads(expression, dict(values))
+    return trace, number_width(trace), None if assigns else numeric_grads(expression, dict(values))
 
 
 @cachetools.cached(

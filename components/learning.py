@@ -72,9 +72,9 @@ def _bracketed(x):
     return f'({text})' if text.startswith('−') else text
 
 
-def learning_tail(trace, learning, width, patches, frame_patches):
-    """The frames after the pass, as the player's body has them: `patches` are the pass's own, to go on from, and
-    `frame_patches` the player's, for the forward pass again."""
+def learning_tail(trace, learning, width, pass_patches, frame_patches):
+    """The frames after the pass, as the player's body has them: `pass_patches` are the pass's own, to go on from,
+    and `frame_patches` the player's, for the forward pass again."""
     n = len(trace.nodes)
     last = Frame('backward', 0, n, n)  # the pass done
     grads, final_after = trace.final_grads(), trace.final_after()
@@ -82,8 +82,8 @@ def learning_tail(trace, learning, width, patches, frame_patches):
     looks = {i: list(value_look(trace, last, i, grads, final_after, width)) for i in range(n)}
     for look in looks.values():
         look[3] = ''  # no mark: the pass is over
-    hot = {key for patch in patches for key, label in patch['e'] if label}
-    tail = Tail([], [], [], [], '', [])
+    hot = {key for patch in pass_patches for key, label in patch['e'] if label}
+    patches, captions, explanations, rules = [], [], [], []
     previous = None
     for k, p in enumerate(learning.update.params):
         i = index[p.name]
@@ -92,35 +92,35 @@ def learning_tail(trace, learning, width, patches, frame_patches):
             changed.append([previous, *looks[previous]])
         looks[i][0] = padded(p.new, width)
         changed.append([i, *looks[i][:3], 'forward'])  # blue: its data just computed
-        tail.patches.append({'v': changed, 'o': -1, 'e': [[key, ''] for key in sorted(hot)] if not k else [], 'a': i})
+        patches.append({'v': changed, 'o': -1, 'e': [[key, ''] for key in sorted(hot)] if not k else [], 'a': i})
         line = update_line(p, learning.lr)
-        tail.captions.append(f'learning: {line}')
-        tail.rules.append([line])
-        tail.explanations.append(explanation_html(_update_parts(p, learning.lr, k, len(learning.update.params))))
+        captions.append(f'learning: {line}')
+        rules.append([line])
+        explanations.append(explanation_html(_update_parts(p, learning.lr, k, len(learning.update.params))))
         previous = i
     after = learning.after
     again = [f for f in frames(after) if f.kind in ('inputs', 'forward')]
     old, new = trace.nodes[-1].data, after.nodes[-1].data
     for k, (patch, frame) in enumerate(zip(frame_patches(after, again, width), again)):
-        tail.patches.append(patch)
+        patches.append(patch)
         parts = explain(after, frame)
         if frame.kind == 'inputs':
-            tail.captions.append('zero_grad, then the forward pass again with the new parameters')
+            captions.append('zero_grad, then the forward pass again with the new parameters')
             parts = [('p', [('b', 'Zero the grads, forward again. '), ('c', 'p.grad = 0'),
                             ('', ' for every value (the page shows ·: not computed yet), then every op computes its '
                                  'data again from the new parameters.')])]  # fmt: skip
         else:
-            tail.captions.append(f'forward again: {caption(after, frame).removeprefix("forward pass: ")}')
+            captions.append(f'forward again: {caption(after, frame).removeprefix("forward pass: ")}')
         if k == len(again) - 1:
-            tail.captions[-1] += f' · loss {number(old)} → {number(new)}'
+            captions[-1] += f' · loss {number(old)} → {number(new)}'
             parts = parts + [('p', [('b', f'{_compared(old, new)} '), ('', _loss_words(old, new, learning.lr))])]
-        tail.explanations.append(explanation_html(parts))
-        tail.rules.append(frame_rules(after, frame))
-    shown, every = dict(looks), []  # (the first update's patch writes every value)
-    for patch in tail.patches:
+        explanations.append(explanation_html(parts))
+        rules.append(frame_rules(after, frame))
+    shown, every = {}, []  # the first update's patch writes every value
+    for patch in patches:
         shown.update({i: tuple(look) for i, *look in patch['v']})
         every.append([shown[i] for i in range(n)])
-    return Tail(tail.patches, tail.captions, tail.explanations, tail.rules, summary_html(learning), every)
+    return Tail(patches, captions, explanations, rules, summary_html(learning), every)
 
 
 def _update_parts(p, lr, k, n):

@@ -44,7 +44,7 @@ def table_columns(trace, beside=False):
         'ops': [ops.symbol(n.op) if n.op else 'input' if n.is_input else 'constant' for n in trace.nodes],
         'finals': [fmt(g) for g in trace.final_grads()],
         'columns': columns,
-        'states': ASSIGNING_WORDS if beside else STATE_WORDS,
+        'states': ASSIGNING_WORDS if trace.assigns else STATE_WORDS,
         'beside': beside,
     }
 
@@ -64,13 +64,10 @@ def node_table(trace, frame, answers=False, hide='none', right=None):
         'op': fixed['ops'],
         'data': [fmt(n.data) if frame.has_data(trace, i) else fmt(None) for i, n in enumerate(trace.nodes)],
         'grad now': [HIDDEN if g is not None and i in hidden else fmt(g) for i, g in enumerate(grads_at(trace, frame))],
-        STATE_COLUMN: [
-            (ASSIGNING_WORDS if trace.assigns else STATE_WORDS)[state] for state in grad_states(trace, frame, hidden)
-        ],
     }
     if right is not None:
-        columns = {**dict(list(columns.items())[:4]), BESIDE_COLUMN: [fmt(g) for g in grads_at(right, frame)],
-                   **dict(list(columns.items())[4:])}  # fmt: skip
+        columns[BESIDE_COLUMN] = [fmt(g) for g in grads_at(right, frame)]
+    columns[STATE_COLUMN] = [fixed['states'][state] for state in grad_states(trace, frame, hidden)]
     if answers:
         columns[ANSWER_COLUMN] = fixed['finals']
     return pd.DataFrame(columns)

@@ -6,6 +6,9 @@ this is not a copy: it reads value.py's source, finds those statements with ast,
 and the forward math are value.py's, unchanged), and execs the result as a module of its own. The rewritten text
 is in linecache under FILENAME, so inspect.getsource of a closure here shows the line it runs:
 `self.grad = other.data * out.grad`.
+
+The exec below compiles engine/value.py's own source, read from the package, and nothing else: no visitor's text
+reaches it. A typed formula is read by engine/parse.py against its whitelist and built from Values, never evaluated.
 """
 
 import ast
