@@ -185,7 +185,7 @@ def build_dot(trace, frame, width, hide='none', looks=None):
     ordered = {'ordering': 'in'} if not bus_stops and len(trace.nodes) <= ORDERED_UP_TO else {}
     row = _main_path(trace) if bus_stops and len(trace.nodes) <= STRAIGHT_UP_TO else {}
     for i, node in enumerate(trace.nodes):
-        data, grad, state, mark = looks[i][:4]
+        data, grad, state, mark = looks[i]
         label = _value_label(node.name, data, grad, state != 'none', data.strip() != NOT_COMPUTED)
         dot.node(node.id, label=label, id=node.id, shape='box', **STATE_STYLE[state], **MARK_STYLE[mark])
         if node.op:
