@@ -268,12 +268,13 @@ def explain(trace, frame, hide='none'):
     written = set()  # a*a writes a twice: the second line starts from the first's grad
     for c, line in zip(step.contributions, chain_rule_lines(trace, step, hidden)):
         child = owner(trace.nodes[c.child].name)
-        status = 'final' if final_after[c.child] == frame.steps_done else 'more to come'
+        status = ' (final)' if final_after[c.child] == frame.steps_done else ' (more to come)'
+        status = '' if c.child in hidden else status  # a '?' tells no state, as in the graph (graph.value_look)
         # hiding only the new grads, the grad before this step was shown at the frame before
         before = shown(c.before, c.before is not None and (hide == 'all' or c.child in hidden & written))
         written.add(c.child)
         rows.append([('c', line), ('br', ''), ('', f'{child}.grad: {before} → '),
-                     ('b', shown(c.after, c.child in hidden)), ('', f' ({status})')])  # fmt: skip
+                     ('b', shown(c.after, c.child in hidden)), ('', status)])  # fmt: skip
     return [
         ('p', [('b', f'{node.name} = {formula(trace, step.node)}'),
                ('', f' passes its grad, {owner(node.name)}.grad = '), ('b', shown(step.out_grad, step.node in hidden)),

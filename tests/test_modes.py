@@ -428,3 +428,8 @@ def test_more_learning_steps_send_the_page_to_the_next_update_on_either_renderer
     page.button(key='learn_one').click().run()
     assert page.frame == 14  # the first frame after the pass: w's update, now from w = 0.875
     assert page.caption().startswith('Frame 14 of 20 · learning: w.data += -lr * w.grad: 0.8750 − 0.1 × (−1.3125)')
+
+
+def test_a_question_does_not_tell_whether_the_grads_it_asks_for_are_final(start):
+    text = start(query={'expr': 'reuse', 'mode': 'quiz'}).explanation()  # out's step: (a*b).grad and (a*a).grad
+    assert '(a*b).grad: · → ?' in text and '(final)' not in text and '(more to come)' not in text
