@@ -12,10 +12,9 @@ from components.modes import mode_control, mode_in_force
 from components.nonfinite import show_nonfinite
 from components.numbers import number_width
 from components.picker import choose_expression, chosen_expression, show_formula_error, show_heading
-from components.player import can_lay_out, go_to, send_to, show_player
+from components.player import go_to, send_to, show_player
 from components.present import hide_control, presentation_controls
 from components.quiz import quiz_panel
-from components.stepper import step_view
 from engine import first_nonfinite
 from engine.frames import frames
 from shared import traced
@@ -79,12 +78,9 @@ if mode == 'quiz' and not page.present:  # the player gets the frames up to the 
     shown = quiz_panel(trace, all_frames, repr((expression.key, tuple(values.items()), page.forward, page.leaves)))
     all_frames, numeric = all_frames[:shown], numeric if shown == len(all_frames) else None
 
-if can_lay_out():
-    share_at, quick = show_player(
-        expression, values, trace, all_frames, width, numeric, page, mode, right, learning, of=in_pass
-    )
-else:
-    share_at, quick = step_view(trace, all_frames, width, numeric, page, right, learning, of=in_pass), False
+share_at, quick = show_player(
+    expression, values, trace, all_frames, width, numeric, page, mode, right, learning, of=in_pass
+)
 if learning is not None and not page.present:  # after more steps, the player shows the next update
     learning_panel(learning, page.learned, on_step=lambda: send_to(len(all_frames)))
 

@@ -11,6 +11,7 @@ Measured in bench/bench_exports.py (results in bench/results/exports.txt).
 """
 
 import io
+import platform
 import re
 import time
 import unicodedata
@@ -46,10 +47,18 @@ TITLE_FONT = 'Helvetica,Arial,sans-serif'  # the PDF page's caption
 SLIDE_W, SLIDE_H = 13.333, 7.5  # in: a 16:9 slide
 MARGIN, TITLE_H = 0.4, 1.1  # in: around the slide, and the title's box (two lines of 24 pt)
 
-NO_DOT = (
-    "Graphviz's dot is not installed on this server: install it (apt-get install graphviz / brew install graphviz) "
-    'to export pictures. The DOT source is still here.'
-)
+
+def install_graphviz(system=None):
+    """How to install Graphviz on this server's OS (platform.system()'s name), as one command."""
+    return {
+        'Darwin': 'brew install graphviz',
+        'Windows': 'winget install graphviz (then open a new terminal)',
+    }.get(system or platform.system(), 'sudo apt-get install graphviz (Debian, Ubuntu) or sudo dnf install graphviz')
+
+
+def no_dot():
+    """What the page says where an export needs Graphviz on the server and this one has none."""
+    return f'The whole pass needs Graphviz on this server, which it does not have: {install_graphviz()}.'
 
 
 class ExportRefused(Exception):
@@ -117,7 +126,7 @@ class _Dot:
 
     def __init__(self, allowance=None, waiting=lambda: True):
         if not layout.has_dot():
-            raise ExportRefused(NO_DOT)
+            raise ExportRefused(no_dot())
         self.allowance, self.waiting = allowance or layout.Allowance(), waiting
         self.left, self.runs = EXPORT_BUDGET, 0
 

@@ -25,6 +25,14 @@ POLL = 0.1  # s between checks that someone still waits
 _slots = threading.BoundedSemaphore(os.cpu_count() or 1)
 
 
+# what the page says of a layout, whichever side made it (layout.py here, or the player's Graphviz in the browser)
+TANGLED = (
+    f'This graph is too tangled to lay out within {FULL_BUDGET + QUICK_BUDGET:g} s. '
+    'Try fewer reused values, or a shorter formula.'
+)
+QUICK_NOTE = 'A tangled graph: laid out quickly, with straight edges, to keep within the time budget.'
+
+
 @dataclass(frozen=True)
 class Layout:
     svg: str
@@ -68,7 +76,8 @@ class Allowance:
 
 
 def has_dot():
-    """Whether this server has Graphviz's dot: the page's layout and every picture export need it."""
+    """Whether this server has Graphviz's dot: the server lays the page's graph out and makes the whole-pass exports
+    with it; without it the player lays the graph out in the browser."""
     return shutil.which('dot') is not None
 
 
@@ -92,11 +101,7 @@ def lay_out(graph, waiting=lambda: True, allowance=None):
             return Layout(_svg(out), quick=True)
     finally:
         _slots.release()
-    raise LayoutRefused(
-        f'This graph is too tangled to lay out within {FULL_BUDGET + QUICK_BUDGET:g} s. '
-        'Try fewer reused values, or a shorter formula.',
-        lasting=True,
-    )
+    raise LayoutRefused(TANGLED, lasting=True)
 
 
 def quickened(graph):

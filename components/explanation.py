@@ -14,8 +14,6 @@ import math
 import re
 import textwrap
 
-import streamlit as st
-
 from components.numbers import HIDDEN, fmt
 from engine import ops
 from engine.frames import hidden_grads
@@ -316,14 +314,3 @@ def explanation_html(parts):
         else:
             out.append(f'<p>{_runs_html(content)}</p>')
     return ''.join(out)
-
-
-# the fallback shows the player's HTML with Streamlit's own look: code in its code colours
-FALLBACK_STYLE = (
-    '<style>.explain pre.src{background:#f6f7f9;padding:.6rem .8rem;border-radius:.5rem;font-size:.85rem}'
-    '.explain code{font-size:.9em} .explain li{margin-bottom:.35rem}</style>'
-)
-
-
-def show_explanation(parts):
-    st.html(f'{FALLBACK_STYLE}<div class="explain">{explanation_html(parts)}</div>')

@@ -72,19 +72,19 @@ def show_exports(shown, allowance, waiting):
     name = shown.stem + exports.frame_suffix(shown.index, len(shown.frames))
     st.markdown('**This frame, for a slide**')
     picture = {'trace': shown.trace, 'frame': frame, 'width': shown.width, 'quick': shown.quick, 'hide': shown.hide}
+    if not can_draw:  # the player laid this frame out in the browser, so the browser saves it
+        browser_save_buttons(FRAME_FILES[:2])
+        label, ext, mime, _ = FRAME_FILES[2]
+        st.download_button(label, exports.frame_dot(**picture), f'{name}.{ext}', mime, on_click='ignore',
+                           icon=':material/download:')  # fmt: skip
+        st.info(exports.no_dot(), icon=':material/info:')
+        return
     for column, (label, ext, mime, make) in zip(st.columns(len(FRAME_FILES)), FRAME_FILES):
-        if make is None:  # the DOT source needs no dot: there even without Graphviz
-            data = exports.frame_dot(**picture)
-        elif can_draw:
-            data = functools.partial(make, **picture, allowance=allowance)  # made when clicked, without a rerun
-        else:
-            continue
+        # made when clicked, without a rerun; the DOT source at once
+        data = exports.frame_dot(**picture) if make is None else functools.partial(make, **picture, allowance=allowance)
         column.download_button(
             label, data, f'{name}.{ext}', mime, on_click='ignore', icon=':material/download:', width='stretch'
         )
-    if not can_draw:
-        st.info(exports.NO_DOT, icon=':material/info:')
-        return
 
     st.markdown(f'**The whole pass**: {len(shown.frames)} frames, one per picture, page or slide')
     made = st.session_state.get(MADE)
@@ -97,6 +97,30 @@ def show_exports(shown, allowance, waiting):
             )  # fmt: skip
         elif column.button(f'Make the {label}', key=f'make_{ext}', width='stretch'):
             _make_pass(shown, ext, make or functools.partial(exports.pass_zip, stem=shown.stem), allowance, waiting)
+
+
+# the frame's SVG and PNG from the graph the player laid out in the browser: a button asks the player (player.js,
+# its 'backprop-save-frame' event) to save the frame it shows, the one this panel was opened for
+_BROWSER_SAVE = st.components.v2.component(
+    'backprop_browser_save',
+    css='button { font: inherit; font-size: 0.95rem; padding: 0.4rem 0.8rem; margin: 0 0.5rem 0.4rem 0;'
+    ' cursor: pointer; border: 1px solid rgba(49, 51, 63, 0.2); border-radius: 0.5rem; background: white;'
+    ' color: #31333f; } button:hover { border-color: #D55E00; color: #D55E00; }',
+    js="""export default function ({ parentElement, data }) {
+  const box = parentElement.querySelector('.saves')
+    || parentElement.appendChild(Object.assign(document.createElement('div'), { className: 'saves' }));
+  box.replaceChildren(...data.map(([label, kind]) => {
+    const button = Object.assign(document.createElement('button'), { textContent: `⤓ ${label}` });
+    button.onclick = () => window.dispatchEvent(new CustomEvent('backprop-save-frame', { detail: kind }));
+    return button;
+  }));
+}""",
+)
+
+
+def browser_save_buttons(files):
+    """Buttons that save this frame as the player drew it, for the (label, ext, …) of `files`: 'svg' and 'png'."""
+    _BROWSER_SAVE(key='browser_save', data=[[label, ext] for label, ext, *_ in files])
 
 
 def _make_pass(shown, ext, make, allowance, waiting):

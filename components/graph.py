@@ -3,7 +3,6 @@
 import html
 
 import graphviz
-import streamlit as st
 
 from components.numbers import HIDDEN, NOT_COMPUTED, fmt, padded
 from engine import ops
@@ -25,7 +24,9 @@ FORWARD_TINT = '#CCE3F2'  # a tint of the blue: the node table's row of the node
 SEED_TINT = '#FBE8C2'  # a tint of the orange: the node table's row of the seeded output
 NOT_FINITE = ('nan', 'inf', '−inf')
 TEXT_COLOURS = {**dict.fromkeys(NOT_FINITE, UNDEFINED), HIDDEN: ACTIVE}  # texts in a number's place
-FONT = 'Courier,monospace'  # Courier metrics for the layout; any monospace font in the browser
+# Courier's metrics for the layout, by dot and by the browser's Graphviz alike (which knows no 'Courier,monospace'
+# and measures that as a narrower Times); on screen, any monospace font
+FONT = 'Courier'
 SCREEN_FONT = '"DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", monospace'  # the browser's monospace font
 MARK_WIDTH, HOT_WIDTH = '3', '2.5'  # the pen of a marked box, and of the op and edges a _backward writes along
 SEED_WIDTH = '4'  # the seeded output's pen: thicker than a _backward's, in its own colour
@@ -143,18 +144,15 @@ LOST = {'color': INK, 'style': 'dashed', 'penwidth': HOT_WIDTH, 'fontcolor': INK
 EDGE_LABEL = {'shape': 'plaintext', 'margin': '0', 'width': '0', 'height': '0', 'fontcolor': ACTIVE}
 
 
-def build_dot(trace, frame, width, hide='none', looks=None):
+def build_dot(trace, frame, width, hide='none'):
     """The graph at `frame`, numbers padded to `width`. Ids: n3, n3_op, e3_0 (op 3's input 0, from its label l3_0 on;
     e3_0_in up to it), e3_out, stops b3_0.
 
     With frame None, every number is a placeholder of the same width: the layout without anyone's values.
-    `hide` (engine.frames.HIDE): which grads show '?'. `looks`: each value's look as given (value_look's four
-    texts), for a frame no step of the trace makes: one step of learning after the pass (components/learning.py).
+    `hide` (engine.frames.HIDE): which grads show '?'.
     """
     local_width = label_width(trace, width)
-    if looks is not None:
-        hot, thrown = {}, {}
-    elif frame is None:
+    if frame is None:
         blank = padded(None, width)
         looks = [(blank, blank, 'none', '')] * len(trace.nodes)
         hot, thrown = {}, {}
@@ -287,10 +285,6 @@ def _value_label(name, data_text, grad_text, has_grad, has_data):
     )
 
 
-# Streamlit's stylesheet sets its own sans font on chart text; the layout was measured for a monospace one
-MONOSPACE_TEXT = f'<style>[data-testid="stGraphVizChart"] svg text {{font-family: {SCREEN_FONT} !important}}</style>'
-
-
 def _swatch(fill, border, text, line='solid', width=1):
     box = (
         'display:inline-block;width:1.4em;height:0.9em;border-radius:3px;'
@@ -312,7 +306,7 @@ COLOUR_MEANINGS = {
 TINTS = {ACTIVE_TINT: ACTIVE, FORWARD_TINT: FORWARD, SEED_TINT: SEED}  # the node table's row: the box's mark
 
 LEGEND = (
-    PLAYER_STYLE  # inert in the fallback, which has no .player
+    PLAYER_STYLE
     + '<div style="font-size:0.85rem;color:#444">'
     + _swatch('white', INK, 'grad not computed yet (·)')
     + _swatch(ACCUMULATING_FILL, INK, COLOUR_MEANINGS[ACCUMULATING_FILL], line='dashed')
@@ -330,14 +324,3 @@ LOST_LEGEND = (
     'display:inline-block;width:1.6em;vertical-align:middle"></span> a contribution that = threw away</span>'
     ' (with =, a grad with more to come is written again, not added to)</div>'
 )
-
-
-def show_legend(lost_too=False):
-    st.html(LEGEND + (LOST_LEGEND if lost_too else ''))
-
-
-def show_graph(dot, assigns=False):
-    """The fallback's chart of `dot`, and the legend, with the `=` engine's struck look where `assigns`."""
-    st.html(MONOSPACE_TEXT)
-    st.graphviz_chart(dot, width='stretch')
-    show_legend(lost_too=assigns)

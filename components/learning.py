@@ -32,14 +32,13 @@ class Learning:
 
 @dataclass(frozen=True)
 class Tail:
-    """The frames after the pass, as the player's body has them, and each one's every look (for the fallback)."""
+    """The frames after the pass, as the player's body has them."""
 
     patches: list
     captions: list
     explanations: list
     rules: list
     summary: str
-    looks: list  # per frame, every value's look: what the patches have made of it by then
 
 
 LINE = 'p.data += -lr * p.grad'  # micrograd's training loop: for p in model.parameters(): p.data += -lr * p.grad
@@ -116,11 +115,7 @@ def learning_tail(trace, learning, width, pass_patches, frame_patches):
             parts = parts + [('p', [('b', f'{_compared(old, new)} '), ('', _loss_words(old, new, learning.lr))])]
         explanations.append(explanation_html(parts))
         rules.append(frame_rules(after, frame))
-    shown, every = {}, []  # the first update's patch writes every value
-    for patch in patches:
-        shown.update({i: tuple(look) for i, *look in patch['v']})
-        every.append([shown[i] for i in range(n)])
-    return Tail(patches, captions, explanations, rules, summary_html(learning), every)
+    return Tail(patches, captions, explanations, rules, summary_html(learning))
 
 
 def _update_parts(p, lr, k, n):

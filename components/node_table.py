@@ -2,15 +2,12 @@
 (only when asked, as the answers to the class's question) each grad as it is at the end of backward()."""
 
 import pandas as pd
-import streamlit as st
 
-from components.graph import ACTIVE_TINT, FORWARD_TINT, SEED_TINT, value_look
+from components.graph import value_look
 from components.numbers import HIDDEN, fmt
 from engine import ops
 from engine.frames import grads_at, hidden_grads
 
-# the row of the node this frame is about, in a tint of its box's mark: computed, seeded, or its _backward runs
-TINT_OF = {'forward': FORWARD_TINT, 'seed': SEED_TINT, 'backward': ACTIVE_TINT}
 # a grad's state (graph.value_look) in the legend's words: 'grad not computed yet', 'grad has more += to come',
 # 'grad is final'; the cell reads after the column's title, 'grad …'
 STATE_WORDS = {
@@ -23,7 +20,6 @@ STATE_COLUMN = 'grad …'
 # the grads at the end of the pass: the answers, hidden unless asked for; named so as not to be read as the state
 ANSWER_COLUMN = 'answer: grad at the end'
 COLUMNS = ('node', 'op', 'data', 'grad now', STATE_COLUMN, ANSWER_COLUMN)  # in the table's order, answer last
-NAME_WIDTH = (8, 40)  # the node column fits its longest name, in characters, within these bounds
 
 
 BESIDE_COLUMN = 'grad with +='  # the `=` bug (components/bug.py): what += gives at the same frame, beside it
@@ -71,46 +67,3 @@ def node_table(trace, frame, answers=False, hide='none', right=None):
     if answers:
         columns[ANSWER_COLUMN] = fixed['finals']
     return pd.DataFrame(columns)
-
-
-def looks_table(trace, looks):
-    """The table of a frame given by its looks (graph.value_look's texts per value): one step of learning's."""
-    fixed = table_columns(trace)
-    return pd.DataFrame({
-        'node': fixed['names'], 'op': fixed['ops'],
-        'data': [look[0].strip() for look in looks], 'grad now': [look[1].strip() for look in looks],
-        STATE_COLUMN: [STATE_WORDS[look[2]] for look in looks],
-    })  # fmt: skip
-
-
-def pixels(characters):
-    return 7 * characters + 20  # ~7 px a character of the table's font, and the cell's padding
-
-
-def name_width(table):
-    """The node column's width in pixels: wide enough for the longest name ('x1*w1 + x2*v'), within NAME_WIDTH."""
-    longest = max((len(name) for name in table['node']), default=0)
-    return pixels(min(max(longest, NAME_WIDTH[0]), NAME_WIDTH[1]))
-
-
-def column_widths(table):
-    """Each column's width in pixels, so that no cell is cut: the names, the numbers, and the state's words."""
-    numbers = max((len(text) for column in ('data', 'grad now') for text in table[column]), default=0)
-    widths = {'node': name_width(table), 'op': pixels(max(len(op) for op in table['op']) if len(table) else 5)}
-    widths |= {'data': pixels(numbers), 'grad now': pixels(numbers)}
-    if BESIDE_COLUMN in table:
-        widths[BESIDE_COLUMN] = pixels(len(BESIDE_COLUMN))
-    widths[STATE_COLUMN] = pixels(max(len(word) for word in STATE_WORDS.values()))
-    if ANSWER_COLUMN in table:
-        widths[ANSWER_COLUMN] = pixels(len(ANSWER_COLUMN))
-    return widths
-
-
-def show_node_table(table, frame):
-    # styling one row, not testing every row, keeps a 1,000-row table cheap to send
-    styled = table.style
-    if frame.node in table.index:
-        tint = {'background-color': TINT_OF[frame.kind]}
-        styled = styled.set_properties(subset=pd.IndexSlice[[frame.node], :], **tint)
-    config = {name: st.column_config.TextColumn(name, width=width) for name, width in column_widths(table).items()}
-    st.dataframe(styled, hide_index=True, width='stretch', column_config=config)

@@ -1,8 +1,6 @@
 """The presentation view, for a projector and for screenshots: no sidebar, its few controls above the graph, the
 caption as a title with the frame's sums under it. And the switch that hides grads for a class to work out."""
 
-import html
-
 import streamlit as st
 
 from engine.frames import HIDE
@@ -14,12 +12,6 @@ HIDE_HELP = 'Hidden grads show ?: "new" hides what this step writes, and the nex
 PAGE_STYLE = (
     '<style>[data-testid="stHeader"]{display:none}'
     '[data-testid="stMainBlockContainer"]{padding:0.75rem 1.5rem 0.5rem;max-width:none}</style>'
-)
-# the fallback's title and sums, as large as the player's
-FALLBACK_STYLE = (
-    '<style>.present-title{font-size:clamp(1.5rem,2.3vw,2.6rem);font-weight:600;line-height:1.2;margin:0}'
-    '.present-rules{font-family:"DejaVu Sans Mono",monospace;font-size:clamp(1.1rem,1.6vw,2rem);line-height:1.35}'
-    '</style>'
 )
 
 
@@ -41,10 +33,3 @@ def presentation_controls():
             'Grads', HIDE, key='hide', required=True, format_func=HIDE_LABELS.get, label_visibility='collapsed'
         )
     table.toggle('Node table', key='table')
-
-
-def show_title(caption, rules):
-    """The fallback renderer's title and sums (plain text, escaped here)."""
-    title = f'<p class="present-title">{html.escape(caption)}</p>'
-    lines = ''.join(f'<div>{html.escape(line)}</div>' for line in rules)
-    st.html(f'{FALLBACK_STYLE}{title}<div class="present-rules">{lines}</div>')

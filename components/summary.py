@@ -4,9 +4,7 @@ import html
 import math
 
 import pandas as pd
-import streamlit as st
 
-from components.markdown import md
 from components.numbers import fmt
 
 UNDEFINED = 'undefined here'
@@ -32,11 +30,6 @@ def grad_check(trace, numeric):
                 rows.append((node.name, fmt(g), UNDEFINED, UNDEFINED))
     columns = ['input', 'grad (backward)', 'finite difference', 'difference']
     return pd.DataFrame({column: [row[j] for row in rows] for j, column in enumerate(columns)})
-
-
-def show_summary(table, output_name):
-    st.markdown(f'**Done.** Each input’s grad is ∂{md(output_name)}/∂input. {md(CHECK)}')
-    st.dataframe(table, hide_index=True, width='stretch')
 
 
 def summary_html(table, output_name):

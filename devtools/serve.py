@@ -54,12 +54,19 @@ def _healthy(url):
         return False
 
 
+# the layout's two sources: the server's dot, or (with dot hidden from the server's PATH) the browser's Graphviz
+LAYOUT_SOURCES = ('dot', 'browser')
+NO_DOT_PATH = str(ROOT / 'devtools' / 'no-dot')  # a PATH of one folder with no programs in it: dot is not found
+
+
 @contextlib.contextmanager
-def serve_app(timeout=60.0, env=None, port=None, log_lines=None):
+def serve_app(timeout=60.0, env=None, port=None, log_lines=None, source='dot'):
     """Yield the base URL (a Url) of a running `streamlit run app.py` (with `env` added); stop the server on exit.
 
     `port`: the port to serve on (a free one if None). `log_lines`: a list that gets the server's log on exit.
+    `source` (LAYOUT_SOURCES): 'browser' hides dot from the server, whose player then lays graphs out in the browser.
     """
+    env = {**(env or {}), **({'PATH': NO_DOT_PATH} if source == 'browser' else {})}
     port = port or free_port()
     url = f'http://127.0.0.1:{port}'
     command = [
@@ -76,7 +83,7 @@ def serve_app(timeout=60.0, env=None, port=None, log_lines=None):
             cwd=ROOT,
             stdout=log,
             stderr=subprocess.STDOUT,
-            env={**os.environ, **(env or {}), 'PYTHONUNBUFFERED': '1'},
+            env={**os.environ, **env, 'PYTHONUNBUFFERED': '1'},
         )
 
         def server_log():

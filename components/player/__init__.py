@@ -1,12 +1,12 @@
-"""The graph as a player in the browser: laid out once by Graphviz's dot, then each frame only patches texts
-and colours. Stepping and playing happen in the browser, and so does everything that follows the frame: the
+"""The graph as a player in the browser: laid out once, by the server's Graphviz dot or, on a server without it,
+by Graphviz compiled to WebAssembly in the browser (static/graphviz/, in a Web Worker), then each frame only patches
+texts and colours. Stepping and playing happen in the browser, and so does everything that follows the frame: the
 caption, the explanation, the node table and the grad check are sent once per expression and inputs, as HTML
 and patches that Python made, and drawn there. A step costs the server nothing.
 
 The page draws it with one call, show_player, and sends it to a link's frame with go_to."""
 
 import json
-import os
 from pathlib import Path
 
 import streamlit as st
@@ -21,12 +21,14 @@ from components.node_table import table_columns
 from components.numbers import HIDDEN, fmt
 from components.summary import grad_check, summary_html
 from engine.frames import hidden_grads
-from layout import LayoutRefused, has_dot, lay_out
+from exports import file_stem
+from layout import FULL_BUDGET, QUICK_BUDGET, QUICK_NOTE, TANGLED, LayoutRefused, has_dot, lay_out, quickened
 
 HERE = Path(__file__).parent
 _PLAYER = st.components.v2.component(
     'backprop_graph_player', css=(HERE / 'player.css').read_text(), js=(HERE / 'player.js').read_text()
 )
+GRAPHVIZ_JS = 'app/static/graphviz/index.js'  # static/graphviz/, served by Streamlit (server.enableStaticServing)
 GOTO = 'player_goto'  # session state: where the page last sent the player, {'id', 'frame', 'open'} (go_to)
 NO_GOTO = {'id': 0, 'frame': 0, 'open': True}  # before any: the first frame
 
@@ -42,9 +44,8 @@ def go_to(frame, opening):
 
 
 def send_to(frame):
-    """Send the page to `frame` at once: the player (go_to), or the fallback's stepper (the page's frame)."""
+    """Send the player to `frame` at once, even if it shows one already."""
     go_to(frame, opening=False)
-    st.session_state.frame = frame
 
 
 def show_player(
@@ -59,6 +60,31 @@ def show_player(
     cannot be laid out the page says why and stops. Returns (the frame whose Share button was clicked in this run,
     as the browser sent it, or None; whether the layout is the quick one, which the exports then use too).
     """
+    if has_dot():
+        graph, quick = server_layout(expression, trace, width)
+    else:  # the browser lays it out: the same DOT, the same budget
+        graph, quick = browser_layout(trace, width), False
+    inputs = tuple(values.items())
+    # what of the page decides the frames and their looks: a quiz sends the frames up to its question
+    view = (page.forward, page.leaves, page.hide, mode, len(all_frames), numeric is None, learning and learning.lr,
+            'svg' in graph)  # fmt: skip
+    body = shared.player_body(
+        expression=expression, values=inputs, view=view,
+        make=lambda: make_body(trace, all_frames, width, numeric, graph, page.hide, right, learning),
+    )  # fmt: skip
+    name = repr((expression.key, inputs, view))  # what the body is for, as shared.py keeps it
+    goto = st.session_state.get(GOTO, NO_GOTO)
+    answers = page.final_grads_shown
+    stem = file_stem(expression.key, values)
+    share_at = graph_player(
+        name, body, page.speed, answers, goto, present=page.present, table=page.table, of=of, stem=stem
+    )
+    return share_at, quick
+
+
+def server_layout(expression, trace, width):
+    """The graph laid out by this server's dot, from shared.py's cache, as the player's body carries it ({'svg'}),
+    and whether it is the quick layout. When it cannot be laid out, the page says why and stops."""
     allowance, waiting = shared.session_allowance(), shared.session_waiting()
     try:
         with st.spinner('Laying out the graph…', show_time=True):
@@ -69,24 +95,21 @@ def show_player(
         st.warning(refused.message, icon=':material/hourglass_disabled:')
         st.stop()
     if layout.quick:
-        st.caption('A tangled graph: laid out quickly, with straight edges, to keep within the time budget.')
-    inputs = tuple(values.items())
-    # what of the page decides the frames and their looks: a quiz sends the frames up to its question
-    view = (page.forward, page.leaves, page.hide, mode, len(all_frames), numeric is None, learning and learning.lr)
-    body = shared.player_body(
-        expression=expression, values=inputs, view=view,
-        make=lambda: make_body(trace, all_frames, width, numeric, layout, page.hide, right, learning),
-    )  # fmt: skip
-    name = repr((expression.key, inputs, view))  # what the body is for, as shared.py keeps it
-    goto = st.session_state.get(GOTO, NO_GOTO)
-    answers = page.final_grads_shown
-    share_at = graph_player(name, body, page.speed, answers, goto, present=page.present, table=page.table, of=of)
-    return share_at, layout.quick
+        st.caption(QUICK_NOTE)
+    return {'svg': layout.svg}, layout.quick
 
 
-def can_lay_out():
-    """Whether this server has Graphviz's dot. BACKPROP_RENDERER=chart asks for the fallback anyway (tests use it)."""
-    return os.environ.get('BACKPROP_RENDERER') != 'chart' and has_dot()
+def browser_layout(trace, width):
+    """What the player lays out in the browser where the server has no dot: the same value-free DOT as layout_svg's,
+    the graph attributes of layout.py's quick layout, the same budgets, and what the page says past them.
+    `url`: the Graphviz module (root-relative, under server.baseUrlPath)."""
+    dot = build_dot(trace, None, width)
+    quick = {k: v for k, v in quickened(dot).graph_attr.items() if dot.graph_attr.get(k) != v}
+    base = (st.get_option('server.baseUrlPath') or '').strip('/')
+    return {
+        'dot': dot.source, 'quick': quick, 'budget': [FULL_BUDGET, QUICK_BUDGET], 'tangled': TANGLED,
+        'quickNote': QUICK_NOTE, 'url': '/' + '/'.join(filter(None, [base, GRAPHVIZ_JS])),
+    }  # fmt: skip
 
 
 def layout_svg(trace, width, waiting=lambda: True, allowance=None):
@@ -157,11 +180,12 @@ def _struck(label):
     return f'{product.strip()}\n\n{amount.strip()}'
 
 
-def make_body(trace, all_frames, width, numeric, layout, hide='none', right=None, learning=None):
-    """The layout with each frame's patch, caption, explanation, sums and node table, encoded for the player;
-    the grads that `hide` names show '?' in all of them, and hiding every grad leaves out the grad check too, as
-    does `numeric` None (a quiz not finished). On the `=` engine, `right` is the `+=` trace beside it; `learning`
-    (components.learning.Learning) adds the frames of one step of learning after the pass."""
+def make_body(trace, all_frames, width, numeric, graph, hide='none', right=None, learning=None):
+    """The graph (server_layout's {'svg'} or browser_layout's {'dot', …}) with each frame's patch, caption,
+    explanation, sums and node table, encoded for the player; the grads that `hide` names show '?' in all of them,
+    and hiding every grad leaves out the grad check too, as does `numeric` None (a quiz not finished). On the `=`
+    engine, `right` is the `+=` trace beside it; `learning` (components.learning.Learning) adds the frames of one
+    step of learning after the pass."""
     patches = frame_patches(trace, all_frames, width, hide, right)
     captions = [caption(trace, f) for f in all_frames]
     parts = [explain(trace, f, hide) for f in all_frames]
@@ -188,7 +212,7 @@ def make_body(trace, all_frames, width, numeric, layout, hide='none', right=None
     if hide != 'none' or any(f.ask for f in all_frames):
         table['finals'] = [HIDDEN] * len(trace.nodes)  # the answers are never sent where grads are asked for
     return encode_body(
-        layout.svg, patches, blank_label(width, label_width(trace, width)),
+        graph, patches, blank_label(width, label_width(trace, width)),
         captions=captions, explanations=explanations, rules=rules, table=table, near=neighbours(trace),
         summary=summary, plots=plots, legend=LEGEND + (LOST_LEGEND if right is not None else ''),
     )  # fmt: skip
@@ -204,10 +228,11 @@ def neighbours(trace):
 
 
 def encode_body(
-    svg, patches, blank, captions, explanations, table, summary, rules=(), plots=None, near=(), legend=LEGEND
+    graph, patches, blank, captions, explanations, table, summary, rules=(), plots=None, near=(), legend=LEGEND
 ):
     """The bulk of what the player is sent, for one expression, its inputs and the forward switch: encoded once.
 
+    graph: the layout, {'svg': dot's SVG}, or what the browser lays out itself (browser_layout).
     blank: what an edge that carries nothing shows (graph.blank_label), its lines joined by a newline.
     captions, explanations: one per frame (plain text; HTML made by components.explanation).
     rules: one list of plain-text lines per frame, the presentation view's sums (explanation.frame_rules).
@@ -217,14 +242,14 @@ def encode_body(
     near: per value, [its inputs, the values it feeds] (neighbours), kept in sight with it when the view scrolls.
     """
     body = {
-        'svg': svg, 'patches': patches, 'blank': blank, 'legend': legend,
+        **graph, 'patches': patches, 'blank': blank, 'legend': legend,
         'captions': captions, 'explanations': explanations, 'table': table, 'summary': summary,
         'rules': list(rules) or [[] for _ in patches], 'plots': plots, 'near': list(near),
     }  # fmt: skip
     return json.dumps(body, separators=(',', ':')).encode()
 
 
-def graph_player(layout, body, speed, answers, goto, present=False, table=False, key='graph', of=None):
+def graph_player(layout, body, speed, answers, goto, present=False, table=False, key='graph', of=None, stem='graph'):
     """Draw the player.
 
     `layout` names the body: the browser reads the body only when it is new. `present`: the presentation view
@@ -233,11 +258,12 @@ def graph_player(layout, body, speed, answers, goto, present=False, table=False,
     a new id moves the player to `frame`, except that an `open` goto (a visitor's first run) does not move a
     player that already shows a frame, as after a server restart, when its page reconnects to a new session.
     `of`: how many frames the whole pass has, where the body holds fewer (a quiz, up to its question).
+    `stem`: the name of the files the player saves of a frame it laid out itself (exports.file_stem).
     Each run sends one line of JSON, a newline, then `body`; while nothing changes they are the same bytes,
     so Streamlit does not send them again. Returns the frame whose Share button was clicked in this run, or None.
     """
     head = {'layout': layout, 'speed': speed, 'answers': answers, 'goto': goto, 'present': present, 'table': table,
-            'of': of}  # fmt: skip
+            'of': of, 'stem': stem}  # fmt: skip
     head = json.dumps(head).encode()
     result = _PLAYER(key=key, data=head + b'\n' + body, default={}, on_share_change=lambda: None)
     return result.get('share')

@@ -24,6 +24,70 @@ const URL_EVERY_MS = 300;
 // the two agree, and lays a box out with dot to check the order)
 const VALUE_TEXTS = { name: 0, data: 2, grad: 4 };
 const utf8 = new TextDecoder();
+const PNG_SCALE = 2; // a frame's PNG: twice its size at 100 %, as the server's export (exports.PNG_DPI)
+const PNG_PIXELS = 40e6; // at most, and at most CANVAS_SIDE px a side: a bigger graph's PNG is made smaller
+const CANVAS_SIDE = 16384;
+const PROGRESS_MS = 250;
+const KEPT_LAYOUTS = 8; // graphs laid out here that are kept: going back to one, or new inputs, lays out nothing // how often the line that says the graph is being laid out counts the seconds
+
+// Graphviz compiled to WebAssembly (static/graphviz/, from the npm registry), run in a Web Worker so that a tangled
+// graph never freezes the tab: the worker is ended at the layout's budget
+const WORKER_SOURCE = `
+let graphviz = null;
+onmessage = async ({ data }) => {
+  try {
+    if (data.url) { graphviz = await (await import(data.url)).Graphviz.load(); postMessage({ ready: true }); }
+    else postMessage({ svg: graphviz.dot(data.dot) });
+  } catch (error) { postMessage({ error: String((error && error.message) || error) }); }
+};`;
+
+class BrowserGraphviz {
+  constructor() {
+    this.worker = null; // the Worker, with Graphviz loaded in it, or null
+    this.ready = null; // a promise: the worker has loaded Graphviz
+    this.url = null; // the module's address
+    this.cancel = null; // ends the layout under way, if any
+  }
+
+  start(url) {
+    const source = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: 'text/javascript' }));
+    const worker = (this.worker = new Worker(source, { type: 'module' }));
+    URL.revokeObjectURL(source);
+    this.url = url;
+    this.ready = new Promise((resolve, reject) => {
+      worker.onmessage = ({ data }) => (data.ready ? resolve() : reject(new Error(data.error)));
+      worker.onerror = (e) => { e.preventDefault(); reject(new Error(e.message || 'Graphviz did not load')); };
+    });
+    worker.postMessage({ url: new URL(url, window.location.href).href });
+  }
+
+  end() {
+    this.worker?.terminate();
+    this.worker = null;
+  }
+
+  // the SVG of `dot`, or null when it takes more than `ms` (the worker is then ended), or null and cancelled
+  async run(url, dot, ms) {
+    this.cancel?.();
+    if (!this.worker || this.url !== url) { this.end(); this.start(url); }
+    const worker = this.worker;
+    let cancelled = false;
+    this.cancel = () => { cancelled = true; };
+    try { await this.ready; } catch (error) { this.end(); throw error; }
+    if (cancelled || worker !== this.worker) return { svg: null, cancelled: true };
+    return new Promise((resolve, reject) => {
+      const finish = (result) => { clearTimeout(timer); this.cancel = null; resolve(result); };
+      const timer = setTimeout(() => { this.end(); finish({ svg: null, cancelled: false }); }, ms);
+      this.cancel = () => { this.end(); finish({ svg: null, cancelled: true }); };
+      worker.onmessage = ({ data }) => {
+        if (data.error) { clearTimeout(timer); this.cancel = null; this.end(); reject(new Error(data.error)); }
+        else finish({ svg: data.svg, cancelled: false });
+      };
+      worker.postMessage({ dot });
+    });
+  }
+}
+const browserGraphviz = new BrowserGraphviz(); // one worker for the page: its Graphviz loads once
 const emptyModel = () => ({ values: [], op: -1, edges: {}, lost: [] }); // the look before frame 0: nothing drawn
 
 class Player {
@@ -84,6 +148,10 @@ class Player {
     this.urlWritten = 0; // when it was last written (performance.now())
     this.component = null; // Streamlit's handle, to send the share button's frame
     this.present = false; // the presentation view: the graph fitted to the window, the caption as a title
+    this.head = null; // what the page's last run said besides the body (update)
+    this.layouts = new Map(); // DOT -> {svg, quick, ms}: the graphs this browser laid out, the newest last
+    this.lastFrame = 0; // the frame shown before a new layout: the next one opens there
+    this.stem = 'graph'; // the name of a saved frame's file, before its frame (exports.file_stem)
 
     $('.prev').onclick = () => { this.stop(); this.go(this.cur - 1); };
     $('.next').onclick = () => { this.stop(); this.go(this.cur + 1); };
@@ -109,13 +177,16 @@ class Player {
       else if (e.key === ' ' && !target.closest?.('button, input[type="checkbox"]')) { this.timer ? this.stop() : this.play(); e.preventDefault(); }
       else if (e.key === 'Home' || e.key === 'End') { this.stop(); this.go(e.key === 'Home' ? 0 : this.n - 1); e.preventDefault(); }
     });
+    // the share panel's buttons for a frame this browser laid out (components/export_panel.py)
+    window.addEventListener('backprop-save-frame', (e) => this.root.isConnected && this.saveFrame(e.detail));
     // the server writes the link when the expression or an input changes; put the frame back into it
     setInterval(() => this.root.isConnected && this.writeUrl(), 1000);
   }
 
-  load(body) {
-    // the SVG and the HTML are our own, made by Python from escaped text; no user text reaches them unescaped
-    this.view.innerHTML = body.svg;
+  load(body, svg) {
+    // the SVG and the HTML are our own, made by Python (or Graphviz, from Python's DOT) from escaped text; no user
+    // text reaches them unescaped
+    this.view.innerHTML = svg;
     this.svg = this.view.querySelector('svg');
     this.natural = (this.svg.viewBox.baseVal.width * 4) / 3; // pt to px
     this.naturalHeight = (this.svg.viewBox.baseVal.height * 4) / 3;
@@ -241,6 +312,7 @@ class Player {
   }
 
   go(k) {
+    if (!this.body) return; // being laid out
     k = Math.max(0, Math.min(this.n - 1, k));
     if (k === this.cur) return;
     this.seek(k);
@@ -257,7 +329,7 @@ class Player {
     row?.classList.toggle('forward', mark === 'forward');
     row?.classList.toggle('seed', mark === 'seed');
     this.followRow(row);
-    this.cur = k;
+    this.cur = this.lastFrame = k;
     this.slider.value = k;
     this.prevButton.disabled = k === 0;
     this.nextButton.disabled = k === this.n - 1;
@@ -408,15 +480,71 @@ class Player {
   // one run of the page: a line of JSON for this run, then the layout's body, read only when the layout is new
   update(bytes) {
     const cut = bytes.indexOf(10);
-    const head = JSON.parse(utf8.decode(bytes.subarray(0, cut)));
-    const wasPlaying = !!this.timer;
-    const fresh = this.cur < 0;
-    if (fresh) this.checkLink();
-    if (head.layout !== this.layout) {
+    this.head = JSON.parse(utf8.decode(bytes.subarray(0, cut)));
+    if (this.layout === null) this.checkLink();
+    if (this.head.layout !== this.layout) {
       this.stop();
-      this.load(JSON.parse(utf8.decode(bytes.subarray(cut + 1))));
-      this.layout = head.layout;
+      this.layout = this.head.layout;
+      const body = JSON.parse(utf8.decode(bytes.subarray(cut + 1)));
+      if (body.svg === undefined) return this.layOutHere(body, this.head.layout);
+      this.load(body, body.svg);
     }
+    if (this.body) this.apply(this.head);
+  }
+
+  // a server without dot sends the value-free DOT: laid out here, once per graph, within the server's budget (the
+  // full layout, then the quick one, then the page says so), then patched exactly as the server's SVG would be
+  async layOutHere(body, name) {
+    this.body = this.svg = null;
+    this.cur = -1;
+    this.view.replaceChildren();
+    for (const box of [this.captionBox, this.explainBox, this.summaryBox, this.plotBox]) box.replaceChildren();
+    const key = body.dot;
+    let laid = this.layouts.get(key);
+    if (!laid) {
+      const started = performance.now();
+      const tell = () => this.tell(`Laying out the graph… ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      tell();
+      const ticking = setInterval(tell, PROGRESS_MS);
+      try {
+        const [full, quick] = body.budget.map((s) => s * 1000);
+        let run = await browserGraphviz.run(body.url, body.dot, full);
+        let isQuick = false;
+        if (run.svg === null && !run.cancelled) {
+          run = await browserGraphviz.run(body.url, withGraphAttributes(body.dot, body.quick), quick);
+          isQuick = true;
+        }
+        if (run.cancelled || this.layout !== name) return; // another graph was asked for meanwhile
+        if (run.svg === null) return this.tell(body.tangled);
+        laid = { svg: run.svg, quick: isQuick, ms: performance.now() - started };
+      } catch (error) {
+        if (this.layout === name) this.tell(`The graph could not be laid out in this browser: ${error.message}`);
+        return;
+      } finally {
+        clearInterval(ticking);
+      }
+      this.layouts.delete(key); // the most recent last: the oldest goes first
+      this.layouts.set(key, laid);
+      if (this.layouts.size > KEPT_LAYOUTS) this.layouts.delete(this.layouts.keys().next().value);
+    }
+    if (this.layout !== name) return;
+    this.tell(laid.quick ? body.quickNote : '');
+    this.load(body, laid.svg);
+    this.root.dataset.laidOut = `browser ${laid.ms.toFixed(0)}`; // for tests and benchmarks: who laid it out, in ms
+    this.apply(this.head);
+  }
+
+  // the notice line above the caption: a progress line, or why there is no graph (empty: none)
+  tell(text) {
+    this.noticeBox.textContent = text;
+    this.noticeBox.hidden = !text;
+  }
+
+  // what a run of the page says besides the body: the speed, the views, where to go
+  apply(head) {
+    const wasPlaying = !!this.timer;
+    const fresh = this.cur < 0 && this.gotoId === null;
+    this.stem = head.stem || 'graph';
     this.of = Math.max(this.n, head.of || 0);
     this.slider.max = this.of - 1; // a quiz's slider shows how far its question is into the pass; go() stops there
     this.tableBox.classList.toggle('answers', head.answers);
@@ -427,7 +555,7 @@ class Player {
       this.speed = head.speed;
       if (wasPlaying && this.timer) { this.stop(); this.play(); }
     }
-    let target = this.cur < 0 ? 0 : this.cur;
+    let target = this.cur < 0 ? this.lastFrame : this.cur;
     if (head.goto.id !== this.gotoId) {
       this.gotoId = head.goto.id;
       if (fresh || !head.goto.open) target = head.goto.frame;
@@ -441,6 +569,65 @@ class Player {
       if (present) this.view.focus({ preventScroll: true }); // the keys step at once
     }
   }
+
+  // this frame as a file, from the SVG on screen: 'svg' (its looks written into it, so it stands alone) or 'png'
+  // (PNG_SCALE times its size, on white). For a graph this browser laid out, where the server cannot draw one
+  saveFrame(kind) {
+    if (!this.svg) return;
+    const copy = standalone(this.svg, this.natural, this.naturalHeight);
+    const name = `${this.stem}_f${String(this.cur).padStart(String(this.n - 1).length, '0')}`;
+    const text = new XMLSerializer().serializeToString(copy);
+    const svgBlob = new Blob([text], { type: 'image/svg+xml' });
+    if (kind === 'svg') return download(svgBlob, `${name}.svg`);
+    const scale = Math.min(PNG_SCALE, Math.sqrt(PNG_PIXELS / (this.natural * this.naturalHeight)),
+      CANVAS_SIDE / this.natural, CANVAS_SIDE / this.naturalHeight);
+    const image = new Image();
+    const url = URL.createObjectURL(svgBlob);
+    image.onload = () => {
+      const canvas = Object.assign(document.createElement('canvas'), {
+        width: Math.round(this.natural * scale), height: Math.round(this.naturalHeight * scale) });
+      const paint = canvas.getContext('2d');
+      paint.fillStyle = 'white';
+      paint.fillRect(0, 0, canvas.width, canvas.height);
+      paint.drawImage(image, 0, 0, canvas.width, canvas.height);
+      URL.revokeObjectURL(url);
+      canvas.toBlob((png) => download(png, `${name}.png`), 'image/png');
+    };
+    image.src = url;
+  }
+}
+
+// the DOT with graph attributes set at its end, where they win over those at its head (layout.py's quick layout)
+function withGraphAttributes(dot, attributes) {
+  const set = Object.entries(attributes).map(([k, v]) => `${k}="${v}"`).join(' ');
+  return dot.replace(/\}\s*$/, `graph [${set}]\n}`);
+}
+
+// the looks the player's stylesheet gives an SVG's parts, written into a copy of it, so that it stands alone
+const LOOKS = ['fill', 'stroke', 'stroke-width', 'stroke-dasharray', 'font-family', 'font-size', 'font-weight',
+  'text-decoration', 'white-space'];
+function standalone(svg, width, height) {
+  const copy = svg.cloneNode(true);
+  const from = [svg, ...svg.querySelectorAll('*')];
+  const to = [copy, ...copy.querySelectorAll('*')];
+  from.forEach((e, i) => {
+    if (!(e instanceof SVGGraphicsElement) || e.tagName === 'g') return;
+    const style = getComputedStyle(e);
+    to[i].setAttribute('style', LOOKS.map((p) => `${p}:${style.getPropertyValue(p)}`).join(';'));
+  });
+  copy.removeAttribute('style');
+  copy.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
+  copy.setAttribute('width', `${width}px`);
+  copy.setAttribute('height', `${height}px`);
+  return copy;
+}
+
+function download(blob, name) {
+  const a = Object.assign(document.createElement('a'), { href: URL.createObjectURL(blob), download: name });
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(a.href), 10000);
 }
 
 export default function (component) {
