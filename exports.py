@@ -56,9 +56,9 @@ def install_graphviz(system=None):
     }.get(system or platform.system(), 'sudo apt-get install graphviz (Debian, Ubuntu) or sudo dnf install graphviz')
 
 
-def no_dot():
-    """What the page says where an export needs Graphviz on the server and this one has none."""
-    return f'The whole pass needs Graphviz on this server, which it does not have: {install_graphviz()}.'
+def no_dot(what='This export'):
+    """What the page says where `what` needs Graphviz on the server and this one has none."""
+    return f'{what} needs Graphviz on this server, which it does not have: {install_graphviz()}.'
 
 
 class ExportRefused(Exception):

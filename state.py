@@ -7,7 +7,8 @@ from_query only walk that table. A link is untrusted: from_query keeps what it c
 default for the rest.
 
 The session-state keys this module owns: each field of PageState under its name (the widgets that set a field are
-drawn with that key; the stepper moves `frame`), each input's box (input_key), and LINK_IN_BROWSER and LINK_OF_PAGE.
+drawn with that key; `frame` is the link's step, which the player keeps in the address bar), each input's box
+(input_key), and LINK_IN_BROWSER and LINK_OF_PAGE.
 """
 
 import math

@@ -77,7 +77,8 @@ def show_exports(shown, allowance, waiting):
         label, ext, mime, _ = FRAME_FILES[2]
         st.download_button(label, exports.frame_dot(**picture), f'{name}.{ext}', mime, on_click='ignore',
                            icon=':material/download:')  # fmt: skip
-        st.info(exports.no_dot(), icon=':material/info:')
+        names = ', '.join(label for label, *_ in PASS_FILES)
+        st.info(exports.no_dot(f'The whole pass ({names})'), icon=':material/info:')
         return
     for column, (label, ext, mime, make) in zip(st.columns(len(FRAME_FILES)), FRAME_FILES):
         # made when clicked, without a rerun; the DOT source at once

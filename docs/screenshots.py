@@ -17,7 +17,7 @@ from devtools.serve import CHROMIUM, CHROMIUM_ARGS, check_chromium, serve_app
 DOCS = Path(__file__).resolve().parent
 
 VIEWPORT = {'width': 1600, 'height': 1000}
-GRAPH = '.player .view svg, [data-testid="stGraphVizChart"] svg'  # the player's graph, or the fallback chart
+GRAPH = '.player .view svg'  # the player's graph
 MLP_FRAME = 44  # mid-backward: h2 × v2 passes its grad back; some grads final, some still collecting, some not yet
 PROJECTOR = {'width': 1920, 'height': 1080}
 NEURON_FRAME = 14  # mid-backward: x1*w1 passes its grad back, x1.grad += w1.data × 0.5 = -1.5
@@ -144,7 +144,7 @@ def main():
 
             page, k, n = open_view(browser, url, '?expr=reuse&step=1000000')  # the step is capped at the last frame
             assert k == n, (k, n)
-            checks = page.locator('[data-testid="stDataFrame"], .player .summary')  # the fallback's, or the player's
+            checks = page.locator('.player .summary')
             expect(checks.filter(has=page.locator('th', has_text='finite'))).to_have_count(1)
             save(page, 'reuse-end.png')
 

@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 import layout
-from devtools.serve import CHROMIUM, CHROMIUM_ARGS, ServerError, check_chromium, serve_app
+from devtools.serve import CHROMIUM, CHROMIUM_ARGS, LAYOUT_SOURCES, ServerError, check_chromium, serve_app
 
 
 @pytest.fixture
@@ -23,23 +23,23 @@ def dot_processes(monkeypatch):
 
 
 class Served(str):
-    """The base URL, knowing which renderer the server uses."""
+    """The base URL, knowing where the server's player gets its layout (devtools.serve.LAYOUT_SOURCES)."""
 
-    def __new__(cls, url, renderer):
+    def __new__(cls, url, source):
         served = super().__new__(cls, url)
-        served.renderer = renderer
+        served.source = source
         return served
 
 
-@pytest.fixture(scope='session', params=['player', 'chart'])
+@pytest.fixture(scope='session', params=LAYOUT_SOURCES)
 def app_server(request):
     """The base URL of the app, served on a free port of 127.0.0.1 for the whole session.
 
-    Twice: with the player (the graph laid out once by the server's dot, patched in the browser) and with
-    the fallback a server without Graphviz uses (st.graphviz_chart, laid out again in the browser each frame).
+    Twice: with the server's dot laying the graph out, and with dot hidden from the server, so that the player lays
+    it out in the browser with Graphviz as WebAssembly; either way the player patches it frame by frame.
     """
     try:
-        with serve_app(timeout=60, env={'BACKPROP_RENDERER': request.param}) as url:
+        with serve_app(timeout=60, source=request.param) as url:
             yield Served(url, request.param)
     except ServerError as e:
         pytest.fail(str(e), pytrace=False)
@@ -47,8 +47,8 @@ def app_server(request):
 
 @pytest.fixture(scope='module')
 def served(browser):
-    """The base URL of the app with the player, served for one test module: its tests start from a fresh server."""
-    with serve_app(timeout=60, env={'BACKPROP_RENDERER': 'player'}) as url:
+    """The base URL of the app (with dot), served for one test module: its tests start from a fresh server."""
+    with serve_app(timeout=60) as url:
         yield url
 
 

@@ -1,5 +1,6 @@
-"""The page as a visitor drives it, through Streamlit's AppTest: pick, set, step, play, link; on the player, as
-deployed, and on the fallback a server without Graphviz shows (see Page, which reads either as the visitor sees it).
+"""The page as a visitor drives it, through Streamlit's AppTest: pick, set, step, link; on both of the player's layout
+sources, the server's dot and (with dot hidden from the PATH) the browser's Graphviz (see Page, which reads the
+player's data as the visitor sees it).
 
 Every expected number is derived by hand from the formula (or is one of the lecture's known values),
 never read back from the engine.
@@ -10,17 +11,17 @@ import json
 import math
 import re
 from pathlib import Path
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl
 
 import pytest
 from streamlit.testing.v1 import AppTest
 from test_player import replay
 
 from components.graph import LEGEND
-from components.markdown import JOINER
 from components.node_table import ANSWER_COLUMN as ANSWERS
 from components.node_table import BESIDE_COLUMN as BESIDE
 from components.node_table import STATE_COLUMN as STATE
+from devtools.serve import LAYOUT_SOURCES, NO_DOT_PATH
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / 'app.py')
@@ -29,36 +30,31 @@ NOT_COMPUTED = '·'
 STATES = ('not computed yet', 'has more += to come', 'is final')  # the legend's words for a grad's state
 
 
-# --- the page, on either renderer ------------------------------------------------------------------------
+# --- the page, on either layout source -----------------------------------------------------------------
 
 
-@pytest.fixture(autouse=True, params=['player', 'chart'])
-def renderer(request, monkeypatch):
-    """Every page test runs on both renderers: the player, which every deployment shows (packages.txt and the
-    Dockerfile install Graphviz), and the fallback a server without Graphviz shows (BACKPROP_RENDERER=chart).
-    A test of what only one of them has takes that one (FALLBACK_ONLY), as tests/conftest.py does for the
-    browser tests."""
-    monkeypatch.setenv('BACKPROP_RENDERER', request.param)
+@pytest.fixture(autouse=True, params=LAYOUT_SOURCES)
+def source(request, monkeypatch):
+    """Every page test runs on both of the player's layout sources: the server's dot, which every deployment has
+    (packages.txt and the Dockerfile install Graphviz), and the browser's Graphviz, which lays the graph out where
+    the server has no dot (here: dot hidden from the PATH). The player gets the SVG or the DOT; the rest is the same."""
+    if request.param == 'browser':
+        monkeypatch.setenv('PATH', NO_DOT_PATH)
     return request.param
 
 
-FALLBACK_ONLY = pytest.mark.parametrize('renderer', ['chart'], indirect=True)  # its own stepper and share button
-
-
 class Page:
-    """A visitor's page under AppTest, read as the visitor sees it at the frame shown, on either renderer.
+    """A visitor's page under AppTest, read as the visitor sees it at the frame shown.
 
-    The fallback steps with the page's own slider, a script run a frame: a frame is read from what Streamlit
-    shows (the node table, the explanation, the caption, the grad check, the chart's DOT). The player is sent
-    every frame at once and steps in the browser, with no script run: a frame is read from the player's data
+    The player is sent every frame at once and steps in the browser, with no script run: a frame is read from the
+    player's data
     (its patches replayed as the browser applies them, its captions, explanations, table and grad check), at
     the frame the browser shows, which follows the gotos it is sent as player.js does. Anything else (widgets,
     toasts, errors, the query) is the AppTest's: page.selectbox(...), page.toast, ...
     """
 
-    def __init__(self, at, renderer):
-        self.at, self.renderer = at, renderer
-        self.player = renderer == 'player'
+    def __init__(self, at, source):
+        self.at, self.source = at, source
         self._shown = self._goto = None  # the player's frame, and the id of the last goto it obeyed
 
     def __getattr__(self, name):
@@ -93,69 +89,56 @@ class Page:
 
     @property
     def frame(self):
-        return self._follow() if self.player else int(self.at.slider(key='frame_slider').value)
+        return self._follow()
 
     @property
     def last_frame(self):
-        return len(self.body()['patches']) - 1 if self.player else int(self.at.slider(key='frame_slider').max)
+        return len(self.body()['patches']) - 1
 
     def go(self, k):
-        """Step to frame k: the fallback's slider (a script run); the player's own, in the browser (no run)."""
-        if self.player:
-            self._follow()
-            assert 0 <= k <= self.last_frame
-            self._shown = k
-        else:
-            self.at.slider(key='frame_slider').set_value(k).run()
-            assert not self.at.exception
+        """Step to frame k, as the player does in the browser (no script run)."""
+        self._follow()
+        assert 0 <= k <= self.last_frame
+        self._shown = k
         assert self.frame == k
         return self
 
     # --- what the frame shows
 
     def has_graph(self):
-        """Whether the page draws a graph: the player with its laid-out SVG, or one chart of DOT."""
-        if self.player:
-            players = [e for e in self.at.main if getattr(e, 'key', None) == 'graph']
-            return len(players) == 1 and self.body()['svg'].startswith('<svg')
-        charts = self.at.get('graphviz_chart')
-        return len(charts) == 1 and charts[0].spec.startswith('digraph')
+        """Whether the page draws a graph: one player, with the server's laid-out SVG or, without dot, the DOT that
+        the browser lays out (and nothing else to lay out: no chart)."""
+        players = [e for e in self.at.main if getattr(e, 'key', None) == 'graph']
+        if len(players) != 1 or self.at.get('graphviz_chart'):
+            return False
+        body = self.body()
+        return body['svg'].startswith('<svg') if self.source == 'dot' else body['dot'].startswith('digraph')
 
     def graph(self):
-        """What the graph is drawn from: the chart's DOT, or the player's body (its layout and patches)."""
-        return self._player()[1] if self.player else self.dot()
-
-    def dot(self):
-        (chart,) = self.at.get('graphviz_chart')
-        return chart.spec
+        """What the graph is drawn from: the player's body (its layout and patches)."""
+        return self._player()[1]
 
     def caption(self):
         """'Frame k of n · what it shows', as under the slider."""
-        if self.player:
-            k, of = self.frame, max(len(self.body()['patches']), self.head()['of'] or 0)  # as player.js writes it
-            return f'Frame {k} of {of - 1} · {self.body()["captions"][k]}'
-        (text,) = [c.value for c in self.at.caption if c.value.startswith('Frame')]
-        return re.sub(r'\\(.)', r'\1', text).replace(JOINER, '')  # as the markdown shows it: escapes undone
+        k, of = self.frame, max(len(self.body()['patches']), self.head()['of'] or 0)  # as player.js writes it
+        return f'Frame {k} of {of - 1} · {self.body()["captions"][k]}'
 
     def table(self):
         """The node table: {column: [cell per node]}; the answer column only where the page shows it."""
-        if self.player:
-            body, head = self.body(), self.head()
-            values = replay(body['patches'])[self.frame][0]
-            # node, op, data, grad now, on the `=` engine what += gives, the grad's state, the answers
-            columns = body['table']['columns']
-            table = {'node': body['table']['names'], 'op': body['table']['ops']}
-            table['data'] = [values[i][0].strip() for i in range(len(values))]  # as player.js fills the cells
-            table['grad now'] = [values[i][1].strip() for i in range(len(values))]
-            if BESIDE in columns:
-                table[BESIDE] = [values[i][4] for i in range(len(values))]
-            table[STATE] = [body['table']['states'][values[i][2]] for i in range(len(values))]
-            if head['answers']:
-                table[ANSWERS] = body['table']['finals']
-            assert list(table) == columns[: len(table)]
-            return table
-        (table,) = [d.value for d in self.at.dataframe if 'grad now' in d.value.columns]
-        return {column: list(table[column]) for column in table.columns}
+        body, head = self.body(), self.head()
+        values = replay(body['patches'])[self.frame][0]
+        # node, op, data, grad now, on the `=` engine what += gives, the grad's state, the answers
+        columns = body['table']['columns']
+        table = {'node': body['table']['names'], 'op': body['table']['ops']}
+        table['data'] = [values[i][0].strip() for i in range(len(values))]  # as player.js fills the cells
+        table['grad now'] = [values[i][1].strip() for i in range(len(values))]
+        if BESIDE in columns:
+            table[BESIDE] = [values[i][4] for i in range(len(values))]
+        table[STATE] = [body['table']['states'][values[i][2]] for i in range(len(values))]
+        if head['answers']:
+            table[ANSWERS] = body['table']['finals']
+        assert list(table) == columns[: len(table)]
+        return table
 
     def boxes(self):
         """{node name: (data text, grad text)} at this frame."""
@@ -169,23 +152,17 @@ class Page:
         return {name: value for name, (value, _) in self.boxes().items()}
 
     def explanation(self):
-        """The explanation panel's text, as the reader sees it (HTML: st.html, or the player's)."""
-        if self.player:
-            return text_of(self.body()['explanations'][self.frame])
-        return '\n'.join(text_of(h.proto.body) for h in self.at.get('html') if 'class="explain"' in h.proto.body)
+        """The explanation panel's text, as the reader sees it (the player's HTML)."""
+        return text_of(self.body()['explanations'][self.frame])
 
     def summary(self):
         """The grad check, [{column: cell}] per input, or None where the page does not show it."""
-        if self.player:
-            check = self.body()['summary']
-            if self.frame != self.last_frame or not check:
-                return None  # player.js shows it at the last frame only
-            columns = [text_of(th) for th in re.findall(r'<th>(.*?)</th>', check)]
-            rows = re.findall(r'<tr>\s*(<td>.*?)</tr>', check, flags=re.S)
-            return [dict(zip(columns, map(text_of, re.findall(r'<td>(.*?)</td>', row)))) for row in rows]
-        tables = [d.value for d in self.at.dataframe if 'finite difference' in d.value.columns]
-        assert len(tables) <= 1
-        return tables[0].to_dict('records') if tables else None
+        check = self.body()['summary']
+        if self.frame != self.last_frame or not check:
+            return None  # player.js shows it at the last frame only
+        columns = [text_of(th) for th in re.findall(r'<th>(.*?)</th>', check)]
+        rows = re.findall(r'<tr>\s*(<td>.*?)</tr>', check, flags=re.S)
+        return [dict(zip(columns, map(text_of, re.findall(r'<td>(.*?)</td>', row)))) for row in rows]
 
 
 def text_of(markup):
@@ -193,7 +170,7 @@ def text_of(markup):
 
 
 @pytest.fixture
-def start(renderer):
+def start(source):
     """start(expr=None, query=None): a fresh visitor's page, opened from a link with `query`, switched to `expr`."""
 
     def start(expr=None, query=None):
@@ -203,7 +180,7 @@ def start(renderer):
         if expr is not None:
             at.selectbox(key='expr').select(expr).run()
         assert not at.exception
-        return Page(at, renderer)
+        return Page(at, source)
 
     return start
 
@@ -414,82 +391,6 @@ def test_values_survive_a_visit_to_another_expression(start):
     assert not page.exception
 
 
-# --- the fallback's stepper (the player's is the browser's: tests/test_browser.py) --------------------
-
-
-@FALLBACK_ONLY
-def test_next_and_previous_move_one_frame_and_stop_at_the_ends(start):
-    page = start('reuse')
-    assert page.button(key='previous').disabled
-    page.button(key='next').click().run()
-    assert page.frame == 1
-    page.button(key='next').click().run()
-    assert page.frame == 2
-    page.button(key='previous').click().run()
-    assert page.frame == 1
-    page.button(key='previous').click().run()
-    assert page.frame == 0
-    assert page.button(key='previous').disabled
-    page.go(8)
-    assert not page.button(key='next').disabled
-    page.button(key='next').click().run()
-    assert page.frame == 9
-    assert page.button(key='next').disabled
-    assert not page.exception
-
-
-@FALLBACK_ONLY
-def test_play_advances_one_frame_per_tick_and_stops_at_the_end(start):
-    page = start('reuse')
-    page.button(key='play').click().run()
-    assert page.session_state['playing'] is True
-    k = page.frame
-    assert k <= 1
-    while k < 9:
-        page.run()  # a timer tick
-        assert not page.exception
-        assert page.frame == k + 1
-        assert page.session_state['playing'] is True
-        k += 1
-    page.run()  # the tick at the last frame stops playing
-    assert page.session_state['playing'] is False
-    assert page.frame == 9
-    page.run()
-    assert page.frame == 9
-    assert not page.exception
-
-
-@FALLBACK_ONLY
-def test_clicking_play_does_not_itself_skip_a_frame(start):
-    # Play starts the timer; the first step comes with the first tick, not with the click
-    page = start('reuse').go(3)
-    page.button(key='play').click().run()
-    assert page.session_state['playing'] is True
-    assert page.frame == 3
-
-
-@FALLBACK_ONLY
-def test_play_at_the_last_frame_starts_again_from_frame_zero(start):
-    page = start('reuse').go(9)
-    page.button(key='play').click().run()
-    assert page.session_state['playing'] is True
-    assert page.frame == 0  # the inputs frame is shown, not skipped
-
-
-@FALLBACK_ONLY
-def test_pause_and_next_stop_playing(start):
-    page = start('reuse')
-    page.button(key='play').click().run()
-    page.button(key='play').click().run()  # Pause
-    assert page.session_state['playing'] is False
-    k = page.frame
-    page.run()
-    assert page.frame == k
-    page.button(key='play').click().run()
-    page.button(key='next').click().run()
-    assert page.session_state['playing'] is False
-
-
 def test_forward_toggle_off_starts_at_the_seed(start):
     page = start('neuron')
     page.toggle(key='forward').set_value(False).run()
@@ -616,36 +517,12 @@ def test_a_link_beyond_the_last_frame_opens_the_last_frame(start):
     assert page.frame == 9
 
 
-def shared_link(page):
-    """Open the share panel; the link it shows, as a query dict."""
-    page.button(key='share').click().run()
-    assert not page.exception
-    (url,) = [c.value for c in page.code if '?' in c.value]
-    return dict(parse_qsl(urlsplit(url).query, keep_blank_values=True))
-
-
-@FALLBACK_ONLY  # the player's Share button is in the browser: tests/test_browser_share.py
-def test_the_share_panels_link_reopens_the_page_at_its_frame(start):
-    page = start('reuse')
-    page.number_input(key='input:reuse:a').set_value(2.5).run()
-    page.toggle(key='forward').set_value(False).run()
-    page.go(3)
-    query = shared_link(page)
-    assert query['expr'] == 'reuse'
-    assert float(query['v.a']) == 2.5 and float(query['v.b']) == -2.0
-    assert query['step'] == '3'
-    other = start(query=query)
-    assert other.selectbox(key='expr').value == 'reuse'
-    assert other.toggle(key='forward').value is False
-    assert other.frame == 3
-    assert other.dot() == page.dot()
-
-
-@FALLBACK_ONLY
 @pytest.mark.parametrize('formula', ['L = a/b + c**2 - exp(-x)', 'y = 2*x/(1 + x**2)', 'tanh(x)*tanh(x)'])
-def test_the_share_panels_link_keeps_a_typed_formula_exactly(start, formula):
+def test_the_pages_link_keeps_a_typed_formula_exactly(start, formula):
+    # the link the page writes (the address bar; the share panel's is the same, with the frame: state.to_query)
     page = start(query={'expr': 'custom', 'formula': formula, 'v.x': '0.25'})
-    query = shared_link(page)
+    query = {key: page.query_params[key] for key in page.query_params}
+    query = {key: value[0] if isinstance(value, list) else value for key, value in query.items()}
     assert query['formula'] == formula and query['expr'] == 'custom'
     other = start(query=query)
     assert other.text_input(key='formula').value == formula
@@ -739,7 +616,6 @@ def test_the_table_says_each_grads_state_in_the_legends_words(start):
     assert page.table()[STATE] == [STATES[2]] * 5
 
 
-@FALLBACK_ONLY  # the player's body is keyed by the forward switch and the grads hidden: the lead adds `leaves`
 def test_switching_off_the_leaves_skips_the_frames_whose_backward_does_nothing(start):
     page = start('neuron')
     assert page.last_frame == 16  # inputs, 5 ops, the seed, 10 steps
@@ -761,11 +637,3 @@ def test_a_formula_error_is_shown_in_the_main_area_with_its_caret_at_the_danglin
     assert 'nothing after it' in error.value
     (caret,) = page.main.code
     assert caret.value == f'{text}\n{" " * (column - 1)}^'  # under the +, its `column`th character
-
-
-@FALLBACK_ONLY  # the player's table is HTML: its cells wrap (player.css, the lead's)
-def test_the_node_column_is_wide_enough_for_the_longest_name(start):
-    page = start('neuron')
-    (table,) = [d for d in page.dataframe if 'grad now' in d.value.columns]
-    width = json.loads(table.proto.columns)['node']['width']
-    assert width >= 7 * len('x1*w1 + x2*w2')  # 13 characters, the neuron's longest name, at 7 px or more each

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.browser
 TIMEOUT = 20_000  # ms, for every expect(): the first run of a page compiles the app and lays out the graph
 expect.set_options(timeout=TIMEOUT)
 
-GRAPH = '[data-testid="stGraphVizChart"] svg, .player .view svg'  # the fallback chart, or the player's graph
+GRAPH = '.player .view svg'  # the player's graph
 VALUES_AND_OPS = 'g.node[id^="n"]'  # not the edges' labels (l3_0) nor the stops on a bus (b3_0)
 NEURON_START = {'x1': ('2.0000', '·'), 'w1': ('-3.0000', '·'), 'b': ('6.8814', '·'), 'x2': ('0.0000', '·')}
 NEURON_GRADS = {'x1': '-1.5000', 'w1': '1.0000', 'x2': '0.5000', 'w2': '0.0000', 'b': '0.5000', 'o': '1.0000'}
@@ -43,14 +43,12 @@ def boxes(page: Page):
 
 
 def caption(page: Page):
-    """The stepper's caption, 'Frame K of N · ...'."""
-    return page.locator('[data-testid="stCaptionContainer"], .player .caption').filter(
-        has_text=re.compile(r'^Frame \d+ of \d+')
-    )
+    """The player's caption, 'Frame K of N · ...'."""
+    return page.locator('.player .caption').filter(has_text=re.compile(r'^Frame \d+ of \d+'))
 
 
 def expect_redrawn(page: Page, *texts, nodes=None):
-    """The graph, redrawn in the browser (by d3-graphviz) for a new frame or formula, shows `texts` and `nodes`."""
+    """The graph, patched in the browser for a new frame or laid out for a new formula, shows `texts` and `nodes`."""
     try:
         for text in texts:
             expect(graph(page)).to_contain_text(text)
@@ -68,15 +66,14 @@ def expect_frame(page: Page, k, n):
 
 
 def grad_check_table(page: Page):
-    """The grad check: the fallback's dataframe (its cells are in glide-data-grid's hidden accessible <table>),
-    or the player's own table."""
-    return page.locator('[data-testid="stDataFrame"], .player .summary').filter(
+    """The grad check: the player's own table."""
+    return page.locator('.player .summary').filter(
         has=page.locator('th', has_text='finite difference')
     )  # fmt: skip
 
 
 def words(page: Page):
-    """The explanation: the fallback's st.html, or the player's own."""
+    """The explanation: the player's own."""
     return page.locator('.explain')
 
 
@@ -147,8 +144,7 @@ def test_a_link_runs_the_script_once_and_a_step_costs_the_player_nothing(page, a
         expect_frame(page, k, 9)
     expect(words(page)).to_contain_text('a*a = a × a passes its grad')
     page.wait_for_timeout(1500)
-    player = 'player' in app_server.renderer
-    assert len(sent) == (1 if player else 4)  # the player steps in the browser; the fallback runs the script
+    assert len(sent) == 1  # the player steps in the browser, whoever laid the graph out
 
 
 @pytest.mark.parametrize('speed', ['2', '10'])
@@ -223,7 +219,6 @@ def inside(inner, outer):
     return across and outer['top'] <= inner['top'] and inner['bottom'] <= outer['bottom']
 
 
-@pytest.mark.parametrize('app_server', ['player'], indirect=True)
 def test_a_graph_too_wide_to_read_opens_readable_and_follows_the_active_node(page, app_server):
     open_page(page, app_server, '?expr=mlp&step=44')
     expect_frame(page, 44, 65)
@@ -244,7 +239,6 @@ def test_a_graph_too_wide_to_read_opens_readable_and_follows_the_active_node(pag
     assert shown['svg']['width'] <= shown['view']['width'] + 1  # the whole graph, small
 
 
-@pytest.mark.parametrize('app_server', ['player'], indirect=True)
 def test_a_graph_that_fits_opens_whole(page, app_server):
     # the neuron is wider than the view at a back-row size (test_browser_clarity.py): it scrolls, as the MLP does
     open_page(page, app_server, '?expr=reuse&step=6')
@@ -252,7 +246,6 @@ def test_a_graph_that_fits_opens_whole(page, app_server):
     assert shown['svg']['width'] <= shown['view']['width'] + 1 and shown['text'] >= 16
 
 
-@pytest.mark.parametrize('app_server', ['player'], indirect=True)
 def test_a_step_sends_and_receives_nothing(page, app_server):
     received, sent = [], []
     page.on('websocket', lambda ws: ws.on('framereceived', lambda payload: received.append(len(payload))))

@@ -20,7 +20,6 @@ from engine.frames import frames
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=20_000)
-PLAYER = {'BACKPROP_RENDERER': 'player'}
 VIEW = {'width': 1600, 'height': 1000}
 
 
@@ -64,7 +63,6 @@ TYPED = 'L = tanh(x*w + b) * y - x/2 + exp(-y)'
 CASES = {**{key: key for key in PRESETS}, 'typed': TYPED}
 
 
-@pytest.mark.parametrize('app_server', ['player'], indirect=True)
 @pytest.mark.parametrize('case', CASES)
 def test_every_frame_the_browser_draws_is_what_the_python_builders_make(page, app_server, case):
     expression = parse_expression(TYPED) if case == 'typed' else PRESETS[case]
@@ -123,7 +121,6 @@ def test_no_element_a_link_holds_links_or_loads_from_elsewhere(page, app_server,
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
 
 
-@pytest.mark.parametrize('app_server', ['player'], indirect=True)
 def test_a_typed_formula_heading_is_the_formula_as_typed(page, app_server):
     page.goto(f'{app_server}/?expr=custom&formula={quote("tanh(x1*w1 + x2*w2 + b)")}')
     wait_for_player(page)
@@ -132,7 +129,6 @@ def test_a_typed_formula_heading_is_the_formula_as_typed(page, app_server):
     expect(heading.locator('em, strong')).to_have_count(0)
 
 
-@pytest.mark.parametrize('app_server', ['player'], indirect=True)
 def test_a_link_of_more_than_a_thousand_parameters_says_it_was_not_read(page, app_server):
     query = '&'.join(f'p{i}=1' for i in range(1001))
     page.goto(f'{app_server}/?expr=reuse&{query}')
@@ -145,7 +141,7 @@ def test_a_link_of_more_than_a_thousand_parameters_says_it_was_not_read(page, ap
 
 def test_a_page_closed_mid_play_leaves_the_others_untouched(browser):
     log = []
-    with serve_app(timeout=60, env=PLAYER, log_lines=log) as url:
+    with serve_app(timeout=60, log_lines=log) as url:
         context = browser.new_context(viewport=VIEW)
         playing, other = context.new_page(), context.new_page()
         playing.goto(f'{url}/?expr=chain&n=20&speed=10')
@@ -169,7 +165,7 @@ def test_open_pages_work_again_after_a_server_restart_and_keep_what_they_showed(
     port = free_port()
     context = browser.new_context(viewport=VIEW)
     moved, untouched = context.new_page(), context.new_page()
-    with serve_app(timeout=60, env=PLAYER, port=port) as url:
+    with serve_app(timeout=60, port=port) as url:
         moved.goto(f'{url}/?expr=reuse&step=3')
         untouched.goto(f'{url}/?expr=neuron')
         wait_for_player(moved, 3)
@@ -181,7 +177,7 @@ def test_open_pages_work_again_after_a_server_restart_and_keep_what_they_showed(
             moved.get_by_role('button', name='Next').click()
             wait_for_player(moved, k)
     time.sleep(1)  # the server is down: the pages say so and wait
-    with serve_app(timeout=60, env=PLAYER, port=port):
+    with serve_app(timeout=60, port=port):
         for page in (moved, untouched):
             expect(page.get_by_text('Connection error')).to_have_count(0)
         moved.get_by_role('button', name='Next').click()  # stepping needs no server, before or after
@@ -205,7 +201,7 @@ def dot_running(server):
 
 
 def test_a_tangled_formula_from_a_link_is_drawn_and_a_visitor_who_leaves_stops_its_layout(browser):
-    with serve_app(timeout=60, env=PLAYER) as url:
+    with serve_app(timeout=60) as url:
         context = browser.new_context(viewport=VIEW)
         leaving, staying = context.new_page(), context.new_page()
         leaving.goto(f'{url}/?expr=custom&formula={quote(tangled_formula(4))}')

@@ -10,7 +10,7 @@ from PIL import Image
 from playwright.sync_api import expect
 from pptx import Presentation
 from pypdf import PdfReader
-from test_browser_demo import PLAYER, VIEW, wait_for_player
+from test_browser_demo import VIEW, wait_for_player
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=30_000)
@@ -23,7 +23,7 @@ def share_panel(browser):
     """The share panel of `reuse` at frame 5, open in a fresh page."""
     from devtools.serve import serve_app
 
-    with serve_app(timeout=60, env=PLAYER) as url:
+    with serve_app(timeout=60) as url:
         context = browser.new_context(viewport=VIEW, accept_downloads=True)
         page = context.new_page()
         page.goto(f'{url}/?expr=reuse&step=5')

@@ -4,7 +4,6 @@ each frame shows, the line on w, its size, and that no other expression gets one
 import json
 import math
 import re
-import types
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -78,8 +77,7 @@ def body_of(expression, hide='none'):
     """The player's body as make_body makes it, with a stand-in for the layout's SVG (the plot does not read it)."""
     trace = traced(expression)
     width = number_width(trace)
-    layout = types.SimpleNamespace(svg='<svg/>', quick=False)
-    return json.loads(make_body(trace, frames(trace), width, numeric_grads(expression, {}), layout, hide))
+    return json.loads(make_body(trace, frames(trace), width, numeric_grads(expression, {}), {'svg': '<svg/>'}, hide))
 
 
 def test_the_player_is_sent_the_plot_for_the_chain_and_none_for_the_neuron_or_reuse():

@@ -205,7 +205,7 @@ def test_names_with_stars_are_printed_as_they_are():
     trace = traced(PRESETS['neuron'])
     step_frame = backward_frame(trace, 'x1*w1')
     assert 'x1*w1 = x1 × w1 passes its grad' in md_text(explain(trace, step_frame))
-    assert 'x1\\*w1' in md(caption(trace, step_frame))  # the fallback's stepper writes the caption as markdown
+    assert 'x1\\*w1' in md(caption(trace, step_frame))  # the share panel writes the frame's caption as markdown
     for frame in frames(trace):
         assert 'x1*w1' not in live_markdown(md(caption(trace, frame)))
 

@@ -300,9 +300,22 @@ def test_without_dot_every_picture_export_is_refused_with_install_advice_and_the
     for export in picture_exports:
         with pytest.raises(ExportRefused) as refused:
             export()
-        assert 'apt-get install graphviz' in refused.value.message and 'brew install graphviz' in refused.value.message
+        assert exports.install_graphviz() in refused.value.message
     assert exports.frame_dot(t, f[-1], w).startswith('digraph')
     assert dot_processes == []
+
+
+@pytest.mark.parametrize(
+    ('system', 'command'),
+    [
+        ('Linux', 'sudo apt-get install graphviz'),
+        ('Darwin', 'brew install graphviz'),
+        ('Windows', 'winget install graphviz'),
+    ],
+)
+def test_the_advice_to_install_graphviz_is_the_command_of_the_servers_os(monkeypatch, system, command):
+    monkeypatch.setattr(exports.platform, 'system', lambda: system)
+    assert command in exports.install_graphviz() and command in exports.no_dot()
 
 
 def test_past_the_time_budget_an_export_is_refused_and_no_dot_is_left_running(neuron, monkeypatch, dot_processes):

@@ -141,11 +141,6 @@ def test_when_every_core_is_laying_out_a_new_layout_is_refused_as_busy(monkeypat
 # --- the page ------------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def player_page(monkeypatch):
-    monkeypatch.setenv('BACKPROP_RENDERER', 'player')
-
-
 def open_formula(text):
     at = AppTest.from_file(APP, default_timeout=30)
     at.query_params.update({'expr': 'custom', 'formula': text})
@@ -154,7 +149,7 @@ def open_formula(text):
     return at
 
 
-def test_a_tangled_formula_opens_with_the_quick_layout_and_says_so(player_page, monkeypatch):
+def test_a_tangled_formula_opens_with_the_quick_layout_and_says_so(monkeypatch):
     # dot's own layout of a tangled sum takes 2 s to a minute, by seed and machine: a budget it cannot meet makes
     # the page take the quick layout every time
     monkeypatch.setattr(layout, 'FULL_BUDGET', 0.05)
@@ -164,7 +159,7 @@ def test_a_tangled_formula_opens_with_the_quick_layout_and_says_so(player_page, 
     assert [e for e in at.main if getattr(e, 'key', None) == 'graph']
 
 
-def test_a_formula_too_tangled_for_the_budget_gets_a_clear_message_and_no_player(player_page, monkeypatch):
+def test_a_formula_too_tangled_for_the_budget_gets_a_clear_message_and_no_player(monkeypatch):
     monkeypatch.setattr(layout, 'FULL_BUDGET', 0.05)
     monkeypatch.setattr(layout, 'QUICK_BUDGET', 0.05)
     text = tangled_formula(3)
@@ -181,7 +176,7 @@ def test_a_formula_too_tangled_for_the_budget_gets_a_clear_message_and_no_player
     assert [w.value for w in open_formula(text).warning] == [at.warning[0].value]
 
 
-def test_a_small_formula_gets_no_warning_and_no_quick_layout(player_page):
+def test_a_small_formula_gets_no_warning_and_no_quick_layout():
     at = open_formula('a*b + a')
     assert not at.warning and not any('laid out quickly' in c.value for c in at.caption)
 

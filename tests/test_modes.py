@@ -1,5 +1,5 @@
-"""The teaching modes on the page, through AppTest on both renderers (tests/test_app.py's Page reads either as the
-visitor sees it): the `=` bug beside `+=` (mode=bug), predict the grad (mode=quiz), one step of learning
+"""The teaching modes on the page, through AppTest on both layout sources (tests/test_app.py's Page reads the player's
+data as the visitor sees it): the `=` bug beside `+=` (mode=bug), predict the grad (mode=quiz), one step of learning
 (mode=learn); and a mode that does not apply says so.
 
 Every expected number is worked out by hand from the formula, never read back from the engine.
@@ -15,8 +15,7 @@ from test_app import text_of
 
 from components.quiz import is_right
 
-renderer, start = test_app.renderer, test_app.start  # the page on both renderers: test_app's fixtures
-PLAYER_ONLY = pytest.mark.parametrize('renderer', ['player'], indirect=True)  # what only the player's data shows
+source, start = test_app.source, test_app.start  # the page on both layout sources: test_app's fixtures
 
 
 def link(page):
@@ -61,7 +60,6 @@ def test_the_explanation_shows_the_assigning_code_and_names_what_was_thrown_away
     assert 'a.grad: = gives 3.0000, += gives 6.0000' in page.explanation()
 
 
-@PLAYER_ONLY
 def test_the_thrown_away_contribution_is_struck_through_on_its_edge_and_only_where_it_is_lost(start):
     page = start(query={'expr': 'reuse', 'mode': 'bug'})
     struck = {k: patch.get('x', []) for k, patch in enumerate(page.body()['patches']) if patch.get('x')}
@@ -114,7 +112,7 @@ def shown_nowhere(page, truths):
     """Whether none of `truths` is shown at the frame: not in the graph's boxes, the table, the caption, the
     explanation, nor anywhere in what the player is sent (its body holds no frame past the question)."""
     grads = page.grads()
-    texts = [page.explanation(), page.caption(), json.dumps(page.body()) if page.player else page.dot()]
+    texts = [page.explanation(), page.caption(), json.dumps(page.body())]
     return all(not number_in(text, x) for x in truths for text in texts) and all(
         f'{x:.4f}' not in grads.values() for x in truths
     )
@@ -152,9 +150,7 @@ def test_a_whole_quiz_on_reuse_scores_right_and_wrong_answers_and_reveals_nothin
 
 def ANSWERS_HIDDEN(page):  # noqa: N802  (reads as a condition)
     """The answers column is never sent while a quiz asks, even to a link that asks for it."""
-    if page.player:
-        return set(page.body()['table']['finals']) == {'?'} and not page.head()['answers']
-    return 'answer: grad at the end' not in page.table()
+    return set(page.body()['table']['finals']) == {'?'} and not page.head()['answers']
 
 
 def test_a_quiz_link_that_asks_for_the_answers_still_does_not_get_them(start):
@@ -242,7 +238,7 @@ def test_after_the_pass_the_page_updates_each_parameter_then_runs_forward_again_
     assert page.data()['pred'] == '1.5625' and page.data()['L'] == '0.1914'
     assert page.caption().endswith('· loss 1.5625 → 0.1914')
     assert 'Lower.' in page.explanation()
-    summary = page.body()['summary'] if page.player else ''.join(h.proto.body for h in page.get('html'))
+    summary = page.body()['summary']
     assert 'One step of learning' in text_of(summary)
 
 
@@ -306,7 +302,6 @@ def test_the_mode_is_part_of_the_link(start):
     assert link(page)['mode'] == 'bug'
 
 
-@PLAYER_ONLY
 @pytest.mark.parametrize('hide', ['new', 'all'])
 def test_while_grads_are_hidden_the_player_is_not_sent_the_answers_column(start, hide):
     page = start(query={'expr': 'reuse', 'hide': hide, 'answers': '1'})
@@ -344,17 +339,7 @@ def test_the_node_table_puts_what_plus_equals_gives_beside_each_grad_frame_by_fr
     ]
 
 
-FALLBACK_ONLY = pytest.mark.parametrize('renderer', ['chart'], indirect=True)
-
-
-@FALLBACK_ONLY
-def test_the_fallbacks_graph_strikes_the_thrown_away_contribution_through_too(start):
-    page = start(query={'expr': 'reuse', 'mode': 'bug'})
-    struck = {k: re.findall(r'(l\d_\d) \[label=<<S>', page.go(k).dot()) for k in range(10)}
-    assert {k: labels for k, labels in struck.items() if labels} == {6: ['l3_0'], 7: ['l3_1']}
-    assert re.search(r'<S> *=  3\.0000</S>', page.go(7).dot())  # the amount a*a had written, 3.0000, struck
-
-
+@pytest.mark.parametrize('source', ['dot'], indirect=True)  # the server draws exports
 def test_an_exported_frame_of_the_assigning_engine_strikes_it_through_as_the_page_does():
     from components.numbers import number_width
     from engine import PRESETS, assign, trace_backward
@@ -368,7 +353,6 @@ def test_an_exported_frame_of_the_assigning_engine_strikes_it_through_as_the_pag
     assert 'line-through' not in frame_svg(trace, frames(trace)[8], number_width(trace)).decode()
 
 
-@PLAYER_ONLY
 def test_on_the_assigning_engine_the_chains_line_on_w_says_its_grad_is_the_last_use_alone(start):
     page = start(query={'expr': 'chain', 'n': '4', 'mode': 'bug'})
     page.go(page.last_frame)
@@ -417,13 +401,13 @@ def test_on_the_assigning_engine_a_grad_still_to_be_written_has_more_equals_to_c
     assert dict(zip(table['node'], table['grad …']))['a'] == 'has more = to come'
 
 
-def test_the_quiz_counts_the_whole_pass_in_its_caption_on_either_renderer(start):
+def test_the_quiz_counts_the_whole_pass_in_its_caption(start):
     page = start(query={'expr': 'reuse', 'mode': 'quiz'})
     # reuse with its questions: 0-3 inputs and forward, 4 seed, 5-10 three questions and their answers, 11-12 leaves
     assert page.caption().startswith('Frame 5 of 12 · predict: out = a*b + a*a passes its grad back')
 
 
-def test_more_learning_steps_send_the_page_to_the_next_update_on_either_renderer(start):
+def test_more_learning_steps_send_the_page_to_the_next_update(start):
     page = start(query={'expr': 'regression', 'mode': 'learn'})
     page.button(key='learn_one').click().run()
     assert page.frame == 14  # the first frame after the pass: w's update, now from w = 0.875

@@ -6,12 +6,14 @@ driven with AppTest: the player is sent one body per expression and inputs, and 
 
 import json
 import re
+import subprocess
 from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import layout
 import state
 from components import graph
 from components import node_table as node_table_module
@@ -21,6 +23,7 @@ from components.node_table import node_table, table_columns
 from components.numbers import fmt, number_width
 from components.player import GOTO, encode_body, frame_patches, layout_svg
 from components.summary import grad_check, summary_html
+from devtools.serve import NO_DOT_PATH
 from engine import PRESETS, chain, numeric_grads, parse_expression, trace_backward
 from engine.frames import frames, grads_at
 
@@ -41,7 +44,7 @@ def traced_with(expression, values):
 def player_body(trace, all_frames, width, numeric):
     """The body as app.py makes it."""
     return encode_body(
-        layout_svg(trace, width).svg,
+        {'svg': layout_svg(trace, width).svg},
         frame_patches(trace, all_frames, width),
         width,
         captions=[caption(trace, f) for f in all_frames],
@@ -101,11 +104,6 @@ def test_the_layout_has_an_element_for_every_value_op_and_labelled_edge():
 
 
 # --- the page on the player path ---------------------------------------------------------------------
-
-
-@pytest.fixture(autouse=True)
-def player_renderer(monkeypatch):
-    monkeypatch.setenv('BACKPROP_RENDERER', 'player')
 
 
 def start(query):
@@ -272,7 +270,7 @@ def test_the_player_declares_every_field_it_uses_in_its_constructor():
     body = PLAYER_JS[PLAYER_JS.index('class Player {') : PLAYER_JS.index('\nexport default')]
     constructor = body[body.index('  constructor(root) {') : body.index('\n  }\n')]
     declared = set(re.findall(r'^    this\.(\w+) = ', constructor, flags=re.M))
-    methods = set(re.findall(r'^  (\w+)\([^)]*\) \{$', body, flags=re.M))
+    methods = set(re.findall(r'^  (?:async )?(\w+)\([^)]*\) \{$', body, flags=re.M))
     assert set(re.findall(r'this\.(\w+) = ', body)) <= declared  # none is first set deep in a method
     assert set(re.findall(r'this\.(\w+)', body)) <= declared | methods  # nor read without being declared
 
@@ -353,3 +351,59 @@ def test_an_edge_label_is_the_chain_rule_on_lines_the_player_patches_one_text_ea
     tanh = next(f for f in frames(trace) if f.kind == 'backward' and trace.nodes[f.node].op == 'tanh')
     (label,) = hot_edges(trace, tanh, width).values()
     assert label.split('\n') == [' 0.5000 ×  1.0000', ' ' * 17, '        =  0.5000']  # (1 - 0.7071²) × o.grad = 0.5
+
+
+# --- the layout's two sources: the server's dot, and the browser's Graphviz as WebAssembly ---------------------
+
+WASM_LAYOUT = Path(__file__).resolve().parent.parent / 'devtools' / 'wasm_layout.mjs'
+LAID_OUT_BOTH_WAYS = {**PRESETS, 'chain100': chain(100), 'typed': EXPRESSIONS['typed']}
+
+
+def wasm_svgs(dots):
+    """Each DOT laid out by static/graphviz/index.js, the player's own Graphviz, run by node."""
+    done = subprocess.run(
+        ['node', str(WASM_LAYOUT)], input=json.dumps(dots), capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return [svg for svg, _ in json.loads(done.stdout)]
+
+
+def patched_parts(svg):
+    """{id: (class, [each text's content], [its children's tags])} of every node and edge group: what the player
+    finds by id and patches by text index (player.js load())."""
+    root = ElementTree.fromstring(svg[svg.index('<svg') :])
+    return {
+        g.get('id'): (g.get('class'), [''.join(t.itertext()) for t in g.iter(f'{SVG}text')], [c.tag for c in g])
+        for g in root.iter(f'{SVG}g')
+        if g.get('class') in ('node', 'edge')
+    }
+
+
+def test_both_layout_sources_give_an_svg_of_the_same_nodes_edges_and_text_slots():
+    traces = {key: traced(expression) for key, expression in LAID_OUT_BOTH_WAYS.items()}
+    widths = {key: number_width(trace) for key, trace in traces.items()}
+    browser = wasm_svgs([build_dot(traces[key], None, widths[key]).source for key in traces])
+    for key, in_browser in zip(traces, browser, strict=True):
+        on_server = patched_parts(layout_svg(traces[key], widths[key]).svg)
+        assert len(on_server) > len(traces[key].nodes)  # every value, op, label and edge
+        assert patched_parts(in_browser) == on_server, key
+        # and boxes as wide as their text: measured in Courier by both (a font the WebAssembly build does not know,
+        # such as 'Courier,monospace', it measures as a narrower Times, and the numbers would overflow their boxes)
+        assert 0.95 < graph_width(in_browser) / graph_width(layout_svg(traces[key], widths[key]).svg) < 1.1, key
+
+
+def graph_width(svg):
+    return float(re.search(r'viewBox="[\d.]+ [\d.]+ ([\d.]+) ', svg).group(1))
+
+
+def test_without_dot_the_player_is_sent_the_value_free_dot_to_lay_out_within_the_servers_budget(monkeypatch):
+    monkeypatch.setenv('PATH', NO_DOT_PATH)
+    data = player_data(start({'expr': 'reuse', 'v.a': '7.3125'}))
+    trace = traced_with(PRESETS['reuse'], {'a': 7.3125, 'b': -2.0})
+    assert 'svg' not in data and data['dot'] == build_dot(trace, None, number_width(trace)).source
+    assert '7.3125' not in data['dot']  # no one's values in it: the patches write them
+    assert data['budget'] == [layout.FULL_BUDGET, layout.QUICK_BUDGET] and data['tangled'] == layout.tangled()
+    assert data['quick'] == layout.QUICK  # what layout.quickened sets, here on a graph without a tighter nslimit
+    assert data['url'] == '/app/static/graphviz/index.js'
+    served = Path(__file__).resolve().parent.parent / data['url'].removeprefix('/app/')  # Streamlit's static/ folder
+    assert served.is_file() and 'Graphviz' in served.read_text()

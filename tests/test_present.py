@@ -6,7 +6,6 @@ Expected numbers are the lecture's neuron, by hand: frame 14 is x1*w1's step, x1
 w1.grad += x1.data × 0.5 = 1.0.
 """
 
-import html
 import json
 from dataclasses import fields
 from pathlib import Path
@@ -19,7 +18,6 @@ from test_player import player_bytes, replay
 
 import state
 from components.explanation import chain_rule_lines, explain, frame_rules, plain_text
-from components.graph import build_dot
 from components.numbers import HIDDEN, number_width
 from components.player import frame_patches
 from engine import PRESETS, chain, parse_expression, trace_backward
@@ -133,8 +131,7 @@ def test_the_explanation_hides_what_the_boxes_hide():
 PRESENT_LINK = {'expr': 'neuron', 'present': '1', 'hide': 'new', 'step': str(X1_W1)}
 
 
-def start(monkeypatch, renderer, query=None):
-    monkeypatch.setenv('BACKPROP_RENDERER', renderer)
+def start(query=None):
     at = AppTest.from_file(APP, default_timeout=30)
     at.query_params.update(query or {})
     at.run()
@@ -148,7 +145,7 @@ def player_data(at):
 
 
 def test_a_presentation_link_opens_the_player_without_the_sidebar_and_asks_for_the_new_grads(monkeypatch):
-    at = start(monkeypatch, 'player', PRESENT_LINK)
+    at = start(PRESENT_LINK)
     assert not at.sidebar.children
     assert at.button(key='leave_present').label == 'Leave presentation'
     assert at.toggle(key='table').value is False
@@ -162,20 +159,8 @@ def test_a_presentation_link_opens_the_player_without_the_sidebar_and_asks_for_t
     assert body['rules'][X1_W1][0].endswith('= −3.0000 × 0.5000 = ?')
 
 
-def test_a_presentation_link_opens_the_fallback_with_the_title_the_sums_and_the_hidden_graph(monkeypatch):
-    at = start(monkeypatch, 'chart', PRESENT_LINK)
-    assert not at.sidebar.children
-    trace = traced(PRESETS['neuron'])
-    frame, width = frames(trace)[X1_W1], number_width(trace)
-    (chart,) = at.get('graphviz_chart')
-    assert chart.spec == build_dot(trace, frame, width, 'new').source != build_dot(trace, frame, width).source
-    (title,) = [h.proto.body for h in at.get('html') if 'present-title' in h.proto.body]
-    assert 'Frame 14 of 16 · backward pass: x1*w1' in title
-    assert all(html.escape(line) in title for line in frame_rules(trace, frame, 'new'))
-
-
 def test_the_presentation_view_is_switched_on_in_the_sidebar_and_left_from_the_page(monkeypatch):
-    at = start(monkeypatch, 'player', {'expr': 'reuse'})
+    at = start({'expr': 'reuse'})
     assert at.sidebar.children
     at.toggle(key='present').set_value(True).run()
     assert not at.sidebar.children and at.query_params['present'] == '1'
@@ -189,7 +174,7 @@ def test_the_presentation_view_is_switched_on_in_the_sidebar_and_left_from_the_p
 
 
 def test_hiding_grads_sends_the_player_another_body(monkeypatch):
-    at = start(monkeypatch, 'player', {'expr': 'reuse'})
+    at = start({'expr': 'reuse'})
     head, body = player_data(at)
     at.selectbox(key='hide').select('new').run()
     new_head, new_body = player_data(at)
@@ -198,7 +183,7 @@ def test_hiding_grads_sends_the_player_another_body(monkeypatch):
 
 
 def test_a_tampered_presentation_link_falls_back_field_by_field_with_a_toast(monkeypatch):
-    at = start(monkeypatch, 'player', {'expr': 'reuse', 'hide': 'xyz', 'present': 'yes', 'table': '1'})
+    at = start({'expr': 'reuse', 'hide': 'xyz', 'present': 'yes', 'table': '1'})
     assert at.session_state['hide'] == 'none' and at.session_state['present'] is False
     assert at.session_state['table'] is True
     assert at.sidebar.children

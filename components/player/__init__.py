@@ -11,6 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
+import layout
 import shared
 from components.bug import bug_caption, bug_parts, bug_summary_html
 from components.depth_plot import depth_plots
@@ -22,7 +23,7 @@ from components.numbers import HIDDEN, fmt
 from components.summary import grad_check, summary_html
 from engine.frames import hidden_grads
 from exports import file_stem
-from layout import FULL_BUDGET, QUICK_BUDGET, QUICK_NOTE, TANGLED, LayoutRefused, has_dot, lay_out, quickened
+from layout import QUICK_NOTE, LayoutRefused, has_dot, lay_out, quickened
 
 HERE = Path(__file__).parent
 _PLAYER = st.components.v2.component(
@@ -88,15 +89,15 @@ def server_layout(expression, trace, width):
     allowance, waiting = shared.session_allowance(), shared.session_waiting()
     try:
         with st.spinner('Laying out the graph…', show_time=True):
-            layout = shared.laid_out(
+            laid = shared.laid_out(
                 expression=expression, width=width, lay_out=lambda: layout_svg(trace, width, waiting, allowance)
             )
     except LayoutRefused as refused:
         st.warning(refused.message, icon=':material/hourglass_disabled:')
         st.stop()
-    if layout.quick:
+    if laid.quick:
         st.caption(QUICK_NOTE)
-    return {'svg': layout.svg}, layout.quick
+    return {'svg': laid.svg}, laid.quick
 
 
 def browser_layout(trace, width):
@@ -107,8 +108,8 @@ def browser_layout(trace, width):
     quick = {k: v for k, v in quickened(dot).graph_attr.items() if dot.graph_attr.get(k) != v}
     base = (st.get_option('server.baseUrlPath') or '').strip('/')
     return {
-        'dot': dot.source, 'quick': quick, 'budget': [FULL_BUDGET, QUICK_BUDGET], 'tangled': TANGLED,
-        'quickNote': QUICK_NOTE, 'url': '/' + '/'.join(filter(None, [base, GRAPHVIZ_JS])),
+        'dot': dot.source, 'quick': quick, 'budget': [layout.FULL_BUDGET, layout.QUICK_BUDGET],
+        'tangled': layout.tangled(), 'quickNote': QUICK_NOTE, 'url': '/' + '/'.join(filter(None, [base, GRAPHVIZ_JS])),
     }  # fmt: skip
 
 
