@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The page, on http://localhost:8501: makes .venv with requirements.txt on first use (or uses the active
 # environment), then `streamlit run app.py`; extra arguments go to streamlit (e.g. --server.port 8600).
+# It never waits for input: .streamlit/config.toml turns off Streamlit's first-run prompt for an email address
+# (server.showEmailPrompt), and on a desktop Streamlit still opens the browser (xdg-open on Linux, open on macOS).
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/python-env.sh
-python_env requirements.txt
-command -v dot >/dev/null || echo "Graphviz's dot is not installed: the page falls back to laying out the graph in the browser at every step (slower). apt-get install graphviz / brew install graphviz." >&2
+python_env requirements.txt 'about 30 s'  # 22-31 s on a fresh Debian 12, the venv made too
+command -v dot >/dev/null || echo "Graphviz's dot is not installed: the whole-pass exports (GIF, PDF, PowerPoint, ZIP) need it on the server; a frame's SVG and PNG work without it. apt-get install graphviz / brew install graphviz." >&2
 exec "$PY" -m streamlit run app.py "$@"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The one test command: installs what the tests need (Graphviz, Chromium, and the Python packages into .venv,
+# The one test command: installs what the tests need (Graphviz, Chromium, Node.js to run the page's WebAssembly
+# Graphviz outside the browser, and the Python packages into .venv,
 # or into the active virtualenv or conda environment), then lints and runs every test, the browser tests
 # included. They never skip: a missing part fails.
 set -euo pipefail
@@ -7,14 +8,14 @@ cd "$(dirname "$0")/.."
 
 # python3 -m venv needs ensurepip, which Debian and Ubuntu ship apart, in python3-venv
 no_venv() { [ -z "${VIRTUAL_ENV:-}${CONDA_PREFIX:-}" ] && [ ! -x .venv/bin/python ] && ! python3 -c 'import ensurepip' 2>/dev/null; }
-if ! command -v dot >/dev/null || [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ] || no_venv; then
+if ! command -v dot >/dev/null || ! command -v node >/dev/null || [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ] || no_venv; then
   if command -v apt-get >/dev/null; then
     sudo=$([ "$(id -u)" = 0 ] || echo sudo)
     export DEBIAN_FRONTEND=noninteractive
     $sudo apt-get update -qq
-    $sudo apt-get install -y -qq --no-install-recommends graphviz chromium fonts-dejavu-core python3-venv >/dev/null
+    $sudo apt-get install -y -qq --no-install-recommends graphviz chromium nodejs fonts-dejavu-core python3-venv >/dev/null
   else
-    echo "Install Graphviz (dot) and Chromium, and set CHROMIUM to its path if it is not /usr/bin/chromium." >&2
+    echo "Install Graphviz (dot), Node.js and Chromium, and set CHROMIUM to its path if it is not /usr/bin/chromium." >&2
     exit 1
   fi
 fi
