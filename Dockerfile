@@ -2,7 +2,7 @@
 #   docker build -t backprop . && docker run --rm -p 8501:8501 backprop
 FROM python:3.11-slim-bookworm
 
-# dot lays the graph out once per expression (without it every step is laid out again in the browser)
+# dot lays the graph out once per expression for every visitor, and draws the whole-pass exports
 RUN apt-get update \
  && apt-get install -y --no-install-recommends graphviz fonts-dejavu-core \
  && rm -rf /var/lib/apt/lists/*
