@@ -46,7 +46,8 @@ def free_port():
         return s.getsockname()[1]
 
 
-def _healthy(url):
+def healthy(url):
+    """Whether the Streamlit server at `url` answers its health check."""
     try:
         with urllib.request.urlopen(f'{url}/_stcore/health', timeout=2) as response:
             return response.status == 200 and response.read().strip() == b'ok'
@@ -93,7 +94,7 @@ def serve_app(timeout=60.0, env=None, port=None, log_lines=None, source='dot'):
 
         try:
             deadline = time.monotonic() + timeout
-            while not _healthy(url):
+            while not healthy(url):
                 if process.poll() is not None:
                     raise ServerError(f'streamlit exited with code {process.returncode}:\n{server_log()}')
                 if time.monotonic() > deadline:

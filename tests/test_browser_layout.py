@@ -54,6 +54,7 @@ def test_the_graph_is_laid_out_in_the_browser_with_graphviz_from_the_pages_own_s
     assert all(url.startswith((no_dot, 'data:', 'blob:')) for url in requests)  # no CDN, nothing from elsewhere
     expect(page.locator('.player .view svg g.node[id^="n"]')).to_have_count(8)  # a, b, a*b, a*a, out; three ops
     expect(page.locator('.player .view')).to_contain_text('3.0000 ×')  # a*a's step: a.data × (a*a).grad, patched
+    expect(page.locator('.player .laying')).to_be_hidden()
     expect(page.locator('.player .notice')).to_be_hidden()
 
 
@@ -77,7 +78,7 @@ def test_a_tangled_formula_says_it_is_laid_out_keeps_the_tab_responsive_and_gets
     # this sum of 100 products takes the WebAssembly Graphviz 16-36 s in full (past the 5.5 s budget), 0.9-2.6 s quick
     page.add_init_script(FRAME_GAPS)
     page.goto(f'{no_dot}/?expr=custom&formula={quote(tangled_formula(1))}&step=end')
-    notice = page.locator('.player .notice')
+    notice = page.locator('.player .laying')
     expect(notice).to_contain_text(re.compile(r'Laying out the graph… \d+\.\d s'))
     page.evaluate('window.frameGaps.length = 0')  # from here on, while the worker lays the graph out
     expect(notice).to_have_text(layout.QUICK_NOTE)
@@ -90,7 +91,7 @@ def test_a_tangled_formula_says_it_is_laid_out_keeps_the_tab_responsive_and_gets
 def test_past_both_budgets_the_page_says_the_graph_is_too_tangled_and_draws_none(page):
     with serve_app(timeout=60, source='browser', env={'BACKPROP_LAYOUT_BUDGETS': '0.05,0.05'}) as url:
         page.goto(f'{url}/?expr=custom&formula={quote(tangled_formula(2))}')
-        expect(page.locator('.player .notice')).to_have_text(
+        expect(page.locator('.player .laying')).to_have_text(
             'This graph is too tangled to lay out within 0.1 s. Try fewer reused values, or a shorter formula.'
         )
         expect(page.locator('.player .view svg')).to_have_count(0)

@@ -14,13 +14,11 @@ import subprocess
 import sys
 import textwrap
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from devtools.serve import free_port
+from devtools.serve import free_port, healthy
 
 ROOT = Path(__file__).resolve().parent.parent
 STARTS = 60.0  # s: a generous bound for `streamlit run` to answer on a slow machine
@@ -212,11 +210,7 @@ class Terminal:
                 break
 
     def healthy(self):
-        try:
-            with urllib.request.urlopen(f'{self.url}/_stcore/health', timeout=2) as response:
-                return response.status == 200 and response.read().strip() == b'ok'
-        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-            return False
+        return healthy(self.url)
 
     def browser_opened(self):
         return self.opened.exists() and self.opened.read_text().splitlines()

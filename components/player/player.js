@@ -102,6 +102,7 @@ class Player {
         <span class="zoom"><button class="out" title="Zoom out">−</button><button class="fit" title="Fit the width">Fit</button><button class="in" title="Zoom in">+</button></span>
       </div>
       <div class="notice" hidden></div>
+      <div class="notice laying" hidden></div>
       <div class="caption" aria-live="polite"></div>
       <div class="rules"></div>
       <div class="view" tabindex="0"></div>
@@ -117,7 +118,8 @@ class Player {
     this.captionBox = $('.caption');
     this.rulesBox = $('.rules');
     this.legendBox = $('.legend'); // the legend, and at its head the graph's colours as CSS variables
-    this.noticeBox = $('.notice');
+    this.noticeBox = $('.notice'); // what the page says of its link
+    this.layingBox = $('.laying'); // the browser's layout: while it runs, and why it gave none or a quick one
     this.explainBox = $('.explain');
     this.summaryBox = $('.summary');
     this.plotBox = $('.plot'); // the chain's |grad| plot (components/depth_plot.py); empty for other expressions
@@ -536,10 +538,10 @@ class Player {
     this.apply(this.head);
   }
 
-  // the notice line above the caption: a progress line, or why there is no graph (empty: none)
+  // the line on the browser's layout above the caption: a progress line, or why there is no graph (empty: none)
   tell(text) {
-    this.noticeBox.textContent = text;
-    this.noticeBox.hidden = !text;
+    this.layingBox.textContent = text;
+    this.layingBox.hidden = !text;
   }
 
   // what a run of the page says besides the body: the speed, the views, where to go
