@@ -20,7 +20,14 @@ from layout import Allowance, LayoutRefused
 MB = 2**20
 TRACE_BYTES_PER_NODE = 2_000  # measured: a trace holds 0.9-1.2 kB a node (bench/bench_load.py checks the total)
 _traces = cachetools.LRUCache(48 * MB, getsizeof=lambda entry: TRACE_BYTES_PER_NODE * len(entry[0].nodes))
-_layouts = cachetools.LRUCache(32 * MB, getsizeof=lambda entry: len(entry.svg) if hasattr(entry, 'svg') else 1_000)
+
+
+def _layout_bytes(entry):
+    """A layout.Layout's SVG, the browser's DOT ({'dot': ...}), or a lasting refusal (about 1 kB)."""
+    return len(entry.svg) if hasattr(entry, 'svg') else len(entry['dot']) if isinstance(entry, dict) else 1_000
+
+
+_layouts = cachetools.LRUCache(32 * MB, getsizeof=_layout_bytes)
 _bodies = cachetools.LRUCache(96 * MB, getsizeof=len)  # caches full: ~176 MB over the 146 MB of a first load
 ALLOWANCE = 'layout_allowance'  # session state: the visitor's layout.Allowance (session_allowance)
 
@@ -39,9 +46,10 @@ def traced(*, expression, values, assigns=False):
 
 
 @cachetools.cached(
-    _layouts, key=lambda *, expression, width, lay_out: (expression.key, width), condition=threading.Condition()
-)
-def _layout_or_refusal(*, expression, width, lay_out):
+    _layouts, key=lambda *, expression, width, lay_out, source: (expression.key, width, source),
+    condition=threading.Condition(),
+)  # fmt: skip
+def _layout_or_refusal(*, expression, width, lay_out, source):
     try:
         return lay_out()
     except LayoutRefused as refused:
@@ -50,10 +58,11 @@ def _layout_or_refusal(*, expression, width, lay_out):
         raise
 
 
-def laid_out(*, expression, width, lay_out):
+def laid_out(*, expression, width, lay_out, source='dot'):
     """The graph's layout (layout.Layout) as `lay_out()` makes it, or LayoutRefused: the same for every input value
-    and frame, so kept by the expression and the number width alone, and made with no one's values in it."""
-    result = _layout_or_refusal(expression=expression, width=width, lay_out=lay_out)
+    and frame, so kept by the expression and the number width alone, and made with no one's values in it.
+    `source` 'browser': what the player lays out itself on a server without dot (components.player.browser_layout)."""
+    result = _layout_or_refusal(expression=expression, width=width, lay_out=lay_out, source=source)
     if isinstance(result, LayoutRefused):
         raise result
     return result

@@ -19,11 +19,23 @@ from devtools.serve import serve_app
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=30_000)
 GRAPHVIZ = '/app/static/graphviz/index.js'
-# every animation frame's gap from the one before, in ms, from the page's first script on
-FRAME_GAPS = """window.frameGaps = [];
+# every animation frame, as [when, its gap from the one before] in ms, from the page's first script on
+FRAME_GAPS = """window.frames = [];
 let last = performance.now();
-const tick = (now) => { window.frameGaps.push(now - last); last = now; requestAnimationFrame(tick); };
+const tick = (now) => { window.frames.push([now, now - last]); last = now; requestAnimationFrame(tick); };
 requestAnimationFrame(tick);"""
+# the longest gap between two animation frames from the progress line's first words to its last (the layout's end:
+# then the page puts the laid-out SVG in, a task of its own)
+LONGEST_GAP_WHILE_LAYING_OUT = """() => {
+  const progress = window.frames.filter(([when]) => when >= window.progressFrom && when <= window.progressTo);
+  return [progress.length, Math.max(...progress.map(([, gap]) => gap))];
+}"""
+# when the progress line was first and last seen, by a watcher on it
+WATCH_PROGRESS = """(box) => new MutationObserver(() => {
+  if (!box.textContent.startsWith('Laying out')) return;
+  window.progressFrom ??= performance.now();
+  window.progressTo = performance.now();
+}).observe(box, { childList: true, characterData: true, subtree: true })"""
 
 
 @pytest.fixture(scope='module')
@@ -55,7 +67,7 @@ def test_the_graph_is_laid_out_in_the_browser_with_graphviz_from_the_pages_own_s
     expect(page.locator('.player .view svg g.node[id^="n"]')).to_have_count(8)  # a, b, a*b, a*a, out; three ops
     expect(page.locator('.player .view')).to_contain_text('3.0000 ×')  # a*a's step: a.data × (a*a).grad, patched
     expect(page.locator('.player .laying')).to_be_hidden()
-    expect(page.locator('.player .notice')).to_be_hidden()
+    expect(page.locator('.player .notice:not(.laying)')).to_be_hidden()
 
 
 def test_new_inputs_keep_the_graph_laid_out_and_another_expression_is_laid_out_once(page, no_dot):
@@ -74,16 +86,23 @@ def test_new_inputs_keep_the_graph_laid_out_and_another_expression_is_laid_out_o
     expect(page.locator('.player')).to_have_attribute('data-layouts', '2')
 
 
-def test_a_tangled_formula_says_it_is_laid_out_keeps_the_tab_responsive_and_gets_the_quick_layout(page, no_dot):
-    # this sum of 100 products takes the WebAssembly Graphviz 16-36 s in full (past the 5.5 s budget), 0.9-2.6 s quick
+def test_a_tangled_formula_says_it_is_laid_out_keeps_the_tab_responsive_and_gets_the_quick_layout(page):
+    # this sum of 100 products takes the WebAssembly Graphviz 16-36 s in full, 0.9-2.6 s quick: budgets of 1 s for
+    # the full layout and 60 s for the quick one take the quick layout on any machine
+    with serve_app(timeout=60, source='browser', env={'BACKPROP_LAYOUT_BUDGETS': '1,60'}) as url:
+        tangled_page_gets_the_quick_layout(page, url)
+
+
+def tangled_page_gets_the_quick_layout(page, url):
     page.add_init_script(FRAME_GAPS)
-    page.goto(f'{no_dot}/?expr=custom&formula={quote(tangled_formula(1))}&step=end')
+    page.goto(f'{url}/?expr=custom&formula={quote(tangled_formula(1))}&step=end')
     notice = page.locator('.player .laying')
+    notice.evaluate(WATCH_PROGRESS)
     expect(notice).to_contain_text(re.compile(r'Laying out the graph… \d+\.\d s'))
-    page.evaluate('window.frameGaps.length = 0')  # from here on, while the worker lays the graph out
     expect(notice).to_have_text(layout.QUICK_NOTE)
     wait_for_player(page)
-    assert max(page.evaluate('window.frameGaps')) < 500  # ms: the tab painted on throughout
+    frames, longest = page.evaluate(LONGEST_GAP_WHILE_LAYING_OUT)
+    assert frames > 10 and longest < 250  # ms: the tab painted on while Graphviz worked (over 1 s here)
     expect(page.locator('.player .caption')).to_have_text(re.compile(r'Frame (\d+) of \1\b'))
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
 

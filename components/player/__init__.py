@@ -63,8 +63,9 @@ def show_player(
     """
     if has_dot():
         graph, quick = server_layout(expression, trace, width)
-    else:  # the browser lays it out: the same DOT, the same budget
-        graph, quick = browser_layout(trace, width), False
+    else:  # the browser lays it out: the same DOT, the same budget; made once per graph, as a layout is
+        make = lambda: browser_layout(trace, width)  # noqa: E731
+        graph, quick = shared.laid_out(expression=expression, width=width, lay_out=make, source='browser'), False
     inputs = tuple(values.items())
     # what of the page decides the frames and their looks: a quiz sends the frames up to its question
     view = (page.forward, page.leaves, page.hide, mode, len(all_frames), numeric is None, learning and learning.lr,
