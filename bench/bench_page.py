@@ -1,45 +1,64 @@
 """How fast the page steps, measured in a real browser: Debian's chromium, driven by Playwright, against
-`streamlit run app.py` on 127.0.0.1.
+`streamlit run app.py` on 127.0.0.1, on both layout sources in one run.
 
-    python -m bench.bench_page                 # every case, both renderers; writes bench/results/page.{json,txt}
-    python -m bench.bench_page --quick         # fewer steps and cases
-    python -m bench.bench_page --modes         # the teaching modes beside the same graphs watched (player only);
+    python -m bench.bench_page                 # every case, both sources; writes bench/results/page.{json,txt}
+    python -m bench.bench_page --quick         # fewer steps, loads and students
+    python -m bench.bench_page --modes         # the teaching modes beside the same graphs watched ('dot' only);
                                                # writes bench/results/modes.{json,txt}
 
-For each case (the exercise's neuron, reuse and chain, the MLP, chains of 100 and 500) and each renderer
-(the player: laid out once by the server's dot and patched in the browser; the fallback: st.graphviz_chart,
-laid out again in the browser each frame) it measures:
+The layout sources (devtools.serve.LAYOUT_SOURCES): 'dot', the server lays the graph out with its dot and sends the
+SVG; 'browser', a server without dot sends the DOT and the player lays it out with Graphviz compiled to WebAssembly
+(static/graphviz/index.js) in a Web Worker. Either way the player then patches the SVG frame by frame.
+
+For each case (the exercise's neuron, reuse and chain, the MLP, chains of 100 and 500) and each source:
 - first graph: from page.goto to the animation frame after the graph's SVG is in the page with a size (so it
   has been painted), clocked inside the page against the goto's wall-clock time. Cold: a new browser context
-  (no cache) on a server that has not drawn this case yet; warm: the median of WARM_LOADS loads in that
-  context after it. (Waiting with a Playwright locator instead adds up to 0.5 s: its polling backs off to
-  500 ms between looks.)
+  (an empty HTTP cache: on 'browser' it downloads the WebAssembly too) on a server that has not drawn this case
+  yet; warm: the median of WARM_LOADS loads after it in new tabs of that same context (its HTTP cache warm, the
+  server's layout cached). On 'browser' the player's own time to lay out (its dataset.laidOut: worker start,
+  Graphviz's load and the layout) is noted too; on both, the server's CPU for each load (/proc/<pid>/stat, its
+  dot included). (Waiting with a Playwright locator instead adds up to 0.5 s: its polling backs off to 500 ms.)
 - a step: from the Next click, timed inside the page with performance.now(), to the second animation frame
   after the SVG shows the new frame (so it has been painted); median and max over the steps;
-- play at 10 steps per second (player only): the frames the screen showed, sampled at every animation
-  frame: a frame never painted is dropped;
-- server time per rerun: the script's run in AppTest for one step (a frame reported by the player, or a
-  Next click on the fallback), median over runs.
-A fallback step on the 500-chain takes minutes: 3 are timed, and --quick leaves that case out.
+- play at 10 steps per second: the frames the screen showed, sampled at every animation frame: a frame never
+  painted is dropped;
+- server time per rerun: the script's run in AppTest for one step (a frame reported by the player), median.
+Then, not for --modes:
+- the WebAssembly's download: /app/static/graphviz/index.js as sent plain and with Accept-Encoding: gzip, and
+  what Chromium's cold load transferred;
+- layout per graph (every preset, chain(100), chain(500)) of the same DOT the player is sent: in a Web Worker
+  made by page.evaluate in a page of the app's origin (import(), Graphviz.load(), gv.dot(), as the player's
+  worker does), a new worker per graph, beside `dot -Tsvg` run by the server's way (a subprocess), with the
+  drawings' sizes and node and edge counts;
+- a class: CLASS_SIZE students opening the same expression one after another, each in a browser of their own
+  (a new context), on a fresh server: the server's CPU (its first student's, which lays out with dot, and the
+  total) and the browsers' (every chromium process, /proc), per source; and a tangled typed formula, once.
 """
 
 import argparse
 import json
 import os
 import re
+import resource
 import statistics
+import subprocess
 import time
+import urllib.request
 from pathlib import Path
+from urllib.parse import quote, urlencode
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
 from bench import readme_tables
-from devtools.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
+from bench.bench_layout import dot_of, sum_of_products
+from devtools.serve import CHROMIUM, CHROMIUM_ARGS, LAYOUT_SOURCES, NO_DOT_PATH, serve_app
+from engine import PRESETS, chain
+from layout import QUICK_NOTE
 
 ROOT = Path(__file__).resolve().parent.parent
 
-STEP_TIMEOUT_MS = 120_000  # a fallback step still not drawn by then is recorded as this, and reported as '>'
+STEP_TIMEOUT_MS = 120_000  # readme_tables writes a step this long as '>'
 CASES = {
     'neuron': 'expr=neuron',
     'reuse': 'expr=reuse',
@@ -60,173 +79,373 @@ MODE_CASES = {
     'chain 100, = bug': 'expr=chain&n=100&mode=bug',
     'chain 100, quiz (present)': 'expr=chain&n=100&mode=quiz&present=1',
 }
-STEP_PLAYER = """async () => {
-  const host = [...document.querySelectorAll('*')].find(e => e.shadowRoot && e.shadowRoot.querySelector('.player'));
-  const player = host.shadowRoot.querySelector('.player');
+CLASS_SIZE = 30
+CLASS_CASES = {'neuron': 'expr=neuron', 'chain 100': 'expr=chain&n=100'}
+TANGLED_FORMULA = sum_of_products(0, 31, 62)  # 247 characters; dot's own layout 2.4 s (bench/results/layout.txt)
+GRAPHVIZ_JS = '/app/static/graphviz/index.js'
+CLOCK = os.sysconf('SC_CLK_TCK')
+
+PLAYER = """const player = [...document.querySelectorAll('*')]
+    .find(e => e.shadowRoot && e.shadowRoot.querySelector('.player')).shadowRoot.querySelector('.player');"""
+STEP_PLAYER = f"""async () => {{
+  {PLAYER}
   const slider = player.querySelector('input.slider');
-  if (+player.dataset.frame >= +slider.max) {  // at the end: back to the start first, untimed
+  if (+player.dataset.frame >= +slider.max) {{  // at the end: back to the start first, untimed
     slider.value = 0;
     slider.dispatchEvent(new Event('input'));
     await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-  }
+  }}
   const before = +player.dataset.frame;
   const t0 = performance.now();
   player.querySelector('button.next').click();
   await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
   if (+player.dataset.frame !== before + 1) throw new Error('the player did not step');
   return performance.now() - t0;
-}"""
+}}"""
 
-STEP_CHART = """async () => {
-  const chart = document.querySelector('[data-testid="stGraphVizChart"]');
-  // the whole SVG, not its text: a leaf's step changes colours only
-  const svgText = () => chart.querySelector('svg') ? chart.querySelector('svg').innerHTML : '';
-  const before = svgText();
-  const next = [...document.querySelectorAll('button')].find(b => b.textContent.includes('Next'));
-  const t0 = performance.now();
-  next.click();
-  await new Promise((resolve, reject) => {
-    const check = () => { if (svgText() !== before) return resolve(); setTimeout(check, 2); };
-    setTimeout(() => reject(new Error('no redraw in 120 s')), 120000);  // STEP_TIMEOUT_MS
-    check();
-  });
-  await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
-  return performance.now() - t0;
-}"""
-
-PLAY_WATCH = """async (seconds) => {
-  const host = [...document.querySelectorAll('*')].find(e => e.shadowRoot && e.shadowRoot.querySelector('.player'));
-  const player = host.shadowRoot.querySelector('.player');
+PLAY_WATCH = f"""async (seconds) => {{
+  {PLAYER}
   const seen = new Set();
   const start = +player.dataset.frame;
   player.querySelector('button.play').click();
   const t0 = performance.now();
   let paints = 0;
-  await new Promise(resolve => {
-    const tick = () => {
+  await new Promise(resolve => {{
+    const tick = () => {{
       paints += 1;
       seen.add(+player.dataset.frame);
       if (performance.now() - t0 > seconds * 1000) return resolve();
       requestAnimationFrame(tick);
-    };
+    }};
     requestAnimationFrame(tick);
-  });
+  }});
   player.querySelector('button.play').click();
   const last = Math.max(...seen);
   let dropped = 0;
   for (let k = start; k <= last; k++) if (!seen.has(k)) dropped += 1;
-  return { shown: last - start + 1, dropped, paints, seconds };
-}"""
+  return {{ shown: last - start + 1, dropped, paints, seconds }};
+}}"""
+# the player's own time to lay the graph out in this browser (null: the server laid it out), and what its notice
+# lines say (a quick layout, or why there is none), or the server's note of a quick layout
+LAID_OUT = f"""() => {{
+  {PLAYER}
+  const laid = player.dataset.laidOut;
+  const quick = document.body.textContent.includes(QUICK_NOTE) ? QUICK_NOTE : '';
+  const said = [...player.querySelectorAll('.notice')].map(e => e.textContent).filter(Boolean).join(' ');
+  return [laid ? +laid.split(' ')[1] : null, said || quick];
+}}""".replace('QUICK_NOTE', json.dumps(QUICK_NOTE))
 
-
-FIRST_GRAPH_TIMEOUT_S = 180  # the fallback lays a 500-step chain out in the browser for longer than this
+FIRST_GRAPH_TIMEOUT_S = 180
 WARM_LOADS = 5
+# what the page says where it draws no graph: the server's refusals (layout.py) and the player's (player.js)
+REFUSED = ['too tangled', 'Try again in', 'could not be laid out']
 # runs in the page before Streamlit does: looks for the graph at every animation frame, and notes the
-# wall-clock time of the frame after it first has a size
+# wall-clock time of the frame after it first has a size; every 250 ms, looks for a refusal instead
 WATCH_FIRST_GRAPH = """(() => {
-  const find = {
-    player: () => {
-      const host = document.querySelector('.st-key-graph [data-testid=stBidiComponentIsolated]');
-      return host && host.shadowRoot && host.shadowRoot.querySelector('.player svg');
-    },
-    chart: () => document.querySelector('[data-testid="stGraphVizChart"] svg'),
-  }[RENDERER];
+  const host = () => document.querySelector('.st-key-graph [data-testid=stBidiComponentIsolated]');
   const look = () => {
-    const svg = find();
+    const svg = host() && host().shadowRoot && host().shadowRoot.querySelector('.player svg');
     if (svg && svg.getBoundingClientRect().width > 0)
       requestAnimationFrame(() => { window.firstGraphAt = performance.timeOrigin + performance.now(); });
     else requestAnimationFrame(look);
   };
   requestAnimationFrame(look);
-})();"""
+  const refused = setInterval(() => {
+    if (window.firstGraphAt) return clearInterval(refused);
+    const text = (document.body ? document.body.textContent : '') + (host()?.shadowRoot?.textContent || '');
+    if (REFUSED.some(words => text.includes(words))) window.noGraph = true;
+  }, 250);
+})();""".replace('REFUSED', json.dumps(REFUSED))
+
+# Graphviz in a Web Worker as the player runs it (components/player/player.js), timed in the worker: a new worker
+# per graph, its import and load, then the layouts
+WORKER_LAYOUTS = """async ({ url, graphs }) => {
+  const code = `let gv = null;
+onmessage = async ({ data }) => {
+  try {
+    const t0 = performance.now();
+    if (data.url) {
+      const module = await import(data.url);
+      const t1 = performance.now();
+      gv = await module.Graphviz.load();
+      postMessage({ importMs: t1 - t0, loadMs: performance.now() - t1, version: gv.version() });
+    } else {
+      const svg = gv.dot(data.dot);
+      postMessage({ ms: performance.now() - t0, svg });
+    }
+  } catch (error) { postMessage({ error: String((error && error.message) || error) }); }
+};`;
+  const ask = (worker, message) => new Promise(resolve => {
+    worker.onmessage = ({ data }) => resolve(data);
+    worker.postMessage(message);
+  });
+  const out = [];
+  for (const [dot, reps] of graphs) {
+    const source = URL.createObjectURL(new Blob([code], { type: 'text/javascript' }));
+    const started = performance.now();
+    const worker = new Worker(source, { type: 'module' });
+    const row = await ask(worker, { url });
+    row.runs = [];
+    for (let k = 0; k < reps && !row.error; k++) {
+      const run = await ask(worker, { dot });
+      if (run.error) row.error = run.error;
+      else { row.runs.push(run.ms); row.svg = run.svg; }
+      if (k === 0) row.untilFirstMs = performance.now() - started;  // a new worker to its first SVG, as a page pays
+    }
+    worker.terminate();
+    URL.revokeObjectURL(source);
+    out.push(row);
+  }
+  return out;
+}"""
+
+ERRORS = {}  # what the pages said on their console as errors, and their uncaught exceptions: {text: times}
 
 
-def open_case(context, url, query):
-    """(page, seconds from goto to the first graph painted), or (page, None) if none within FIRST_GRAPH_TIMEOUT_S."""
+def heard(message):
+    text = message if isinstance(message, str) else message.text
+    ERRORS[text[:200]] = ERRORS.get(text[:200], 0) + 1
+
+
+def new_context(browser):
+    context = browser.new_context(viewport={'width': 1600, 'height': 1000})
+    context.add_init_script(WATCH_FIRST_GRAPH)
+    return context
+
+
+def open_case(context, url, query, timeout_s=FIRST_GRAPH_TIMEOUT_S):
+    """(page, seconds from goto to the first graph painted or None if none within timeout_s, the player's own
+    layout ms or None, its notice line)."""
     page = context.new_page()
+    page.on('console', lambda m: m.type == 'error' and heard(m))
+    page.on('pageerror', lambda e: heard(f'pageerror: {e}'))
     t0 = time.time() * 1000
     page.goto(f'{url}/?{query}&step=0&speed=10')
     try:
-        page.wait_for_function('window.firstGraphAt', timeout=FIRST_GRAPH_TIMEOUT_S * 1000, polling=100)
+        page.wait_for_function('window.firstGraphAt || window.noGraph', timeout=timeout_s * 1000, polling=100)
     except PlaywrightError:
-        return page, None
-    return page, (page.evaluate('window.firstGraphAt') - t0) / 1000
+        return page, None, None, ''
+    if not page.evaluate('window.firstGraphAt'):  # the page says why
+        words = page.locator('[data-testid=stAlert]').all_inner_texts()
+        return page, None, None, ' '.join(words).replace('hourglass_disabled', '').strip() or page.evaluate(LAID_OUT)[1]
+    return page, (page.evaluate('window.firstGraphAt') - t0) / 1000, *page.evaluate(LAID_OUT)
 
 
-def chart_step(page):
-    """A timed Next on the fallback; at the last frame, back to the first with the slider's Home key, untimed."""
-    if page.get_by_role('button', name='Next').is_disabled():
-        page.locator('[data-testid="stMainBlockContainer"]').get_by_role('slider', name='Frame').press('Home')
-        page.get_by_text(re.compile(r'^Frame 0 of \d+')).first.wait_for(timeout=STEP_TIMEOUT_MS)
-        page.wait_for_timeout(500)  # the redraw of frame 0 finishes before the next click
-    return page.evaluate(STEP_CHART)
+def cpu_s(root, name=None):
+    """CPU seconds (user + system) of process `root` and every process under it, with the children they reaped;
+    with `name`, only the processes of that name (under `root` all the same)."""
+    parents, used = {}, {}
+    for entry in Path('/proc').iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / 'stat').read_text()
+            except OSError:  # gone meanwhile
+                continue
+            fields = stat[stat.rindex(')') + 2 :].split()
+            parents.setdefault(int(fields[1]), []).append(int(entry.name))
+            named = name is None or stat[stat.index('(') + 1 : stat.rindex(')')] == name
+            used[int(entry.name)] = sum(map(int, fields[11:15])) / CLOCK if named else 0.0
+    total, todo = 0.0, [root]
+    while todo:
+        pid = todo.pop()
+        total += used.get(pid, 0.0)
+        todo += parents.get(pid, [])
+    return total
 
 
-def measure_renderer(browser, renderer, cases, steps, play_seconds):
+def browsers_cpu_s():
+    """The CPU seconds of every chromium process this benchmark started (Playwright's driver starts them)."""
+    return cpu_s(os.getpid(), 'chromium')
+
+
+def warm_up(browser, url):
+    """One load of an expression no case draws, so that the first case does not also pay for the server's first
+    script run (its imports) and a new browser's first page."""
+    context = new_context(browser)
+    _, seconds, _, _ = open_case(context, url, 'expr=lecture', timeout_s=60)
+    context.close()
+    if seconds is None:
+        raise RuntimeError(f'the warm-up page drew no graph: {url}')
+
+
+def measure_source(browser, source, cases, steps, play_seconds):
     results = {}
-    with serve_app(timeout=120, env={'BACKPROP_RENDERER': renderer}) as url:
-        # one load of an expression no case draws, so the first case does not also pay for the server's first
-        # script run (its imports) and a new browser's first page
-        warm_up = browser.new_context()
-        warm_up.new_page().goto(f'{url}/?expr=lecture')
-        drawn = """() => document.querySelector("[data-testid=stGraphVizChart] svg") ||
-          [...document.querySelectorAll("*")].some(e => e.shadowRoot && e.shadowRoot.querySelector(".player svg"))"""
-        warm_up.pages[0].wait_for_function(drawn, timeout=60_000)  # the graph, on either renderer
-        warm_up.close()
+    with serve_app(timeout=120, source=source) as url:
+        warm_up(browser, url)
         for name, query in cases.items():
-            cold_context = browser.new_context(viewport={'width': 1600, 'height': 1000})
-            cold_context.add_init_script(WATCH_FIRST_GRAPH.replace('RENDERER', repr(renderer)))
-            page, cold = open_case(cold_context, url, query)
+            context = new_context(browser)
+            fetched = []  # the WebAssembly's transfer: what Chromium's network stack says it received
+            context.on('requestfinished', lambda r, f=fetched: r.url.endswith(GRAPHVIZ_JS) and f.append(r.sizes()))
+            before = cpu_s(url.pid)
+            page, cold, laid_cold, said = open_case(context, url, query)
+            server_cold = cpu_s(url.pid) - before
             page.close()
             if cold is None:
-                print(f'  {renderer:6} {name:10} no graph within {FIRST_GRAPH_TIMEOUT_S} s', flush=True)
-                results[name] = {'first_graph_cold_s': None}
-                cold_context.close()
+                print(
+                    f'  {source:7} {name:10} no graph: {said or f"none within {FIRST_GRAPH_TIMEOUT_S} s"}', flush=True
+                )
+                results[name] = {'first_graph_cold_s': None, 'notice': said}
+                context.close()
                 continue
-            warm_loads = []
+            warm_loads, laid_warm = [], []
+            before = cpu_s(url.pid)
             for _ in range(WARM_LOADS):
-                page, seconds = open_case(cold_context, url, query)
+                page, seconds, laid, notice = open_case(context, url, query)
                 warm_loads.append(seconds)
+                laid_warm.append(laid)
                 page.close()
-                if seconds is None:  # the fallback does not always draw the 500-chain
-                    break
+            server_warm = (cpu_s(url.pid) - before) / WARM_LOADS
+            row = {'first_graph_cold_s': cold, 'first_graph_warm_loads_s': warm_loads,
+                   'server_cpu_cold_ms': server_cold * 1000, 'server_cpu_warm_ms': server_warm * 1000}  # fmt: skip
+            if said:  # a quick layout
+                row['notice'] = said
+            if source == 'browser':
+                row |= {'laid_out_cold_ms': laid_cold, 'laid_out_warm_ms': laid_warm, 'graphviz_fetched': fetched}
             if None in warm_loads:
-                print(f'  {renderer:6} {name:10} first {cold:5.2f} s cold; a warm load drew no graph within '
-                      f'{FIRST_GRAPH_TIMEOUT_S} s', flush=True)  # fmt: skip
-                results[name] = {'first_graph_cold_s': cold, 'first_graph_warm_loads_s': warm_loads}
-                cold_context.close()
+                print(f'  {source:7} {name:10} first {cold:5.2f} s cold; a warm load drew no graph within '
+                      f'{FIRST_GRAPH_TIMEOUT_S} s: {notice!r}', flush=True)  # fmt: skip
+                results[name] = row | {'notice': notice}
+                context.close()
                 continue
-            warm = statistics.median(warm_loads)
-            page, _ = open_case(cold_context, url, query)
+            row['first_graph_warm_s'] = warm = statistics.median(warm_loads)
+            page, _, _, _ = open_case(context, url, query)
             page.wait_for_load_state('networkidle')
             page.wait_for_timeout(1000)  # let the first run settle: a click during it can be lost
-            n = 3 if (renderer, name) == ('chart', 'chain 500') else steps
-            try:
-                times = [page.evaluate(STEP_PLAYER) if renderer == 'player' else chart_step(page) for _ in range(n)]
-            except PlaywrightError as e:  # the fallback's redraw of a large graph can take minutes
-                print(f'  {renderer:6} {name:10} a step did not finish: {str(e).splitlines()[0][:80]}', flush=True)
-                times = [STEP_TIMEOUT_MS]
-            row = {'first_graph_cold_s': cold, 'first_graph_warm_s': warm, 'first_graph_warm_loads_s': warm_loads,
-                   'steps': len(times),
-                   'step_median_ms': statistics.median(times), 'step_max_ms': max(times)}  # fmt: skip
-            if renderer == 'player':
-                row['play_10_per_s'] = page.evaluate(PLAY_WATCH, play_seconds)
-            cold_context.close()
+            times = [page.evaluate(STEP_PLAYER) for _ in range(steps)]
+            row |= {'steps': len(times), 'step_median_ms': statistics.median(times), 'step_max_ms': max(times)}
+            row['play_10_per_s'] = page.evaluate(PLAY_WATCH, play_seconds)
+            context.close()
             results[name] = row
-            print(f'  {renderer:6} {name:10} first {cold:5.2f} s cold, {warm:5.2f} s warm; '
-                  f'step median {row["step_median_ms"]:7.1f} ms, max {row["step_max_ms"]:7.1f} ms'
-                  + (f'; play: {row["play_10_per_s"]["dropped"]} of {row["play_10_per_s"]["shown"]} frames dropped'
-                     if 'play_10_per_s' in row else ''), flush=True)  # fmt: skip
+            laid = f'; laid out here {laid_cold:4.0f} / {statistics.median(laid_warm):4.0f} ms' if laid_cold else ''
+            print(f'  {source:7} {name:10} first {cold:5.2f} s cold, {warm:5.2f} s warm{laid}; '
+                  f'step median {row["step_median_ms"]:6.1f} ms, max {row["step_max_ms"]:6.1f} ms; '
+                  f'play: {row["play_10_per_s"]["dropped"]} of {row["play_10_per_s"]["shown"]} frames dropped; '
+                  f'server CPU {server_cold * 1000:.0f} / {server_warm * 1000:.0f} ms a load', flush=True)  # fmt: skip
     return results
 
 
-def server_rerun_times(cases, runs, renderers):
-    """Median seconds of one script run for a step, per renderer and case (AppTest: no browser, no network)."""
+def download(url):
+    """The WebAssembly module as the server sends it, plain and with Accept-Encoding: gzip."""
+    out = {'file_bytes': (ROOT / 'static' / 'graphviz' / 'index.js').stat().st_size}
+    for encoding in ('identity', 'gzip'):
+        request = urllib.request.Request(url + GRAPHVIZ_JS, headers={'Accept-Encoding': encoding})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            body = response.read()
+            headers = {k.lower(): v for k, v in response.headers.items()}
+        out[encoding] = {'bytes': len(body), 'content_encoding': headers.get('content-encoding'),
+                         'cache_control': headers.get('cache-control'), 'etag': headers.get('etag'),
+                         'last_modified': headers.get('last-modified')}  # fmt: skip
+    return out
+
+
+def layout_graphs():
+    yield from PRESETS.items()
+    yield 'chain(100)', chain(100)
+    yield 'chain(500)', chain(500)
+
+
+def drawing(svg):
+    """(width, height) in pt, value boxes and ops (nodes), edges: what a layout drew."""
+    width, height = map(float, re.search(r'viewBox="[\d.-]+ [\d.-]+ ([\d.]+) ([\d.]+)"', svg).groups())
+    return {'width_pt': width, 'height_pt': height, 'nodes': svg.count('class="node"'),
+            'edges': svg.count('class="edge"')}  # fmt: skip
+
+
+def native_dot(source, reps):
+    """dot -Tsvg of `source`, as the server runs it (a subprocess): wall and CPU seconds per run, and the SVG."""
+    walls, cpus = [], []
+    for _ in range(reps):
+        before, t0 = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+        svg = subprocess.run(['dot', '-Tsvg'], input=source, capture_output=True, text=True, check=True).stdout
+        walls.append(time.perf_counter() - t0)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return walls, cpus, svg
+
+
+def layouts(browser, url, reps):
+    """Each graph's DOT laid out by the WebAssembly in a new Web Worker in Chromium, then by native dot, graph after
+    graph, one layout at a time; `reps` runs each (the 500-chain: at most 3)."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.on('console', lambda m: m.type == 'error' and heard(m))
+    page.goto(f'{url}/_stcore/health')  # a page of the app's origin, with nothing else running in it
+    version = re.search(r'version (\S+)', subprocess.run(['dot', '-V'], capture_output=True, text=True).stderr)[1]
+    rows = []
+    for name, expression in layout_graphs():
+        source = dot_of(expression)[0].source
+        n = min(reps, 3) if name == 'chain(500)' else reps
+        [w] = page.evaluate(WORKER_LAYOUTS, {'url': url + GRAPHVIZ_JS, 'graphs': [[source, n]]})
+        walls, cpus, svg = native_dot(source, n)
+        row = {'graph': name, 'dot_chars': len(source), 'wasm_version': w.get('version'), 'native_version': version}
+        if 'error' in w:
+            row['wasm_error'] = w['error']
+        else:
+            row['wasm'] = {'import_ms': w['importMs'], 'load_ms': w['loadMs'], 'runs_ms': w['runs'],
+                           'first_ms': w['runs'][0], 'later_median_ms': statistics.median(w['runs'][1:] or [None]),
+                           'until_first_ms': w['untilFirstMs'], 'drawing': drawing(w['svg'])}  # fmt: skip
+        row['native'] = {'runs_ms': [x * 1000 for x in walls], 'median_ms': statistics.median(walls) * 1000,
+                         'cpu_median_ms': statistics.median(cpus) * 1000, 'drawing': drawing(svg)}  # fmt: skip
+        rows.append(row)
+        first = row.get('wasm', {}).get('first_ms', float('nan'))
+        print(f'  {name:18} wasm first {first:7.1f} ms, native dot {row["native"]["median_ms"]:7.1f} ms', flush=True)
+    context.close()
+    return rows
+
+
+def machine_speed():
+    """Seconds of native dot on the 500-chain: this machine's speed now (it varies; so does dot's margin)."""
+    return native_dot(dot_of(chain(500))[0].source, 1)[0][0]
+
+
+def class_of(browser, source, cases, size):
+    """`size` students open each case one after another, each in a new context, on a fresh server (warmed up on
+    another expression); then one student opens the tangled formula."""
+    out = {}
+    with serve_app(timeout=120, source=source) as url:
+        warm_up(browser, url)
+        tangled_query = urlencode({'expr': 'custom', 'formula': TANGLED_FORMULA}, quote_via=quote)
+        for name, query in {**cases, 'tangled formula': tangled_query}.items():
+            n = 1 if name == 'tangled formula' else size
+            firsts, laid, server_each, notices = [], [], [], set()
+            time.sleep(1)
+            server_before, browser_before = cpu_s(url.pid), browsers_cpu_s()
+            t0 = time.monotonic()
+            for _ in range(n):
+                before = cpu_s(url.pid)
+                context = new_context(browser)
+                _, seconds, ms, notice = open_case(context, url, query, timeout_s=60)
+                context.close()
+                server_each.append(cpu_s(url.pid) - before)
+                firsts.append(seconds)
+                laid.append(ms)
+                notices.add(notice)
+            time.sleep(1)  # the closed tabs' processes end; their CPU is then their parents'
+            row = {
+                'students': n, 'seconds': time.monotonic() - t0, 'first_graph_s': firsts, 'laid_out_ms': laid,
+                'server_cpu_first_ms': server_each[0] * 1000,
+                'server_cpu_others_ms': statistics.mean(server_each[1:]) * 1000 if n > 1 else None,
+                'server_cpu_total_s': cpu_s(url.pid) - server_before,
+                'browser_cpu_total_s': browsers_cpu_s() - browser_before,
+                'notices': sorted(notices - {''}),
+            }  # fmt: skip
+            out[name] = row
+            drawn = [s for s in firsts if s is not None]
+            print(f'  {source:7} {name:15} {n:2} students: first graph median '
+                  f'{statistics.median(drawn) if drawn else float("nan"):5.2f} s ({n - len(drawn)} none); server CPU '
+                  f'{row["server_cpu_total_s"]:6.2f} s (first {row["server_cpu_first_ms"]:5.0f} ms), browsers '
+                  f'{row["browser_cpu_total_s"]:6.2f} s; {row["notices"]}', flush=True)  # fmt: skip
+    return out
+
+
+def server_rerun_times(cases, runs, sources):
+    """Median seconds of one script run for a step, per source and case (AppTest: no browser, no network)."""
     from streamlit.testing.v1 import AppTest
 
     times = {}
-    for renderer in renderers:
-        os.environ['BACKPROP_RENDERER'] = renderer
+    path = os.environ['PATH']
+    for source in sources:
+        os.environ['PATH'] = NO_DOT_PATH if source == 'browser' else path  # as serve_app hides dot
         for name, query in cases.items():
             at = AppTest.from_file(str(ROOT / 'app.py'), default_timeout=600)
             at.query_params.update(dict(pair.split('=') for pair in query.split('&')))
@@ -234,75 +453,133 @@ def server_rerun_times(cases, runs, renderers):
             samples = []
             for k in range(1, runs + 1):
                 t0 = time.perf_counter()
-                if renderer == 'player':
-                    at.session_state['graph'] = {'frame': k}
-                    at.run()
-                else:
-                    if at.button(key='next').disabled:  # at the last frame: back to the start, untimed
-                        at.session_state['frame'] = 0
-                        at.run()
-                        t0 = time.perf_counter()
-                    at.button(key='next').click().run()
+                at.session_state['graph'] = {'frame': k}
+                at.run()
                 samples.append(time.perf_counter() - t0)
-            times.setdefault(renderer, {})[name] = statistics.median(samples)
-    os.environ.pop('BACKPROP_RENDERER')
+            times.setdefault(source, {})[name] = statistics.median(samples)
+    os.environ['PATH'] = path
     return times
 
 
-def _ms(x):
-    return f'> {x:.0f}' if x >= STEP_TIMEOUT_MS else f'{x:.1f}'
-
-
-def table(results, server):
-    head = ['case', 'renderer', 'first graph cold (s)', 'warm (s)', 'step median (ms)', 'step max (ms)',
-            'play 10/s dropped', 'server per rerun (ms)']  # fmt: skip
-    rows = []
-    for renderer, cases in results.items():
-        for name, r in cases.items():
-            if 'first_graph_warm_s' not in r:  # no graph within FIRST_GRAPH_TIMEOUT_S, cold or warm: no steps
-                cold, never = r['first_graph_cold_s'], f'> {FIRST_GRAPH_TIMEOUT_S}'
-                first = [never, '-'] if cold is None else [f'{cold:.2f}', never]
-                rows.append([name, renderer, *first, '-', '-', '-', f'{server[renderer][name] * 1000:.0f}'])
-                continue
-            play = r.get('play_10_per_s')
-            rows.append([name, renderer, f'{r["first_graph_cold_s"]:.2f}', f'{r["first_graph_warm_s"]:.2f}',
-                         _ms(r['step_median_ms']), _ms(r['step_max_ms']),
-                         f'{play["dropped"]} of {play["shown"]}' if play else '-',
-                         f'{server[renderer][name] * 1000:.0f}'])  # fmt: skip
+def _text_table(head, rows):
     widths = [max(len(str(x)) for x in col) for col in zip(head, *rows, strict=True)]
     lines = [' | '.join(h.ljust(w) for h, w in zip(head, widths, strict=True))]
     lines.append('-+-'.join('-' * w for w in widths))
-    lines += [' | '.join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
+    lines += [' | '.join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
     return '\n'.join(lines)
+
+
+def _f(x, fmt='.0f'):
+    return '-' if x is None else format(x, fmt)
+
+
+def table(out):
+    head = ['case', 'source', 'first graph cold (s)', 'warm (s)', 'laid out in browser cold / warm (ms)',
+            'step median (ms)', 'step max (ms)', 'play 10/s dropped', 'server CPU a load cold / warm (ms)',
+            'server per rerun (ms)']  # fmt: skip
+    rows = []
+    for source, cases in out['pages'].items():
+        for name, r in cases.items():
+            warm = r.get('laid_out_warm_ms')
+            warm = statistics.median(warm) if warm and None not in warm else None
+            laid = f'{_f(r.get("laid_out_cold_ms"))} / {_f(warm)}' if source == 'browser' else '-'
+            play = r.get('play_10_per_s')
+            rows.append([
+                name, source, _f(r['first_graph_cold_s'], '.2f'), _f(r.get('first_graph_warm_s'), '.2f'),
+                laid, _f(r.get('step_median_ms'), '.1f'), _f(r.get('step_max_ms'), '.1f'),
+                f'{play["dropped"]} of {play["shown"]}' if play else '-',
+                f'{_f(r.get("server_cpu_cold_ms"))} / {_f(r.get("server_cpu_warm_ms"))}',
+                f'{out["server_rerun_s"][source][name] * 1000:.0f}',
+            ])  # fmt: skip
+    parts = [_text_table(head, rows)]
+    said = [f'{name}, {source}: {r["notice"]}' for source, cases in out['pages'].items() for name, r in cases.items()
+            if r.get('notice')]  # fmt: skip
+    if said:
+        parts.append('the page said: ' + '\n'.join(said))
+    if 'download' in out:
+        d = out['download']
+        parts.append(
+            f'{GRAPHVIZ_JS}: {d["file_bytes"]:,} bytes; sent {d["identity"]["bytes"]:,} bytes plain, '
+            f'{d["gzip"]["bytes"]:,} with Accept-Encoding: gzip (Content-Encoding: {d["gzip"]["content_encoding"]}); '
+            f'Cache-Control: {d["gzip"]["cache_control"]}, ETag {d["gzip"]["etag"]}'
+        )
+    if 'layouts' in out:
+        head = ['graph', 'wasm first / later (ms)', 'new worker to first SVG (ms)', 'native dot -Tsvg (ms)',
+                'native CPU (ms)', 'wasm drawing (pt, nodes, edges)', 'native drawing']  # fmt: skip
+        rows = []
+        for r in out['layouts']:
+            w, n = r.get('wasm'), r['native']
+
+            def shape(d):
+                return f'{d["width_pt"]:.0f}x{d["height_pt"]:.0f}, {d["nodes"]}, {d["edges"]}'
+
+            wasm = f'{w["first_ms"]:.1f} / {_f(w["later_median_ms"], ".1f")}' if w else r['wasm_error'][:40]
+            rows.append([r['graph'], wasm,
+                         _f(w and w['until_first_ms']), f'{n["median_ms"]:.1f}', f'{n["cpu_median_ms"]:.1f}',
+                         shape(w['drawing']) if w else '-', shape(n['drawing'])])  # fmt: skip
+        first = out['layouts'][0]
+        parts.append(f'Graphviz {first["wasm_version"]} (WebAssembly) against {first["native_version"]} (native)\n'
+                     + _text_table(head, rows))  # fmt: skip
+    if 'class' in out:
+        head = ['source', 'case', 'students', 'first graph median / max (s)', 'laid out in browser median (ms)',
+                'server CPU first / each other (ms)', 'server CPU total (s)', 'browsers CPU total (s)',
+                'notices']  # fmt: skip
+        rows = []
+        for source, cases in out['class'].items():
+            for name, r in cases.items():
+                drawn = [s for s in r['first_graph_s'] if s is not None]
+                laid = [x for x in r['laid_out_ms'] if x is not None]
+                rows.append([
+                    source, name, r['students'],
+                    f'{statistics.median(drawn):.2f} / {max(drawn):.2f}' if drawn else 'none',
+                    _f(statistics.median(laid) if laid else None),
+                    f'{r["server_cpu_first_ms"]:.0f} / {_f(r["server_cpu_others_ms"])}',
+                    f'{r["server_cpu_total_s"]:.2f}', f'{r["browser_cpu_total_s"]:.2f}', '; '.join(r['notices']) or '-',
+                ])  # fmt: skip
+        parts.append(_text_table(head, rows))
+    if out.get('console_errors'):
+        parts.append('console errors: ' + json.dumps(out['console_errors'], indent=1))
+    return '\n\n'.join(parts)
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--quick', action='store_true', help='fewer steps; no fallback on the 500-chain')
-    parser.add_argument('--renderer', choices=['player', 'chart'], action='append', help='only these (default both)')
+    parser.add_argument('--quick', action='store_true', help='fewer steps, loads and students')
+    parser.add_argument('--source', choices=LAYOUT_SOURCES, action='append', help='only these (default both)')
     parser.add_argument('--modes', action='store_true', help='the teaching modes beside the same graphs watched')
     parser.add_argument('--out', help='path stem for .json and .txt (default bench/results/page, or modes)')
     args = parser.parse_args()
     args.out = args.out or str(ROOT / 'bench' / 'results' / ('modes' if args.modes else 'page'))
-    if args.modes:
-        args.renderer = args.renderer or ['player']
+    sources = args.source or (['dot'] if args.modes else list(LAYOUT_SOURCES))
     all_cases = MODE_CASES if args.modes else CASES
-    steps, play_seconds, runs = (10, 3, 5) if args.quick else (20, 5, 10)
-    results = {}
+    steps, play_seconds, runs, reps, size = (10, 3, 5, 3, 10) if args.quick else (20, 5, 10, 5, CLASS_SIZE)
+    started = time.monotonic()
+    out = {'machine': {'cores': os.cpu_count(), 'load_average_at_start': os.getloadavg(),
+                       'dot_chain_500_s_at_start': machine_speed()}, 'pages': {}}  # fmt: skip
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        for renderer in args.renderer or ('player', 'chart'):
-            cases = dict(all_cases)
-            if renderer == 'chart' and args.quick:
-                cases.pop('chain 500', None)
-            print(f'{renderer}:', flush=True)
-            results[renderer] = measure_renderer(browser, renderer, cases, steps, play_seconds)
+        for source in sources:
+            print(f'{source}:', flush=True)
+            out['pages'][source] = measure_source(browser, source, all_cases, steps, play_seconds)
+        if not args.modes:
+            with serve_app(timeout=120, source='browser') as url:
+                out['download'] = download(url)
+                print('layouts, WebAssembly in a worker against native dot:', flush=True)
+                out['layouts'] = layouts(browser, url, reps)
+            out['class'] = {}
+            for source in sources:
+                print(f'a class of {size}, {source}:', flush=True)
+                cases = {'neuron': CASES['neuron']} if args.quick else CLASS_CASES
+                out['class'][source] = class_of(browser, source, cases, size)
         browser.close()
-    server = server_rerun_times(all_cases, runs, args.renderer or ('player', 'chart'))
-    text = table(results, server)
+    out['server_rerun_s'] = server_rerun_times(all_cases, runs, sources)
+    out['console_errors'] = ERRORS
+    out['machine'] |= {'load_average_at_end': os.getloadavg(), 'dot_chain_500_s_at_end': machine_speed(),
+                       'run_minutes': (time.monotonic() - started) / 60}  # fmt: skip
+    text = table(out)
     print('\n' + text)
     Path(args.out + '.txt').write_text(text + '\n')
-    Path(args.out + '.json').write_text(json.dumps({'browser': results, 'server_rerun_s': server}, indent=2) + '\n')
+    Path(args.out + '.json').write_text(json.dumps(out, indent=2) + '\n')
     print(f'wrote {args.out}.txt and .json')
     stem = Path(args.out).name
     if Path(args.out + '.json').resolve() == ROOT / 'bench' / 'results' / f'{stem}.json' and stem in ('page', 'modes'):
