@@ -131,7 +131,7 @@ LAID_OUT = f"""() => {{
   {PLAYER}
   const laid = player.dataset.laidOut;
   const quick = document.body.textContent.includes(QUICK_NOTE) ? QUICK_NOTE : '';
-  const said = [...player.querySelectorAll('.notice')].map(e => e.textContent).filter(Boolean).join(' ');
+  const said = [...player.querySelectorAll('.notice, .laying')].map(e => e.textContent).filter(Boolean).join(' ');
   return [laid ? +laid.split(' ')[1] : null, said || quick];
 }}""".replace('QUICK_NOTE', json.dumps(QUICK_NOTE))
 

@@ -67,7 +67,7 @@ def test_the_graph_is_laid_out_in_the_browser_with_graphviz_from_the_pages_own_s
     expect(page.locator('.player .view svg g.node[id^="n"]')).to_have_count(8)  # a, b, a*b, a*a, out; three ops
     expect(page.locator('.player .view')).to_contain_text('3.0000 ×')  # a*a's step: a.data × (a*a).grad, patched
     expect(page.locator('.player .laying')).to_be_hidden()
-    expect(page.locator('.player .notice:not(.laying)')).to_be_hidden()
+    expect(page.locator('.player .notice')).to_be_hidden()
 
 
 def test_new_inputs_keep_the_graph_laid_out_and_another_expression_is_laid_out_once(page, no_dot):

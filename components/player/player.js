@@ -102,7 +102,7 @@ class Player {
         <span class="zoom"><button class="out" title="Zoom out">−</button><button class="fit" title="Fit the width">Fit</button><button class="in" title="Zoom in">+</button></span>
       </div>
       <div class="notice" hidden></div>
-      <div class="notice laying" hidden></div>
+      <div class="laying" hidden></div>
       <div class="caption" aria-live="polite"></div>
       <div class="rules"></div>
       <div class="view" tabindex="0"></div>
