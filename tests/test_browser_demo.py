@@ -201,7 +201,8 @@ def dot_running(server):
 
 
 def test_a_tangled_formula_from_a_link_is_drawn_and_a_visitor_who_leaves_stops_its_layout(browser):
-    with serve_app(timeout=60) as url:
+    # the quick layout as long as it takes (0.7-4 s by the machine's day), so that the second visitor gets it
+    with serve_app(timeout=60, env={'BACKPROP_LAYOUT_BUDGETS': f'{layout.FULL_BUDGET},60'}) as url:
         context = browser.new_context(viewport=VIEW)
         leaving, staying = context.new_page(), context.new_page()
         leaving.goto(f'{url}/?expr=custom&formula={quote(tangled_formula(4))}')

