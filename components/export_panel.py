@@ -72,20 +72,19 @@ def show_exports(shown, allowance, waiting):
     name = shown.stem + exports.frame_suffix(shown.index, len(shown.frames))
     st.markdown('**This frame, for a slide**')
     picture = {'trace': shown.trace, 'frame': frame, 'width': shown.width, 'quick': shown.quick, 'hide': shown.hide}
-    if not can_draw:  # the player laid this frame out in the browser, so the browser saves it
-        browser_save_buttons(FRAME_FILES[:2])
-        label, ext, mime, _ = FRAME_FILES[2]
-        st.download_button(label, exports.frame_dot(**picture), f'{name}.{ext}', mime, on_click='ignore',
-                           icon=':material/download:')  # fmt: skip
-        names = ', '.join(label for label, *_ in PASS_FILES)
-        st.info(exports.no_dot(f'The whole pass ({names})'), icon=':material/info:')
-        return
-    for column, (label, ext, mime, make) in zip(st.columns(len(FRAME_FILES)), FRAME_FILES):
+    if not can_draw:  # the player laid this frame out in the browser, so the browser saves it; the DOT needs no dot
+        browser_save_buttons([file for file in FRAME_FILES if file[3] is not None])
+    served = FRAME_FILES if can_draw else [file for file in FRAME_FILES if file[3] is None]
+    for column, (label, ext, mime, make) in zip(st.columns(len(FRAME_FILES)), served):
         # made when clicked, without a rerun; the DOT source at once
         data = exports.frame_dot(**picture) if make is None else functools.partial(make, **picture, allowance=allowance)
         column.download_button(
             label, data, f'{name}.{ext}', mime, on_click='ignore', icon=':material/download:', width='stretch'
         )
+    if not can_draw:
+        names = ', '.join(label for label, *_ in PASS_FILES)
+        st.info(exports.no_dot(f'The whole pass ({names})'), icon=':material/info:')
+        return
 
     st.markdown(f'**The whole pass**: {len(shown.frames)} frames, one per picture, page or slide')
     made = st.session_state.get(MADE)

@@ -27,8 +27,8 @@ const utf8 = new TextDecoder();
 const PNG_SCALE = 2; // a frame's PNG: twice its size at 100 %, as the server's export (exports.PNG_DPI)
 const PNG_PIXELS = 40e6; // at most, and at most CANVAS_SIDE px a side: a bigger graph's PNG is made smaller
 const CANVAS_SIDE = 16384;
-const PROGRESS_MS = 250;
-const KEPT_LAYOUTS = 8; // graphs laid out here that are kept: going back to one, or new inputs, lays out nothing // how often the line that says the graph is being laid out counts the seconds
+const PROGRESS_MS = 250; // how often the line that says the graph is being laid out counts the seconds
+const KEPT_LAYOUTS = 8; // graphs laid out here that are kept: going back to one, or new inputs, lays out nothing
 
 // Graphviz compiled to WebAssembly (static/graphviz/, from the npm registry), run in a Web Worker so that a tangled
 // graph never freezes the tab: the worker is ended at the layout's budget
@@ -579,6 +579,7 @@ class Player {
   saveFrame(kind) {
     if (!this.svg) return;
     const copy = standalone(this.svg, this.natural, this.naturalHeight);
+    // the frame's suffix as exports.frame_suffix writes it: padded to the digits of the last frame, so files sort
     const name = `${this.stem}_f${String(this.cur).padStart(String(this.n - 1).length, '0')}`;
     const text = new XMLSerializer().serializeToString(copy);
     const svgBlob = new Blob([text], { type: 'image/svg+xml' });
