@@ -88,6 +88,6 @@ page.frame = state.frame_to_share(share_at, len(all_frames) + tail_length(trace,
 if page.frame is not None:  # a Share button was clicked: the panel, for the frame it was clicked at
     share_panel(page, expression, values, trace, all_frames, width, quick)
 
-link = state.link_to_write(s, expression.defaults)
+link = state.link_to_write(s, expression.defaults, followed=opened is not None)
 if link is not None:
     st.query_params.from_dict(link)

@@ -219,16 +219,20 @@ def follow_link(session, query):
     page, ignored = from_query(query)
     session.update(to_session(page))
     session[LINK_IN_BROWSER] = scenario(query)  # what the browser's address bar holds, as Streamlit sends it
-    session[LINK_OF_PAGE] = None  # the page's own link, taken as it is at the end of this run
+    session[LINK_OF_PAGE] = None  # the page's own link, taken as it is at the end of this run (link_to_write)
     return Opened(page.frame, first, ignored)
 
 
-def link_to_write(session, input_names):
+def link_to_write(session, input_names, followed):
     """The link for the page as it is now, without its frame (the player keeps that in the address bar itself),
     or None when it need not be written: written only when the visitor changes something, since each write adds
-    a browser-history entry. The link is also what a page reopens after a server restart."""
+    a browser-history entry. The link is also what a page reopens after a server restart.
+
+    `followed`: this run followed a link (follow_link), so the page as it is now is that link's, and is not written.
+    A run that followed a link but was cut short by the visitor's next click never got here: the next run writes
+    what that click changed, as any other run does."""
     query = scenario(to_query(from_session(session, input_names)))
-    if session.get(LINK_OF_PAGE) in (None, query):
+    if followed or session.get(LINK_OF_PAGE) == query:
         session[LINK_OF_PAGE] = query
         return None
     session[LINK_OF_PAGE] = session[LINK_IN_BROWSER] = query

@@ -258,6 +258,24 @@ def test_a_link_the_page_already_shows_is_not_followed_again_and_another_one_is_
     assert state.follow_link(session, {'expr': 'lecture', 'step': 'end'}) == state.Opened(state.END, False, [])
 
 
+def test_the_run_that_follows_a_link_writes_none_and_the_next_writes_what_the_visitor_changed():
+    session = {}
+    state.follow_link(session, {'expr': 'regression', 'mode': 'learn', 'step': '3'})
+    names = ['x', 'w', 'y', 'b']
+    assert state.link_to_write(session, names, followed=True) is None  # the address bar holds it already
+    assert state.link_to_write(session, names, followed=False) is None  # nothing changed
+    session['learned'] = 1
+    assert state.link_to_write(session, names, followed=False)['learned'] == '1'
+
+
+def test_a_click_that_cuts_short_the_run_that_followed_a_link_is_still_written():
+    session = {}  # the first run followed the link, then stopped for the click before it reached the link
+    state.follow_link(session, {'expr': 'regression', 'mode': 'learn'})
+    session['learned'] = 1  # the click's callback, before the next run
+    link = state.link_to_write(session, ['x', 'w', 'y', 'b'], followed=False)
+    assert link is not None and link['learned'] == '1' and link['mode'] == 'learn'
+
+
 @pytest.mark.parametrize(
     ('value', 'shared'), [(0, 0), (3, 3), (8, 8), (9, state.END), (50, state.END), (-4, 0), ('3', None), (2.0, None)]
 )
