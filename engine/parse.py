@@ -33,6 +33,10 @@ NOT_ALLOWED = {
     ast.GeneratorExp: 'comprehensions are not allowed',
     ast.Compare: 'comparisons are not allowed',
     ast.BoolOp: '"and" / "or" are not allowed',
+    ast.IfExp: '"if ... else" is not allowed',
+    ast.Tuple: 'a comma makes two formulas of one: write one formula',
+    ast.Not: '"not" is not allowed',
+    ast.Invert: '~ is not allowed',
     ast.BitXor: 'use ** for powers, not ^',
     ast.MatMult: '@ is not allowed',
     ast.FloorDiv: 'use / for division, not //',
@@ -70,6 +74,9 @@ def parse_expression(text):
     except SyntaxError as e:
         column = min(max(e.offset or len(body) + 1, 1), len(body) + 1)  # 0 or None: at the end, e.g. 'x +'
         dangling = _dangling_operator(body)
+        brackets = _bracket_problem(body, shift, dangling)
+        if brackets is not None:  # '(a*b +', 'sin(x', 'a + b)': at the bracket, whatever else is wrong
+            raise ExpressionError(*brackets) from None
         if dangling is not None:  # 'a + ', '(a + )': the + is the problem, not the end or the bracket
             sign, at = dangling
             raise ExpressionError(f'{sign} has nothing after it: write what it works on', at + shift) from None
@@ -78,14 +85,9 @@ def parse_expression(text):
         raise ExpressionError(TOO_DEEP, _too_deep_column(body) + shift) from None
     except (ValueError, UnicodeError, OverflowError, Warning):  # past the checks above, only a warning made an error
         raise ExpressionError('this is not a formula I can read', shift + 1) from None
-    encoded = body.encode()
-
-    def column(node):  # ast counts UTF-8 bytes; a student counts characters
-        return len(encoded[: node.col_offset].decode(errors='ignore')) + 1 + shift
-
     names = []  # the variables, in order of first use
     try:
-        size = _check(tree, column, names, depth=0)
+        size = _check(tree, _Columns(body, shift), names, depth=0)
     except RecursionError:  # a long a+b+...+z chain nests to the left; the limits keep it far from this
         raise ExpressionError(TOO_DEEP, _too_deep_column(body) + shift) from None
     if size + len(names) > MAX_NODES:
@@ -155,6 +157,53 @@ def _dangling_operator(body):
     return None
 
 
+# a quoted string, whose brackets are not the formula's (the string is refused later, at its column), or a bracket
+_BRACKET = r'"[^"]*"?|\'[^\']*\'?|[()\[\]{}]'
+_OPENER = {')': '(', ']': '[', '}': '{'}
+
+
+def _bracket_problem(body, shift, dangling):
+    """(message, column) for the first bracket that pairs with none, else None.
+
+    Read left to right: a closing bracket with nothing open before it ('a + b)'), or one that closes another kind
+    ('(a + b]'), is named at its own column; else the last bracket left open is, and the message names the others
+    left open ('((a': the ( at column 2, nor the one at column 1). A `dangling` operator (from _dangling_operator)
+    is named too: '(a*b +' needs a ) and something after the +.
+    """
+    opened = []  # (bracket, column) of those still open
+    problem = None
+    for m in re.finditer(_BRACKET, body):
+        ch, at = m.group(), m.start() + 1 + shift
+        if ch in '([{':
+            opened.append((ch, at))
+        elif ch in _OPENER and not opened:
+            problem = f'the {ch} at column {at} has no {_OPENER[ch]} to close: it is one {ch} too many', at
+            break
+        elif ch in _OPENER and opened[-1][0] != _OPENER[ch]:
+            bracket, start = opened[-1]
+            problem = f'the {ch} at column {at} cannot close the {bracket} opened at column {start}', at
+            break
+        elif ch in _OPENER:
+            opened.pop()
+    if problem is None and opened:
+        bracket, start = opened[-1]
+        others = [column for _, column in opened[:-1]]
+        message = f'the {bracket} opened at column {start} is never closed'
+        if len(others) == 1:
+            message += f', nor is the one at column {others[0]}'
+        elif 1 < len(others) <= 3:
+            message += f', nor are the ones at columns {", ".join(map(str, others[:-1]))} and {others[-1]}'
+        elif others:
+            message += f', nor are the {len(others)} before it'
+        problem = message, start
+    if problem is None:
+        return None
+    if dangling is not None:
+        sign, at = dangling
+        problem = f'{problem[0]}, and the {sign} at column {at + shift} has nothing after it', problem[1]
+    return problem
+
+
 def _too_deep_column(body):
     """The column of the first bracket nested past MAX_DEPTH, else 1."""
     depth = 0
@@ -172,9 +221,44 @@ def _check_name(name, column):
         raise ExpressionError(f'use a short plain name such as x1 or w (no leading _): {name[:30]}', column)
 
 
-def _check(node, column_of, names, depth):
-    """Raise ExpressionError unless node is on the whitelist; return how many values it adds."""
-    column = column_of(node)
+class _Columns:
+    """Columns (1-based, in the text as typed) of the parts of a tree that ast read from `body`, `shift` characters
+    into the text: ast counts UTF-8 bytes, a student counts characters."""
+
+    def __init__(self, body, shift):
+        self._body, self._encoded, self._shift = body, body.encode(), shift
+
+    def _index(self, offset):
+        return len(self._encoded[:offset].decode(errors='ignore'))
+
+    def of(self, node):
+        """Where node starts: 'foo' of foo(x), '1000' of x**1000."""
+        return self._index(node.col_offset) + 1 + self._shift
+
+    def opening(self, node):
+        """Where a right operand starts, its opening brackets included: the '(' of x**(1/2)."""
+        i = self._index(node.col_offset)
+        while i and self._body[i - 1] in '( ':
+            i -= 1
+        while self._body[i] == ' ':
+            i += 1
+        return i + 1 + self._shift
+
+    def after(self, node):
+        """What follows node, past its closing brackets and spaces: the ^ of (a) ^ b, the . of x.y, the [ of x[0],
+        the ( of tanh(), the 'for' of [x for x in y]."""
+        i = self._index(node.end_col_offset)
+        while i < len(self._body) and self._body[i] in ') ':
+            i += 1
+        return i + 1 + self._shift
+
+
+def _check(node, columns, names, depth):
+    """Raise ExpressionError unless node is on the whitelist; return how many values it adds.
+
+    Each error is at the column of the part it names: the exponent, the function's name, the argument too many.
+    """
+    column = columns.of(node)
     if depth > MAX_DEPTH:
         raise ExpressionError(TOO_DEEP, column)
     if isinstance(node, ast.Constant):
@@ -187,29 +271,62 @@ def _check(node, column_of, names, depth):
             names.append(node.id)
         return 0  # counted once, as an input
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        return _check(node.operand, column_of, names, depth + 1) + isinstance(node.op, ast.USub)
+        return _check(node.operand, columns, names, depth + 1) + isinstance(node.op, ast.USub)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):
         exponent = _number(node.right)
         if exponent is None:
-            raise ExpressionError('the exponent after ** must be a plain number, such as x**2', column)
+            message = 'the exponent after ** must be a plain number, such as x**2'
+            raise ExpressionError(message, columns.opening(node.right))
         if abs(exponent) > MAX_EXPONENT:
-            raise ExpressionError(f'the exponent {exponent:g} is too large (the limit is {MAX_EXPONENT})', column)
-        return _check(node.left, column_of, names, depth + 1) + 1
+            message = f'the exponent {exponent:g} is too large (the limit is {MAX_EXPONENT})'
+            raise ExpressionError(message, columns.opening(node.right))
+        return _check(node.left, columns, names, depth + 1) + 1
     if isinstance(node, ast.BinOp) and type(node.op) in BINARY:
         # a + b + c + ... nests to the left in the tree but reads flat: only the right side goes deeper
         left_depth = depth if isinstance(node.left, ast.BinOp) else depth + 1
-        return _check(node.left, column_of, names, left_depth) + _check(node.right, column_of, names, depth + 1) + 1
+        return _check(node.left, columns, names, left_depth) + _check(node.right, columns, names, depth + 1) + 1
     if isinstance(node, ast.Call):
-        fname = node.func.id if isinstance(node.func, ast.Name) else None
-        if fname not in FUNCTIONS:
-            known = ', '.join(FUNCTIONS)
-            raise ExpressionError(f'{fname or "that"} is not a function I know; I know {known}', column)
-        if len(node.args) != 1 or node.keywords or isinstance(node.args[0], ast.Starred):
-            raise ExpressionError(f'{fname} takes exactly one argument, e.g. {fname}(x)', column)
-        return _check(node.args[0], column_of, names, depth + 1) + 1
-    kind = type(node.op) if isinstance(node, (ast.BinOp, ast.UnaryOp, ast.BoolOp)) else type(node)
+        return _check_call(node, columns, names, depth)
+    if isinstance(node, ast.Tuple) and not node.elts:
+        raise ExpressionError('( ) with nothing in it is not a formula: write one in the brackets', column)
+    kind = type(node.op) if isinstance(node, (ast.BinOp, ast.UnaryOp)) else type(node)
     message = NOT_ALLOWED.get(kind, f'{type(node).__name__} is not part of a formula here')
-    raise ExpressionError(message, column)
+    raise ExpressionError(message, _refused_at(node, columns))
+
+
+def _check_call(node, columns, names, depth):
+    """A call of a known function on one plain argument; else an error at the name, or at the argument at fault."""
+    fname = node.func.id if isinstance(node.func, ast.Name) else None
+    if fname not in FUNCTIONS:
+        known = ', '.join(FUNCTIONS)
+        raise ExpressionError(f'{fname or "that"} is not a function I know; I know {known}', columns.of(node.func))
+    arguments = sorted([*node.args, *node.keywords], key=lambda a: a.col_offset)  # as typed: tanh(x, *y, z=1)
+    named = [a for a in arguments if isinstance(a, (ast.Starred, ast.keyword))]
+    if named:  # tanh(x=1), tanh(*x), tanh(**k): at the first such
+        message = f'{fname} takes one plain argument, e.g. {fname}(x): no name= and no *'
+        raise ExpressionError(message, columns.of(named[0]))
+    if len(arguments) != 1:  # tanh(x, y): at the second argument; tanh(): at its empty brackets
+        at = columns.of(arguments[1]) if arguments else columns.after(node.func)
+        raise ExpressionError(f'{fname} takes exactly one argument, e.g. {fname}(x)', at)
+    return _check(node.args[0], columns, names, depth + 1) + 1
+
+
+def _refused_at(node, columns):
+    """The column of what makes node refused: the operator of a^b, a < b, a and b, x if y else z; the . of x.y;
+    the [ of x[0]; the 'for' of a comprehension; the first comma of x, y. Else where node starts (lambda, not)."""
+    if isinstance(node, (ast.BinOp, ast.Compare)):
+        return columns.after(node.left)
+    if isinstance(node, ast.BoolOp):
+        return columns.after(node.values[0])
+    if isinstance(node, ast.IfExp):
+        return columns.after(node.body)
+    if isinstance(node, (ast.Attribute, ast.Subscript)):
+        return columns.after(node.value)
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)):
+        return columns.after(node.elt)
+    if isinstance(node, ast.Tuple) and node.elts:
+        return columns.after(node.elts[0])
+    return columns.of(node)
 
 
 def _number(node):

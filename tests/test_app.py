@@ -637,3 +637,18 @@ def test_a_formula_error_is_shown_in_the_main_area_with_its_caret_at_the_danglin
     assert 'nothing after it' in error.value
     (caret,) = page.main.code
     assert caret.value == f'{text}\n{" " * (column - 1)}^'  # under the +, its `column`th character
+
+
+@pytest.mark.parametrize(
+    ('text', 'part', 'words'),
+    [('(a*b +', '(', 'never closed'), ('sin(x', '(', 'never closed'), ('a**b', 'b', 'exponent')],
+)
+def test_a_formula_error_has_its_caret_under_the_part_its_message_names(start, text, part, words):
+    # the unclosed bracket, not the + at the end; the exponent b, not the a of a**b
+    page = start('custom')
+    page.text_input(key='formula').input(text).run()
+    (error,) = page.main.error
+    column = text.index(part) + 1
+    assert words in error.value and f'column {column}' in error.value
+    (caret,) = page.main.code
+    assert caret.value == f'{text}\n{" " * text.index(part)}^'

@@ -228,10 +228,10 @@ def test_bad_input_raises_expression_error_with_a_message(text):
         ('a +* b', 4),  # the '*' that cannot follow '+'
         ('x + _y', 5),
         ('exp(tanh)', 5),
-        ('x.__class__', 1),
+        ('x.__class__', 2),  # the '.'
         ('a + foo(x)', 5),
-        ('a + x[0]', 5),
-        ('2 * (a < b)', 6),
+        ('a + x[0]', 6),  # the '['
+        ('2 * (a < b)', 8),  # the '<'
     ],
 )
 def test_bad_input_points_at_the_column(text, column):
@@ -255,7 +255,7 @@ def test_bad_input_points_at_the_column(text, column):
         ('a + (b * )', 8, 'nothing after it'),  # the *, 8th
         ('  L = a -', 9, 'nothing after it'),  # columns count the leading spaces and the name
         ('(a + b', 1, 'never closed'),  # a bracket never closed: at the bracket
-        ('a + b)', 6, 'closes no'),  # a ) with no (: at the )
+        ('a + b)', 6, 'one ) too many'),  # a ) with no (: at the )
         ('L = ', 4, 'not a formula I can read'),  # nothing after the =
         ('x\ny', 2, 'one line'),
         ('x; y', 2, 'one line'),
@@ -267,6 +267,146 @@ def test_every_error_carries_a_column(text, column, words):
     with pytest.raises(ExpressionError) as info:
         parse_expression(text)
     assert (info.value.column, words in info.value.message) == (column, True)
+
+
+def column_of(text, part, occurrence=0):
+    """The 1-based column of the `occurrence`-th `part` in text (-1: the last), found with str.find alone."""
+    starts = [i for i in range(len(text)) if text.startswith(part, i)]
+    return starts[occurrence] + 1
+
+
+def refusal(text):
+    with pytest.raises(ExpressionError) as info:
+        parse_expression(text)
+    return info.value
+
+
+# --- brackets: the one never closed, or the one too many, at its column -------------------------------
+
+UNCLOSED = [
+    # text, and which '(' is left open: its occurrence among the text's '(' (-1: the last)
+    ('(a*b +', 0),  # the issue's: a dangling + inside, yet the bracket is what to mention
+    ('sin(x', 0),
+    ('(a*(b+c)', 0),  # the inner one is closed: the outer one is not
+    ('((a', -1),  # both are open: the innermost first, the one a ) typed next would close
+    ('(a', 0),
+    ('tanh(x +', 0),
+    ('tanh(x,', 0),
+    ('a * (b + c', 0),
+    ('tanh(sin(x)', 0),
+    ('  L = (a*b +', 0),  # leading spaces and the assignment count
+    ('ｘ + (y', 0),  # a wide character before it is one column
+    ('(a + ) + (b', -1),  # the closed (a + ) is not the one: the last ( is
+]
+
+
+@pytest.mark.parametrize('text, which', UNCLOSED)
+def test_a_bracket_never_closed_is_named_with_its_column_and_the_caret_is_at_it(text, which):
+    error = refusal(text)
+    bracket = column_of(text, '(', which)
+    assert error.column == bracket
+    assert f'the ( opened at column {bracket} is never closed' in error.message
+    assert str(error).startswith(f'column {bracket}: ')
+
+
+def test_a_dangling_operator_inside_an_unclosed_bracket_is_named_after_the_bracket():
+    text = '(a*b +'
+    error = refusal(text)
+    assert error.column == text.index('(') + 1
+    assert 'never closed' in error.message
+    assert f'the + at column {text.index("+") + 1} has nothing after it' in error.message
+
+
+def test_every_bracket_left_open_is_named():
+    text = '(((a'
+    error = refusal(text)
+    assert error.column == text.rindex('(') + 1
+    assert f'columns {text.index("(") + 1} and {text.index("(") + 2}' in error.message
+
+
+@pytest.mark.parametrize(
+    'text, which',
+    [
+        # text, and which ')' is the one too many: its occurrence among the text's ')' (-1: the last)
+        ('a + b)', 0), ('a)', 0), (')', 0), ('(a))', -1), ('tanh(x))', -1), ('a*b)+(c', 0), ('  L = a)', 0),
+    ],
+)  # fmt: skip
+def test_a_closing_bracket_too_many_is_named_at_its_column(text, which):
+    error = refusal(text)
+    extra = column_of(text, ')', which)
+    assert error.column == extra
+    assert f'the ) at column {extra} has no ( to close' in error.message and 'too many' in error.message
+
+
+@pytest.mark.parametrize('text, opener, closer', [('(a + b]', '(', ']'), ('[a + b)', '[', ')'), ('tanh(x]', '(', ']')])
+def test_a_bracket_that_closes_another_kind_is_named_at_its_column(text, opener, closer):
+    error = refusal(text)
+    assert error.column == text.index(closer) + 1
+    assert f'cannot close the {opener} opened at column {text.index(opener) + 1}' in error.message
+
+
+@pytest.mark.parametrize('text, sign', [('(a + )', '+'), ('a + (b * )', '*'), ('x +', '+'), ('(a) -', '-')])
+def test_a_dangling_operator_outside_any_open_bracket_keeps_its_message(text, sign):
+    error = refusal(text)
+    assert error.message == f'{sign} has nothing after it: write what it works on'
+    assert error.column == text.rindex(sign) + 1
+
+
+def test_a_bracket_inside_a_quoted_string_is_not_the_formulas():
+    text = "'(' +"
+    error = refusal(text)
+    assert 'never closed' not in error.message
+    assert error.column == text.index('+') + 1
+
+
+# --- each refusal of a part points at that part ---------------------------------------------------------
+
+AT_THE_PART = [
+    # text, the part the message names (its first occurrence is where the caret goes), words of the message
+    ('a**b', 'b', 'exponent'),  # the issue's: at the exponent, not at a
+    ('x**y', 'y', 'exponent'),
+    ('  L = a ** b', 'b', 'exponent'),
+    ('2**x', 'x', 'exponent'),
+    ('tanh(x ** y)', 'y', 'exponent'),
+    ('a ** -b', '-', 'exponent'),
+    ('x**(1/2)', '(', 'exponent'),  # the exponent as typed, from its bracket
+    ('(x)**y', 'y', 'exponent'),
+    ('ｘ**ｙ', 'ｙ', 'exponent'),  # columns count characters, not UTF-8 bytes
+    ('x**1000', '1000', 'too large'),
+    ('a + x**-101', '-101', 'too large'),
+    ('a + foo(x)', 'foo', 'not a function'),
+    ('(foo)(x)', 'foo', 'not a function'),
+    ('tanh(x, y)', 'y', 'exactly one argument'),  # the argument too many
+    ('tanh(x, y, z)', 'y', 'exactly one argument'),
+    ('  exp()', '(', 'exactly one argument'),  # no argument: its empty brackets
+    ('tanh(x=1)', 'x', 'plain argument'),
+    ('tanh(*x)', '*', 'plain argument'),
+    ('tanh(x, **k)', '**', 'plain argument'),
+    ('x.y', '.', 'attribute'),
+    ('(a).b', '.', 'attribute'),
+    ('a + x[0]', '[', 'indexing'),
+    ('2 * (a < b)', '<', 'comparisons'),
+    ('(a) ^ b', '^', '**'),
+    ('a // b', '//', '//'),
+    ('a % b', '%', '%'),
+    ('a @ b', '@', '@'),
+    ('a and b', 'and', '"and" / "or"'),
+    ('a or b', 'or', '"and" / "or"'),
+    ('x if y else z', 'if', 'if ... else'),
+    ('[x for x in y]', 'for', 'comprehensions'),
+    ('x, y', ',', 'comma'),
+    ('not a', 'not', '"not"'),
+    ('a * ~b', '~', '~'),
+    ('a + "x"', '"', 'not a number'),
+    ('x + _y', '_y', 'plain name'),
+    ('lambda: 1', 'lambda', 'lambda'),
+]
+
+
+@pytest.mark.parametrize('text, part, words', AT_THE_PART)
+def test_a_refusal_points_at_the_part_it_names(text, part, words):
+    error = refusal(text)
+    assert (error.column, words in error.message) == (text.index(part) + 1, True), error.message
 
 
 @pytest.mark.parametrize(
