@@ -11,6 +11,8 @@ replaces the grad rather than adding to it, and a contribution says which earlie
 
 import bisect
 import functools
+import itertools
+import re
 import types
 from dataclasses import dataclass
 
@@ -21,7 +23,7 @@ from .value import topological_order
 @dataclass(frozen=True, slots=True)
 class Node:
     id: str  # a stable name for drawing: 'n0', 'n1', ... in forward order, never id()
-    name: str  # the label, or the id where the value has none
+    name: str  # the label; else its formula while short ('x1*w1', 'n1+c'); else an alias, n1, n2, ... (_aliases)
     op: str  # the op that made it; '' for a leaf
     data: float
     children: tuple  # indices of its inputs, one per input slot: a*a has (i, i)
@@ -70,10 +72,11 @@ class Trace:
     def nodes(self):
         """Node, in forward (topological) order; the output is last."""
         index, names, nodes = {}, [], []
+        aliases = _aliases(self._values)
         for i, v in enumerate(self._values):
             index[v] = i
             children = tuple(index[c] for c in v._prev)
-            names.append(v.label or _formula_name(v._op, [names[c] for c in children], i))
+            names.append(v.label or _formula_name(v._op, [names[c] for c in children]) or next(aliases))
             nodes.append(Node(f'n{i}', names[i], v._op, v.data, children, v in self._inputs))
         return tuple(nodes)
 
@@ -172,14 +175,32 @@ def _same(a, b):
 
 
 MAX_FORMULA_NAME = 16
+ALIAS_LETTERS = 'nuvtsmkpqr'  # the first a graph's labels leave free names its unnamed values: n1, n2, ...
+_NUMBERED = re.compile(r'([a-z])[0-9]+')  # a label such as n1: its letter is not free
 
 
-def _formula_name(op, args, i):
-    """A name for a value without a label: its formula while that is short ('x1*w11'), else '#i'."""
-    if not op or any(a.startswith('#') for a in args):
-        return f'#{i}'
+def _formula_name(op, args):
+    """A name for a value without a label: its formula over its inputs' names while that is short ('x1*w11',
+    'n1+c'), else '' (a leaf without a label, or a formula too long to read: it gets an alias)."""
+    if not op:
+        return ''
     name = formula(op, args)
-    return name if len(name) <= MAX_FORMULA_NAME else f'#{i}'
+    return name if len(name) <= MAX_FORMULA_NAME else ''
+
+
+def _aliases(values):
+    """The names of the values that have neither a label nor a short formula, in the order they are asked for:
+    n1, n2, ... from the first of ALIAS_LETTERS that no label uses with a number (the MLP's n1..n3 are labels: u1,
+    u2, ...). A name a student can read and write in a formula, unlike an index; never a label's.
+
+    A generator: the labels are read when the first alias is asked for, and most graphs never ask.
+    """
+    taken = {str(v.label) for v in values if v.label}
+    used = {m[1] for m in map(_NUMBERED.fullmatch, taken) if m}
+    letter = next((p for p in ALIAS_LETTERS if p not in used), ALIAS_LETTERS[0])  # all used: its numbers still free
+    for k in itertools.count(1):
+        if f'{letter}{k}' not in taken:
+            yield f'{letter}{k}'
 
 
 class _Steps:

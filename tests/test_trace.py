@@ -1,10 +1,13 @@
 """trace_backward: the recorded backward pass must be the real one, step by step and to the last digit."""
 
 import math
+import re
 
 import pytest
 
-from engine import PRESETS, Value, backward, build, chain, topological_order, trace_backward
+from engine import PRESETS, Value, backward, build, chain, parse_expression, topological_order, trace_backward
+from engine.ops import formula
+from engine.trace import ALIAS_LETTERS, MAX_FORMULA_NAME
 
 EXPRESSIONS = {**PRESETS, 'chain25': chain(25)}
 
@@ -282,12 +285,12 @@ def test_is_input_marks_the_given_leaves_not_constants():
     assert a.grad == 3.0  # d(2a + a)/da
 
 
-def test_nodes_have_stable_ids_and_unlabelled_ones_are_named_by_their_short_formula():
+def test_nodes_have_stable_ids_and_an_unlabelled_leaf_gets_a_name_its_formulas_use():
     a = Value(3.0)
     out = a * a
     trace = trace_backward(out, [a])
     assert [node.id for node in trace.nodes] == ['n0', 'n1']
-    assert [node.name for node in trace.nodes] == ['#0', '#1']  # '#0*#0' would say nothing: #index
+    assert [node.name for node in trace.nodes] == ['n1', 'n1*n1']  # the leaf has no formula: the first alias
     assert trace.nodes[1].children == (0, 0)
 
 
@@ -303,11 +306,103 @@ def test_unlabelled_ops_are_named_by_their_formula_with_brackets_only_where_need
     assert {'a+b', 'a-b', '(a+b)*(a-b)', 'b*c', 'c/(b*c)', 'a*b', '-(a*b)', '(a+b)**2'} <= names
 
 
-def test_a_formula_name_too_long_to_read_falls_back_to_the_index():
-    x = [Value(1.0, label=f'long_name_{k}') for k in range(2)]
+ALIAS = re.compile(r'[a-z][0-9]+')  # n1, u2: what a value with neither a label nor a short formula is called
+
+
+def long_leaves(count):
+    return [Value(1.0 + k, label=f'long_name_{k}') for k in range(count)]  # any product of two: 23 characters
+
+
+def test_a_formula_too_long_to_read_is_named_n1():
+    x = long_leaves(2)
     out = x[0] * x[1]
     trace = trace_backward(out, x)
-    assert trace.nodes[-1].name == f'#{len(trace.nodes) - 1}'
+    assert len(f'{x[0].label}*{x[1].label}') > MAX_FORMULA_NAME
+    assert trace.nodes[-1].name == 'n1'
+
+
+def test_aliases_are_numbered_in_order_of_appearance_and_formulas_over_them_are_names():
+    x = long_leaves(4)
+    left, right = x[0] * x[1], x[2] * x[3]
+    out = left + right
+    trace = trace_backward(out, x)
+    names = {v: trace.nodes[i].name for i, v in enumerate(topological_order(out))}
+    first, second = sorted([left, right], key=topological_order(out).index)  # in forward order
+    assert (names[first], names[second]) == ('n1', 'n2')
+    assert names[out] == 'n1+n2'
+
+
+def test_the_mlp_names_every_value_readably_and_without_a_hash():
+    _, out, trace = traced(PRESETS['mlp'])
+    order = topological_order(out)
+    labels = {v.label for v in order if v.label}
+    assert {'n1', 'n2', 'n3'} <= labels  # the hidden neurons' sums: taken, so the aliases take another letter
+    unlabelled = [i for i, v in enumerate(order) if not v.label]
+    assert unlabelled  # else this test would test nothing
+    aliases = []
+    for i in unlabelled:
+        node = trace.nodes[i]
+        assert '#' not in node.name and node.name not in labels
+        written = formula(node.op, [trace.nodes[c].name for c in node.children])
+        if len(written) <= MAX_FORMULA_NAME:
+            assert node.name == written
+        else:
+            assert ALIAS.fullmatch(node.name), node.name
+            aliases.append(node.name)
+    letter = aliases[0][0]
+    assert aliases == [f'{letter}{k}' for k in range(1, len(aliases) + 1)]  # u1, u2, ...: numbered from 1
+    assert not any(re.fullmatch(rf'{letter}[0-9]+', label) for label in labels)
+    # the output neuron's sum h1*v1+h2*v2+h3*v3 is too long; with c added, it is written over its alias
+    (total,) = [i for i in unlabelled if 'c' in [trace.nodes[c].name for c in trace.nodes[i].children]]
+    assert trace.nodes[total].name == f'{aliases[0]}+c'
+
+
+@pytest.mark.parametrize('key', [*EXPRESSIONS, 'long typed formula'])
+def test_every_name_is_short_and_free_of_hashes_and_aliases_never_repeat(key):
+    if key == 'long typed formula':
+        expression = parse_expression('tanh(x1*w1 + x2*w2 + x3*w3 + b) * sigmoid(x1*w2*x2*w1 - b)')
+    else:
+        expression = EXPRESSIONS[key]
+    _, out, trace = traced(expression)
+    order = topological_order(out)
+    labels = [v.label for v in order if v.label]
+    made = [node.name for node, v in zip(trace.nodes, order) if not v.label]
+    assert all(name and '#' not in name and len(name) <= MAX_FORMULA_NAME for name in made)
+    aliases = [name for name in made if ALIAS.fullmatch(name)]
+    assert len(set(aliases)) == len(aliases) and not set(aliases) & set(labels)
+
+
+def test_the_names_of_a_graph_are_the_same_each_time_it_is_traced():
+    x = long_leaves(4)
+    first = trace_backward((x[0] * x[1]) * (x[2] * x[3]), x)
+    y = long_leaves(4)
+    again = trace_backward((y[0] * y[1]) * (y[2] * y[3]), y)
+    assert [n.name for n in first.nodes] == [n.name for n in again.nodes] == [n.name for n in first.nodes]
+    assert [n.name for n in first.nodes].count('n1') == 1
+
+
+def test_leaves_named_n1_and_n2_move_the_aliases_to_another_letter():
+    n1, n2 = Value(1.0, label='n1'), Value(2.0, label='n2')
+    x = long_leaves(2)
+    out = (x[0] * x[1]) + n1 * n2
+    trace = trace_backward(out, [n1, n2, *x])
+    names = [node.name for node in trace.nodes]
+    assert names.count('n1') == names.count('n2') == 1  # the leaves'
+    aliases = [name for name, node in zip(names, trace.nodes) if node.op and ALIAS.fullmatch(name)]
+    assert len(aliases) == 1 and aliases[0][0] != 'n'
+
+
+def test_with_every_alias_letter_taken_the_aliases_skip_the_labels_they_would_repeat():
+    taken = [Value(1.0, label=f'{letter}1') for letter in ALIAS_LETTERS]
+    x = long_leaves(2)
+    out = x[0] * x[1]
+    for v in taken:
+        out = out + v
+    trace = trace_backward(out, [*taken, *x])
+    names = [node.name for node in trace.nodes]
+    alias = names[[i for i, v in enumerate(topological_order(out)) if v._op == '*'][0]]
+    assert ALIAS.fullmatch(alias) and alias not in {v.label for v in taken}
+    assert '#' not in ''.join(names)
 
 
 def test_trace_of_the_seed_build_matches_backward():
