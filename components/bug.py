@@ -9,12 +9,12 @@ import math
 import pandas as pd
 import streamlit as st
 
-from components.explanation import number, owner
+from components.explanation import number, owner, shown
 from components.graph import lost
 from components.numbers import fmt
 from components.summary import CHECK, UNDEFINED
 from engine import PRESETS
-from engine.frames import grads_at
+from engine.frames import grads_at, hidden_grads
 
 
 def reused(trace):
@@ -50,18 +50,28 @@ def show_bug_note(trace):
         )
 
 
-def bug_caption(trace, frame):
-    """What the caption adds where `=` throws a contribution away: ' · = throws away a.grad's 3.0000'."""
+def unseen(frame, hide, k):
+    """Whether hiding `hide`, no frame up to `frame` has shown what step k wrote: a step of its own with hide=new
+    (the next frame shows it), any with hide=all."""
+    return hide == 'all' or (hide == 'new' and k == frame.steps_done - 1)
+
+
+def bug_caption(trace, frame, hide='none'):
+    """What the caption adds where `=` throws a contribution away: ' · = throws away a.grad's 3.0000' (or '?',
+    hiding `hide`, where no frame has shown it yet)."""
     thrown = [
-        f'{owner(trace.nodes[c.child].name)}.grad’s {number(trace.steps[k].contributions[slot].amount)}'
+        f'{owner(trace.nodes[c.child].name)}.grad’s '
+        + shown(trace.steps[k].contributions[slot].amount, unseen(frame, hide, k))
         for (k, slot), c in lost(trace, frame)
     ]
     return f' · = throws away {", ".join(thrown)}' if thrown else ''
 
 
-def bug_parts(trace, right, frame):
+def bug_parts(trace, right, frame, hide='none'):
     """Explanation parts (components.explanation's form) for `frame` of the `=` trace: what was lost here, and
-    the grads that differ from `+=`'s at this frame."""
+    the grads that differ from `+=`'s at this frame. Hiding `hide`, a grad hidden there is neither given (what `=`
+    wrote, what `+=` would have) nor said to differ."""
+    hidden = hidden_grads(trace, frame, hide)
     parts = []
     for (k, slot), c in lost(trace, frame):
         earlier = trace.steps[k]
@@ -70,22 +80,24 @@ def bug_parts(trace, right, frame):
         by = trace.nodes[earlier.node].name
         same = ' (this same step, its first line)' if k == frame.steps_done - 1 else ''
         should = right.grads(frame.steps_done)[c.child]  # the same frame on the += engine
+        asked = c.child in hidden
         said = [
             ('b', '= threw a contribution away. '), ('c', f'{child}.grad = …'),
-            ('', f' replaced {number(thrown.amount)}, which {by}’s _backward had put there{same}, with '
-                 f'{number(c.amount)}. With '), ('c', '+='),
-            ('', f' it would have added to it, and {child}.grad would be {number(should)} after this step.'),
+            ('', f' replaced {shown(thrown.amount, unseen(frame, hide, k))}, which {by}’s _backward had put '
+                 f'there{same}, with {shown(c.amount, asked)}. With '), ('c', '+='),
+            ('', f' it would have added to it, and {child}.grad would be {shown(should, asked)} after this step.'),
         ]  # fmt: skip
         parts.append(('p', said))
     if frame.kind in ('backward', 'seed'):
         wrong, ok = grads_at(trace, frame), grads_at(right, frame)
-        differ = [i for i, (g, r) in enumerate(zip(wrong, ok)) if g is not None and not _same(g, r)]
+        differ = [i for i, (g, r) in enumerate(zip(wrong, ok)) if g is not None and i not in hidden and not _same(g, r)]
+        visible = ' shown' if hidden else ''
         if differ:
             rows = [[('c', f'{owner(trace.nodes[i].name)}.grad'), ('', ': = gives '), ('b', number(wrong[i])),
                      ('', ', += gives '), ('b', number(ok[i]))] for i in differ]  # fmt: skip
-            parts += [('p', [('b', 'Beside +=: '), ('', 'the grads that differ so far.')]), ('list', rows)]
+            parts += [('p', [('b', 'Beside +=: '), ('', f'the grads{visible} that differ so far.')]), ('list', rows)]
         elif frame.kind == 'backward':
-            parts.append(('p', [('b', 'Beside +=: '), ('', 'every grad so far is what += gives.')]))
+            parts.append(('p', [('b', 'Beside +=: '), ('', f'every grad{visible} so far is what += gives.')]))
     return parts
 
 

@@ -59,6 +59,11 @@ def shown(x, hidden):
     return HIDDEN if hidden else number(x)
 
 
+def same(a, b):
+    """The same float, nan included."""
+    return a == b or (a != a and b != b)
+
+
 # a _backward's line that writes a grad: with += (engine.value), or with = (engine.assign, the bug)
 GRAD_WRITE = re.compile(r'\.grad \+?= ')
 TIMES = f' {ops.OPS["*"].text} ', f' {ops.OPS["*"].pretty} '  # the code's * as the page writes it
@@ -135,9 +140,10 @@ def local_gradient(trace, step, c):
     return value  # an op this page has no words for yet: its value alone
 
 
-def local_gradient_runs(trace, step):
+def local_gradient_runs(trace, step, hidden=frozenset()):
     """Per contribution, the local gradient for that input as runs: the words, then its arithmetic as code, e.g.
-    [('', 'local gradient for n: '), ('c', '1 − t² = 1 − 0.7071² = 0.5000')]."""
+    [('', 'local gradient for n: '), ('c', '1 − t² = 1 − 0.7071² = 0.5000')]. Into a grad in `hidden` it is asked
+    for, as the grad is: [('', 'local gradient for n: '), ('c', '?')] (even where the op passes its grad through)."""
     node = trace.nodes[step.node]
     out = []
     for c in step.contributions:
@@ -146,7 +152,9 @@ def local_gradient_runs(trace, step):
         if uses > 1:
             child = f'{child} (its use {c.slot + 1} of {uses})'
         sign = passes_through(node.op, c.slot)
-        if sign is None:
+        if c.child in hidden:
+            out.append([('', f'local gradient for {child}: '), ('c', HIDDEN)])
+        elif sign is None:
             out.append([('', f'local gradient for {child}: '), ('c', local_gradient(trace, step, c))])
         else:
             negated = '' if sign > 0 else ', negated'
@@ -155,18 +163,20 @@ def local_gradient_runs(trace, step):
     return out
 
 
-def local_gradient_lines(trace, step):
+def local_gradient_lines(trace, step, hidden=frozenset()):
     """One line per contribution: the local gradient for that input, with its numbers (plain text), e.g.
     'local gradient for n: 1 − t² = 1 − 0.7071² = 0.5000' or 'passes the grad through to x1: local gradient 1'."""
-    return [''.join(text for _, text in runs) for runs in local_gradient_runs(trace, step)]
+    return [''.join(text for _, text in runs) for runs in local_gradient_runs(trace, step, hidden)]
 
 
 def chain_rule_lines(trace, step, hidden=frozenset()):
-    """One line per contribution, e.g. 'a.grad += b.data × L.grad = −2.0000 × 1.0000 = −2.0000'.
-
-    A grad of a node in `hidden` shows '?': 'a.grad += b.data × L.grad = −2.0000 × 1.0000 = ?'. Where the op
+    """One line per contribution, e.g. 'a.grad += b.data × L.grad = −2.0000 × 1.0000 = −2.0000'. Where the op
     passes its grad through (+, −, negation), there is no product to show: 'a.grad += L.grad = 1.0000', and
     'b.grad += -L.grad = −(−2.0000) = 2.0000' when negated.
+
+    Into a grad of a node in `hidden`, the local gradient is asked for as well as the grad, and all that is made
+    from it: only the upstream grad, which the graph shows, is given: 'e.grad += ? × d.grad = ? × −2.0000 = ?'
+    ('e.grad += ? × d.grad = ?' where the upstream grad is hidden too), whatever the op.
     """
     fn = trace.backward_fn(step.node)
     node = trace.nodes[step.node]
@@ -177,6 +187,9 @@ def chain_rule_lines(trace, step, hidden=frozenset()):
     for c, code in zip(step.contributions, code_lines):
         symbolic = re.sub(r'\b(self|other|out)\b', lambda m: names[m.group(1)], code).replace(*TIMES)
         upstream, amount = shown(step.out_grad, step.node in hidden), shown(c.amount, c.child in hidden)
+        if c.child in hidden:
+            lines.append(asked_line(symbolic, names['out'], upstream))
+            continue
         sign = passes_through(node.op, c.slot)
         if sign is None:
             product = ops.formula('*', [number(c.local_grad), upstream], pretty=True)
@@ -185,6 +198,15 @@ def chain_rule_lines(trace, step, hidden=frozenset()):
         numbers = f' = {product}' if product != amount else ''
         lines.append(f'{symbolic}{numbers} = {amount}')
     return lines
+
+
+def asked_line(symbolic, out, upstream):
+    """A chain-rule line whose local gradient and result are to be worked out: the code's `a.grad +=` (or `=`), then
+    ? × out.grad, with the upstream grad's number where it is shown: 'e.grad += ? × d.grad = ? × −2.0000 = ?'."""
+    target = symbolic[: GRAD_WRITE.search(symbolic).end()]
+    times = ops.formula('*', [HIDDEN, f'{out}.grad'], pretty=True)
+    numbers = f' = {ops.formula("*", [HIDDEN, upstream], pretty=True)}' if upstream != HIDDEN else ''
+    return f'{target}{times}{numbers} = {HIDDEN}'
 
 
 def caption(trace, frame):
@@ -255,12 +277,16 @@ def explain(trace, frame, hide='none'):
     if len(node.children) > 1:
         where.append(f'other = {trace.nodes[node.children[1]].name}')
     where.append(f'out = {node.name}')
-    where += [f'{k} = {number(v)}' for k, v in captured_numbers(fn).items()]
+    asked = any(c.child in hidden for c in step.contributions)
+    # while the grads it writes are asked for, a number the closure holds is shown only where it is this node's data,
+    # which the graph shows (tanh's t): 1/b (division's inv) or n·x^(n−1) (slope) is a local gradient
+    held = captured_numbers(fn).items()
+    where += [f'{k} = {number(v) if not asked or same(v, node.data) else HIDDEN}' for k, v in held]
     this = ('', ' (the code’s out is this node, named out too)') if node.name == 'out' else ('', ' (this node)')
     where_runs = [run for w in where for run in (('c', w), ('', ', '))][:-1]
     at = 2 * (len(node.children) + 1) - 1  # just after out = ...
     where_runs.insert(at, this)
-    for runs in local_gradient_runs(trace, step):
+    for runs in local_gradient_runs(trace, step, hidden):
         where_runs += [('br', ''), *runs]
     rows = []
     written = set()  # a*a writes a twice: the second line starts from the first's grad

@@ -83,8 +83,9 @@ def hot_edges(trace, frame, width, hidden=frozenset(), local_width=None):
     step = trace.steps[frame.steps_done - 1]
     upstream = HIDDEN.center(width) if step.node in hidden else padded(step.out_grad, width)
     labels = {}
-    for c in step.contributions:
-        product = f'{padded(c.local_grad, local_width)} × {upstream}'
+    for c in step.contributions:  # into a hidden grad, its local gradient is asked for too: '? × −2.0000 = ?'
+        local = HIDDEN.center(local_width) if c.child in hidden else padded(c.local_grad, local_width)
+        product = f'{local} × {upstream}'
         amount = HIDDEN.center(width) if c.child in hidden else padded(c.amount, width)
         labels[step.node, c.slot] = f'{product}\n{" " * len(product)}\n{f"= {amount}".rjust(len(product))}'
     return labels
@@ -99,15 +100,19 @@ def lost(trace, frame):
     return [(c.overwrote, c) for c in step.contributions if c.overwrote is not None]
 
 
-def lost_edges(trace, frame, width, local_width=None):
+def lost_edges(trace, frame, width, local_width=None, hide='none'):
     """{(op node, input slot): label} of the edges whose contribution `frame`'s assignment throws away, each with the
-    label it had at its own step, to be struck through."""
+    label it had at its own step, to be struck through. Hiding grads (`hide`), a label no frame has shown yet shows
+    '?' where it did then: one of this same step (a*a's first write), or any while every grad is hidden."""
     local_width = local_width or label_width(trace, width)
     n = len(trace.nodes)
     out = {}
     for (k, slot), _ in lost(trace, frame):
         earlier = trace.steps[k]
-        labels = hot_edges(trace, Frame('backward', earlier.node, n, k + 1), width, local_width=local_width)
+        then = Frame('backward', earlier.node, n, k + 1)
+        unseen = hide == 'all' or (hide == 'new' and k == frame.steps_done - 1)
+        hidden = hidden_grads(trace, then, hide) if unseen else frozenset()
+        labels = hot_edges(trace, then, width, hidden, local_width)
         out[earlier.node, slot] = labels[earlier.node, slot]
     return out
 
@@ -161,7 +166,7 @@ def build_dot(trace, frame, width, hide='none'):
         final_after = trace.final_after()
         looks = [value_look(trace, frame, i, grads, final_after, width, hidden) for i in range(len(trace.nodes))]
         hot = hot_edges(trace, frame, width, hidden, local_width)
-        thrown = lost_edges(trace, frame, width, local_width)
+        thrown = lost_edges(trace, frame, width, local_width, hide)
     active_op = frame.node if hot else None
     big = {'nslimit': BIG_NSLIMIT} if len(trace.nodes) > EXACT_UP_TO else {}
     dot = graphviz.Digraph(

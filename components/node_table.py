@@ -62,7 +62,8 @@ def node_table(trace, frame, answers=False, hide='none', right=None):
         'grad now': [HIDDEN if g is not None and i in hidden else fmt(g) for i, g in enumerate(grads_at(trace, frame))],
     }
     if right is not None:
-        columns[BESIDE_COLUMN] = [fmt(g) for g in grads_at(right, frame)]
+        beside = grads_at(right, frame)  # what += gives a hidden grad would tell it too
+        columns[BESIDE_COLUMN] = [HIDDEN if g is not None and i in hidden else fmt(g) for i, g in enumerate(beside)]
     columns[STATE_COLUMN] = [fixed['states'][state] for state in grad_states(trace, frame, hidden)]
     if answers:
         columns[ANSWER_COLUMN] = fixed['finals']

@@ -396,3 +396,24 @@ def test_the_where_line_says_out_is_this_node_and_one_input_is_its_input():
     text = md_text(explain(trace, backward_frame(trace, 'o')))
     assert 'back to its input.' in text and 'inputs' not in text
     assert 'out = o (this node)' in text
+
+
+def test_a_step_whose_grads_are_hidden_asks_for_its_local_gradients_and_shows_only_the_data_the_graph_shows():
+    # L = a/b at a = 3, b = 2: the closure's inv = 1/b = 0.5 is a's local gradient, and b's is −a/b² = −0.75
+    trace = traced(parse_expression('L = a/b'), {'a': 3.0, 'b': 2.0})
+    text = plain_text(explain(trace, backward_frame(trace, 'L'), 'new'))
+    assert 'inv = ?' in text and '0.5000' not in text and '0.7500' not in text
+    assert 'local gradient for a: ?' in text and 'local gradient for b: ?' in text
+    assert 'a.grad += ? × L.grad = ? × 1.0000 = ?' in text  # only the upstream grad L.grad = 1 is given
+    # o = tanh(n): t = 0.7071 is o's own data, which the graph shows; its local gradient 1 − t² = 0.5 is asked for
+    trace = traced(PRESETS['neuron'])
+    text = plain_text(explain(trace, backward_frame(trace, 'o'), 'new'))
+    assert 't = 0.7071' in text and '0.5000' not in text and 'local gradient for n: ?' in text
+    # + passes its grad through: saying so would give the local gradient 1, and with it the answer
+    text = plain_text(explain(trace, backward_frame(trace, 'n'), 'new'))
+    assert 'passes the grad through' not in text and 'b.grad += ? × n.grad = ? × 0.5000 = ?' in text
+    b = next(i for i, node in enumerate(trace.nodes) if node.name == 'b')
+    assert local_gradient_lines(trace, step_of(trace, 'n'), {b}) == [  # only what is hidden is asked for
+        'passes the grad through to x1*w1 + x2*w2: local gradient 1',
+        'local gradient for b: ?',
+    ]

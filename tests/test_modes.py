@@ -5,6 +5,7 @@ data as the visitor sees it): the `=` bug beside `+=` (mode=bug), predict the gr
 Every expected number is worked out by hand from the formula, never read back from the engine.
 """
 
+import html
 import json
 import re
 
@@ -417,3 +418,45 @@ def test_more_learning_steps_send_the_page_to_the_next_update(start):
 def test_a_question_does_not_tell_whether_the_grads_it_asks_for_are_final(start):
     text = start(query={'expr': 'reuse', 'mode': 'quiz'}).explanation()  # out's step: (a*b).grad and (a*a).grad
     assert '(a*b).grad: · → ?' in text and '(final)' not in text and '(more to come)' not in text
+
+
+# the lecture: L = d·f, d = e + c, e = a·b with a = 2, b = −3, c = 10, f = −2, so e = −6, d = 4. Its questions:
+#   L's step: d.grad = f·1 = −2 and f.grad = d·1 = 4 (local gradients f.data = −2, d.data = 4);
+#   d's step: e.grad = c.grad = 1·(−2) = −2 (local gradients 1: + passes the grad through);
+#   e's step: a.grad = b·(−2) = 6 and b.grad = a·(−2) = −4 (local gradients b.data = −3, a.data = 2).
+LECTURE_QUESTIONS = [  # (node, its grad as the sums multiply by it, what may not be shown but that grad, the answers)
+    ('L', '1.0000', [-2.0, 4.0], {'d.grad': -2.0, 'f.grad': 4.0}),
+    ('d', '(−2.0000)', [1.0], {'e.grad': -2.0, 'c.grad': -2.0}),  # the answers are the upstream grad: the 1 is asked
+    ('e', '(−2.0000)', [-3.0, 2.0, 6.0, -4.0], {'a.grad': 6.0, 'b.grad': -4.0}),
+]
+
+
+def names_number(text, x):
+    """Whether `text` writes `x` (4 decimals) as a number of its own, with either minus: −2.0000 or -2.0000, and
+    not the 2.0000 of −2.0000."""
+    sign = '[-−]' if x < 0 else ''
+    return re.search(rf'(?<![\d.\-−]){sign}{re.escape(f"{abs(x):.4f}")}', text) is not None
+
+
+def test_a_question_shows_neither_the_local_gradients_nor_the_answers_only_the_upstream_grad(start):
+    """Issue 18, 2.1: the bullets once read `d.grad += f.data × L.grad = −2.0000 × 1.0000 = ?` (the answer, a
+    multiplication by 1 away) and `e.grad += d.grad = −2.0000 = ?` (the answer itself)."""
+    page = start(query={'expr': 'lecture', 'mode': 'quiz'})
+    for k, (node, upstream, forbidden, answers) in enumerate(LECTURE_QUESTIONS):
+        body, frame = page.body(), page.frame
+        assert page.caption().split(' · ', 1)[1].startswith(f'predict: {node} =')
+        text, rules = page.explanation(), body['rules'][frame]
+        labels = test_app.replay(body['patches'])[frame][2]  # the edges the step writes along
+        bullets = [html.unescape(b) for b in re.findall(r'<li><code>(.*?)</code>', body['explanations'][frame])]
+        asked = ''.join(m.value for m in page.markdown)  # the question above the player
+        for x in forbidden:  # the local gradients and what they make: the upstream grad, on the graph already, may stay
+            assert not any(names_number(t, x) for t in (text, asked, *rules, *labels.values())), (node, x)
+        assert len(bullets) == len(rules) == len(labels) == 2
+        for line in bullets + rules:  # the local gradient is asked for too, beside the upstream grad's number
+            assert re.search(rf'\+= \? × {node}\.grad = \? × {re.escape(upstream)} = \?$', line), line
+        assert all(label.split()[0] == '?' and label.split()[-1] == '?' for label in labels.values()), labels
+        assert 'passes the grad through' not in text and 'local gradient 1' not in text
+        answer(page, answers)
+        assert any('✓ right' in m.value for m in page.markdown)
+        if k < len(LECTURE_QUESTIONS) - 1:
+            next_question(page)

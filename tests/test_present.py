@@ -63,7 +63,8 @@ def test_hiding_new_grads_asks_exactly_for_what_the_frame_writes_and_the_next_fr
             else:  # what a frame before asked is shown again
                 assert hidden_values[i] == look
         assert hidden_op == op and set(hidden_edges) == set(edges)
-        assert all(label.split()[-1] == HIDDEN for label in hidden_edges.values())  # the amount, the label's end
+        # the local gradient, the label's start, and the amount, its end: only the upstream grad is given
+        assert all(label.split()[0] == label.split()[-1] == HIDDEN for label in hidden_edges.values())
 
 
 def test_the_neurons_x1_w1_step_asks_for_x1_and_w1_and_the_next_step_shows_them():
@@ -86,7 +87,7 @@ def test_hiding_all_grads_leaves_only_the_seed_and_what_is_not_computed(key):
     assert set(final.values()) == {HIDDEN, '1.0000'}
 
 
-def test_the_big_sums_keep_their_symbolic_part_and_hide_the_new_amount():
+def test_the_big_sums_ask_for_the_local_gradient_too_and_give_only_the_upstream_grad():
     trace = traced(PRESETS['neuron'])
     frame = frames(trace)[X1_W1]
     assert frame_rules(trace, frame) == chain_rule_lines(trace, trace.steps[frame.steps_done - 1])  # the one maker
@@ -94,11 +95,19 @@ def test_the_big_sums_keep_their_symbolic_part_and_hide_the_new_amount():
         'x1.grad += w1.data × (x1*w1).grad = −3.0000 × 0.5000 = −1.5000',
         'w1.grad += x1.data × (x1*w1).grad = 2.0000 × 0.5000 = 1.0000',
     ]
+    # the local gradient (w1.data, x1.data) is what the class works out, with the sum: only the upstream grad is given
     assert frame_rules(trace, frame, 'new') == [
-        'x1.grad += w1.data × (x1*w1).grad = −3.0000 × 0.5000 = ?',
-        'w1.grad += x1.data × (x1*w1).grad = 2.0000 × 0.5000 = ?',
+        'x1.grad += ? × (x1*w1).grad = ? × 0.5000 = ?',
+        'w1.grad += ? × (x1*w1).grad = ? × 0.5000 = ?',
     ]
-    assert frame_rules(trace, frame, 'all')[0] == 'x1.grad += w1.data × (x1*w1).grad = −3.0000 × ? = ?'
+    assert frame_rules(trace, frame, 'all')[0] == 'x1.grad += ? × (x1*w1).grad = ?'  # the upstream grad hidden too
+    # where the op passes its grad through, the line would give the answer: it asks for the local gradient as well
+    n_step = next(f for f in frames(trace) if f.kind == 'backward' and trace.nodes[f.node].name == 'n')
+    assert frame_rules(trace, n_step) == ['(x1*w1 + x2*w2).grad += n.grad = 0.5000', 'b.grad += n.grad = 0.5000']
+    assert frame_rules(trace, n_step, 'new') == [
+        '(x1*w1 + x2*w2).grad += ? × n.grad = ? × 0.5000 = ?',
+        'b.grad += ? × n.grad = ? × 0.5000 = ?',
+    ]
 
 
 def test_the_big_sums_of_other_frames_are_short():
@@ -118,7 +127,8 @@ def test_the_explanation_hides_what_the_boxes_hide():
     )
     text = plain_text(explain(trace, a_times_a, 'new'))
     assert 'a.grad: · → ?' in text and 'a.grad: ? → ?' in text  # the second += starts from the first's hidden sum
-    assert '6.0000' not in text and '3.0000 × 1.0000 = ?' in text
+    assert '6.0000' not in text and 'a.grad += ? × (a*a).grad = ? × 1.0000 = ?' in text
+    assert '3.0000' not in text  # the local gradient, a.data, is asked for too (the graph shows a's data)
     text = plain_text(explain(trace, a_times_b, 'new'))
     assert 'a.grad: 6.0000 → ?' in text  # asked at the frame before, shown now
     assert '4.0000' not in text
@@ -156,7 +166,7 @@ def test_a_presentation_link_opens_the_player_without_the_sidebar_and_asks_for_t
     shown = replay(body['patches'])
     assert (grads(shown[X1_W1][0])[X1], grads(shown[X1_W1 + 1][0])[X1]) == (HIDDEN, '-1.5000')
     assert body['rules'] == [frame_rules(trace, f, 'new') for f in frames(trace)]
-    assert body['rules'][X1_W1][0].endswith('= −3.0000 × 0.5000 = ?')
+    assert body['rules'][X1_W1][0].endswith('= ? × 0.5000 = ?')
 
 
 def test_the_presentation_view_is_switched_on_in_the_sidebar_and_left_from_the_page(monkeypatch):

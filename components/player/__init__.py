@@ -155,14 +155,13 @@ def frame_patches(trace, all_frames, width, hide='none', right=None):
         for i in sorted(candidates):
             look = value_look(trace, frame, i, grads, final_after, width, hidden)
             if right is not None:
-                look += (fmt(right_grads[i]),)
+                look += (HIDDEN if i in hidden and right_grads[i] is not None else fmt(right_grads[i]),)
             if looks.get(i) != look:
                 looks[i] = look
                 changed.append([i, *look])
         hot = {f'{i}_{slot}': text for (i, slot), text in hot_edges(trace, frame, width, hidden, local_width).items()}
-        thrown = {
-            f'{i}_{slot}': _struck(text) for (i, slot), text in lost_edges(trace, frame, width, local_width).items()
-        }
+        lost = lost_edges(trace, frame, width, local_width, hide)
+        thrown = {f'{i}_{slot}': _struck(text) for (i, slot), text in lost.items()}
         hot = thrown | hot  # an edge of this same step (a*a's first) keeps its label, struck through
         edges = [
             [key, hot.get(key, '')] for key in sorted(set(labels) | set(hot)) if labels.get(key, '') != hot.get(key, '')
@@ -185,19 +184,20 @@ def _struck(label):
 def make_body(trace, all_frames, width, numeric, graph, hide='none', right=None, learning=None):
     """The graph (server_layout's {'svg'} or browser_layout's {'dot', …}) with each frame's patch, caption,
     explanation, sums and node table, encoded for the player; the grads that `hide` names show '?' in all of them,
-    and hiding every grad leaves out the grad check too, as does `numeric` None (a quiz not finished). On the `=`
-    engine, `right` is the `+=` trace beside it; `learning` (components.learning.Learning) adds the frames of one
-    step of learning after the pass."""
+    and hiding every grad leaves out the grad check too, as do a last frame that hides grads and `numeric` None (a
+    quiz not finished). On the `=` engine, `right` is the `+=` trace beside it; `learning`
+    (components.learning.Learning) adds the frames of one step of learning after the pass."""
     patches = frame_patches(trace, all_frames, width, hide, right)
     captions = [caption(trace, f) for f in all_frames]
     parts = [explain(trace, f, hide) for f in all_frames]
     if right is not None:
-        parts = [p + bug_parts(trace, right, f) for p, f in zip(parts, all_frames)]
-        captions = [c + bug_caption(trace, f) for c, f in zip(captions, all_frames)]
+        parts = [p + bug_parts(trace, right, f, hide) for p, f in zip(parts, all_frames)]
+        captions = [c + bug_caption(trace, f, hide) for c, f in zip(captions, all_frames)]
     explanations = [explanation_html(p) for p in parts]
     rules = [frame_rules(trace, f, hide) for f in all_frames]
     plots = depth_plots(trace, all_frames, hide)
-    if hide == 'all' or numeric is None:
+    # the check, at the last frame, would show the grads it hides (hide=new without the leaves' steps)
+    if hide == 'all' or numeric is None or hidden_grads(trace, all_frames[-1], hide):
         summary = ''
     elif right is not None:
         summary = bug_summary_html(trace, right, numeric)
