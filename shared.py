@@ -23,8 +23,11 @@ _traces = cachetools.LRUCache(48 * MB, getsizeof=lambda entry: TRACE_BYTES_PER_N
 
 
 def _layout_bytes(entry):
-    """A layout.Layout's SVG, the browser's DOT ({'dot': ...}), or a lasting refusal (about 1 kB)."""
-    return len(entry.svg) if hasattr(entry, 'svg') else len(entry['dot']) if isinstance(entry, dict) else 1_000
+    """A layout.Layout's SVG, the browser's DOTs ({'dot': ..., 'fits': {shape: dot}}), or a lasting refusal
+    (about 1 kB)."""
+    if isinstance(entry, dict):
+        return len(entry['dot']) + sum(map(len, entry.get('fits', {}).values()))
+    return len(entry.svg) if hasattr(entry, 'svg') else 1_000
 
 
 _layouts = cachetools.LRUCache(32 * MB, getsizeof=_layout_bytes)
@@ -46,10 +49,10 @@ def traced(*, expression, values, assigns=False):
 
 
 @cachetools.cached(
-    _layouts, key=lambda *, expression, width, lay_out, source: (expression.key, width, source),
+    _layouts, key=lambda *, expression, width, lay_out, source, shape: (expression.key, width, source, shape),
     condition=threading.Condition(),
 )  # fmt: skip
-def _layout_or_refusal(*, expression, width, lay_out, source):
+def _layout_or_refusal(*, expression, width, lay_out, source, shape):
     try:
         return lay_out()
     except LayoutRefused as refused:
@@ -58,11 +61,12 @@ def _layout_or_refusal(*, expression, width, lay_out, source):
         raise
 
 
-def laid_out(*, expression, width, lay_out, source='dot'):
-    """The graph's layout (layout.Layout) as `lay_out()` makes it, or LayoutRefused: the same for every input value
-    and frame, so kept by the expression and the number width alone, and made with no one's values in it.
-    `source` 'browser': what the player lays out itself on a server without dot (components.player.browser_layout)."""
-    result = _layout_or_refusal(expression=expression, width=width, lay_out=lay_out, source=source)
+def laid_out(*, expression, width, lay_out, source='dot', shape='wide'):
+    """The graph's layout (layout.Layout) in `shape` (graph.SHAPES) as `lay_out()` makes it, or LayoutRefused: the
+    same for every input value and frame, so kept by the expression and the number width alone, and made with no
+    one's values in it. `source` 'browser': what the player lays out itself on a server without dot, every shape
+    at once (components.player.browser_layout)."""
+    result = _layout_or_refusal(expression=expression, width=width, lay_out=lay_out, source=source, shape=shape)
     if isinstance(result, LayoutRefused):
         raise result
     return result

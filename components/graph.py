@@ -147,15 +147,26 @@ LOST = {'color': INK, 'style': 'dashed', 'penwidth': HOT_WIDTH, 'fontcolor': INK
 # an edge's label is a node of its own on the edge, its lines above and below the line: no amount can be read off
 # a neighbouring edge, as a label beside an edge can where two edges meet
 EDGE_LABEL = {'shape': 'plaintext', 'margin': '0', 'width': '0', 'height': '0', 'fontcolor': ACTIVE}
+NO_LABEL = {'shape': 'point', 'width': '0', 'height': '0'}  # where the shape has no labels: the edge runs through
 
 
-def build_dot(trace, frame, width, hide='none'):
-    """The graph at `frame`, numbers padded to `width`. Ids: n3, n3_op, e3_0 (op 3's input 0, from its label l3_0 on;
-    e3_0_in up to it), e3_out, stops b3_0.
+# the shapes a graph is laid out in, each with the same ids, so that one patch draws a frame in any of them; the
+# player shows the one its screen reads best (player.js pickShape). 'wide' is micrograd's: left to right, the chain
+# rule on each edge. 'compact' leaves the chain rule to the sums over the graph, its boxes' row titles small and its
+# spacing tight, for a laptop beside the sidebar; 'tall' is that, top to bottom, for a phone held upright
+SHAPES = ('wide', 'compact', 'tall')
+COMPACT = {'nodesep': '0.06', 'ranksep': '0.1'}  # inches between boxes, and between ranks: a fifth and 0.4 of wide's
+TITLE_PT = '7'  # the row titles (data, grad) of a compact box; its numbers stay 14 pt, as every shape's do
+
+
+def build_dot(trace, frame, width, hide='none', shape='wide'):
+    """The graph at `frame`, numbers padded to `width`, in `shape` (SHAPES). Ids: n3, n3_op, e3_0 (op 3's input 0,
+    from its label l3_0 on; e3_0_in up to it), e3_out, stops b3_0. A label is a point in the shapes without labels.
 
     With frame None, every number is a placeholder of the same width: the layout without anyone's values.
     `hide` (engine.frames.HIDE): which grads show '?'.
     """
+    labelled = shape == 'wide'
     local_width = label_width(trace, width)
     if frame is None:
         blank = padded(None, width)
@@ -171,11 +182,12 @@ def build_dot(trace, frame, width, hide='none'):
     big = {'nslimit': BIG_NSLIMIT} if len(trace.nodes) > EXACT_UP_TO else {}
     dot = graphviz.Digraph(
         graph_attr={
-            'rankdir': 'LR',
+            'rankdir': 'TB' if shape == 'tall' else 'LR',
             'bgcolor': 'white',
             'forcelabels': 'true',
             'nodesep': '0.3',
             'ranksep': '0.25',
+            **({} if labelled else COMPACT),
             **big,
         },  # fmt: skip
         node_attr={'fontname': FONT, 'fontsize': '14', 'color': INK, 'fontcolor': INK},
@@ -189,8 +201,9 @@ def build_dot(trace, frame, width, hide='none'):
     row = _main_path(trace) if bus_stops and len(trace.nodes) <= STRAIGHT_UP_TO else {}
     for i, node in enumerate(trace.nodes):
         data, grad, state, mark = looks[i]
-        label = _value_label(node.name, data, grad, state != 'none', data.strip() != NOT_COMPUTED)
-        dot.node(node.id, label=label, id=node.id, shape='box', **STATE_STYLE[state], **MARK_STYLE[mark])
+        label = _value_label(node.name, data, grad, state != 'none', data.strip() != NOT_COMPUTED, labelled)
+        tight = {} if labelled else {'margin': '0.04,0.02'}
+        dot.node(node.id, label=label, id=node.id, shape='box', **tight, **STATE_STYLE[state], **MARK_STYLE[mark])
         if node.op:
             op_id = f'{node.id}_op'
             op_hot = HOT if i == active_op else {}
@@ -206,7 +219,10 @@ def build_dot(trace, frame, width, hide='none'):
                 if (i, slot) in thrown:
                     label = struck_label(thrown[i, slot])
                 ink = {'fontcolor': INK} if (i, slot) in thrown else {}
-                dot.node(label_id, label=label, id=label_id, **{**EDGE_LABEL, **ink})
+                if labelled:
+                    dot.node(label_id, label=label, id=label_id, **{**EDGE_LABEL, **ink})
+                else:
+                    dot.node(label_id, label='', id=label_id, **NO_LABEL)
                 look = {**(HOT if text else {}), **(LOST if (i, slot) in thrown else {})}
                 look |= straight if row.get(i) == slot else {}
                 dot.edge(source, label_id, id=f'{edge_id}_in', arrowhead='none', headclip='false', **look)
@@ -271,17 +287,19 @@ VALUE_ROWS = ('data', 'grad')
 VALUE_TEXTS = {'name': 0, **{row: 2 + 2 * k for k, row in enumerate(VALUE_ROWS)}}  # name 0, data 2, grad 4
 
 
-def _value_label(name, data_text, grad_text, has_grad, has_data):
-    """micrograd's box of name, data and grad, stacked to keep the graph narrow (an HTML-like label, text escaped).
+def _value_label(name, data_text, grad_text, has_grad, has_data, large_titles=True):
+    """micrograd's box of name, data and grad, stacked to keep the graph narrow (an HTML-like label, text escaped);
+    the row titles at TITLE_PT unless `large_titles`.
 
     The rule under the name is a cell border: the browser's renderer cannot redraw an <hr/> between frames.
     """
     rows = ''
+    size = '' if large_titles else f' point-size="{TITLE_PT}"'
     for title, text, known in zip(VALUE_ROWS, (data_text, grad_text), (has_data, has_grad)):
         colour = TEXT_COLOURS.get(text.strip(), INK if known else SECONDARY)
         text = html.escape(text)
         rows += (
-            f'<tr><td align="left"><font color="{SECONDARY}">{title} </font></td>'
+            f'<tr><td align="left"><font color="{SECONDARY}"{size}>{title} </font></td>'
             f'<td align="right"><font color="{colour}">{text}</font></td></tr>'
         )
     return (
@@ -303,7 +321,7 @@ def _swatch(fill, border, text, line='solid', width=1):
 COLOUR_MEANINGS = {
     FINAL_FILL: 'grad is final',
     ACCUMULATING_FILL: 'grad has more += to come',
-    ACTIVE: 'its _backward runs now; its edges carry local grad × upstream grad = amount',
+    ACTIVE: 'its _backward runs now: local grad × upstream grad = amount, on its edges or over the graph',
     SEED: 'the seed: out.grad = 1',
     FORWARD: 'just computed (forward)',
     UNDEFINED: 'not a finite number',

@@ -8,10 +8,13 @@ from engine.frames import HIDE
 HIDE_LABELS = {'none': 'Show all grads', 'new': 'Hide new grads', 'all': 'Hide all grads'}
 HIDE_HELP = 'Hidden grads show ?: "new" hides what this step writes, and the next step shows it.'
 
-# Streamlit's header and its wide margins take room a projector needs; the sidebar is not drawn at all
+# Streamlit's header and its wide margins take room a projector needs; the sidebar is not drawn at all. On a phone
+# the choice of grads wraps, rather than scrolling its last choice out of sight
 PAGE_STYLE = (
     '<style>[data-testid="stHeader"]{display:none}'
-    '[data-testid="stMainBlockContainer"]{padding:0.75rem 1.5rem 0.5rem;max-width:none}</style>'
+    '[data-testid="stMainBlockContainer"]{padding:0.75rem 1.5rem 0.5rem;max-width:none}'
+    '@media (max-width: 640px){[data-testid="stMainBlockContainer"]{padding:0.5rem}'
+    '[data-testid="stButtonGroup"] > div{flex-wrap:wrap}}</style>'
 )
 
 

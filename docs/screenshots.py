@@ -2,7 +2,8 @@
 
 Starts `streamlit run app.py` on a free port (devtools/serve.py, as the browser tests do), opens each view by its link
 (?expr=...&step=...) in a fresh page, and saves a full-page PNG at 1600x1000 into docs/; the presentation view, made
-to fit its window, as the window of a 1920x1080 projector. One picture per teaching mode (mode-*.png): the = bug, the
+to fit its window, as the window of a 1920x1080 projector; and the window of a phone and of a laptop (screen-*.png).
+One picture per teaching mode (mode-*.png): the = bug, the
 quiz (its first question answered in the page), the quiz in the presentation view and one step of learning.
 """
 
@@ -81,6 +82,35 @@ def save_window(page, name):
     page.close()
 
 
+# the screens the page fits itself to (tests/test_browser_fit.py checks each): a phone held upright, in Chromium's
+# mobile emulation, and a laptop's window beside the sidebar; each picture is the window scrolled to the player
+PHONE = {'viewport': {'width': 390, 'height': 844}, 'is_mobile': True, 'has_touch': True, 'device_scale_factor': 2}
+LAPTOP = {'viewport': {'width': 1366, 'height': 768}}
+SCREENS = [
+    (PHONE, f'?expr=reuse&step={REUSE_BUG_FRAME - 1}', 'screen-phone-reuse.png'),
+    (PHONE, f'?expr=neuron&step={NEURON_FRAME}', 'screen-phone-neuron.png'),
+    (LAPTOP, '?expr=lecture&step=9', 'screen-laptop-lecture.png'),
+    (LAPTOP, '?expr=mlp&step=44', 'screen-laptop-mlp.png'),
+]
+
+
+def save_screen(browser, url, options, query, name):
+    """The window of a fresh browser of `options` (a phone's, a laptop's), scrolled to the player."""
+    context = browser.new_context(**options)
+    page = context.new_page()
+    page.goto(f'{url}/{query}')
+    expect(page.locator(GRAPH)).to_be_visible()
+    page.evaluate('document.fonts.ready')
+    page.wait_for_timeout(800)  # the player picks its shape once Streamlit's layout has settled
+    page.locator('.player').evaluate("root => root.scrollIntoView({block: 'start'})")
+    path = DOCS / name
+    page.screenshot(path=str(path))
+    shape = page.locator('.player').get_attribute('data-shape')
+    size = options['viewport']
+    print(f'wrote {path.relative_to(DOCS.parent)} ({size["width"]}x{size["height"]}, the {shape} shape)')
+    context.close()
+
+
 def reuse_accumulating_frame(browser, url):
     """The first reuse frame where a's grad is 6.0000 (collected from a·a) before a·b brings it to 4.0000."""
     page, _, n = open_view(browser, url, '?expr=reuse')
@@ -130,6 +160,8 @@ def main():
     with serve_app() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
+            for options, query, name in SCREENS:
+                save_screen(browser, url, options, query, name)
             save(open_view(browser, url, '?expr=neuron&step=0')[0], 'neuron-start.png')
             page, _, _ = open_view(browser, url, f'?expr=neuron&step={NEURON_SEED}')
             expect(caption(page)).to_contain_text('o.grad = 1')

@@ -3,7 +3,7 @@ read from the back row, and a big graph keeps the node being worked on, and its 
 
 import pytest
 from playwright.sync_api import expect
-from test_browser_demo import wait_for_player
+from test_browser_demo import show_shape, wait_for_player
 
 from engine import PRESETS, trace_backward
 from engine.frames import frames
@@ -51,6 +51,7 @@ def test_every_amount_is_nearer_its_own_edge_than_any_other_edge(view, served, k
     ks = backward_frames(key)
     view.goto(f'{served}/?expr={key}&step={ks[0]}')
     wait_for_player(view, ks[0])
+    show_shape(view, 'wide')  # the shape with the chain rule on its edges
     checked = 0
     for k in ks:
         view.locator('.player').evaluate(f'root => root.__player.go({k})')

@@ -43,6 +43,13 @@ def wait_for_player(page, k=None):
         expect(words).to_have_attribute('data-frame', str(k))
 
 
+def show_shape(page, shape):
+    """Draw the player's graph in `shape` (graph.SHAPES) at the frame it shows, whatever its screen would choose:
+    for what one shape alone draws, such as the chain rule on the wide shape's edges."""
+    page.locator('.player').evaluate(f"root => {{ const p = root.__player; p.pinned = '{shape}'; p.refit(); }}")
+    expect(page.locator('.player')).to_have_attribute('data-shape', shape)
+
+
 def every_frame_drawn(page):
     """Drive the player through every frame; what it then shows: caption, explanation text, table cells."""
     return page.locator('.player').evaluate(

@@ -16,7 +16,17 @@ import shared
 from components.bug import bug_caption, bug_parts, bug_summary_html
 from components.depth_plot import depth_plots
 from components.explanation import caption, explain, explanation_html, frame_rules
-from components.graph import LEGEND, LOST_LEGEND, blank_label, build_dot, hot_edges, label_width, lost_edges, value_look
+from components.graph import (
+    LEGEND,
+    LOST_LEGEND,
+    SHAPES,
+    blank_label,
+    build_dot,
+    hot_edges,
+    label_width,
+    lost_edges,
+    value_look,
+)
 from components.learning import learning_tail
 from components.node_table import table_columns
 from components.numbers import HIDDEN, fmt
@@ -84,21 +94,35 @@ def show_player(
     return share_at, quick
 
 
+FITTED_UP_TO = 60  # values: a graph this small is laid out in every shape, for the screen to choose from
+
+
+def fitted_shapes(trace):
+    """The shapes besides the wide one that the graph is laid out in (graph.SHAPES): a big graph has the wide one
+    alone, followed by the view at a readable size."""
+    return [shape for shape in SHAPES if shape != 'wide'] if len(trace.nodes) <= FITTED_UP_TO else []
+
+
 def server_layout(expression, trace, width):
-    """The graph laid out by this server's dot, from shared.py's cache, as the player's body carries it ({'svg'}),
-    and whether it is the quick layout. When it cannot be laid out, the page says why and stops."""
+    """The graph laid out by this server's dot, from shared.py's cache, as the player's body carries it ({'svg',
+    'fits': {shape: svg}}), and whether it is the quick layout. When it cannot be laid out, the page says why and
+    stops. A tangled graph laid out quickly gets no other shape: each would cost its budget again."""
     allowance, waiting = shared.session_allowance(), shared.session_waiting()
+
+    def shaped(shape):
+        make = lambda: layout_svg(trace, width, waiting, allowance, shape)  # noqa: E731
+        return shared.laid_out(expression=expression, width=width, lay_out=make, shape=shape)
+
     try:
         with st.spinner('Laying out the graph…', show_time=True):
-            laid = shared.laid_out(
-                expression=expression, width=width, lay_out=lambda: layout_svg(trace, width, waiting, allowance)
-            )
+            laid = shaped('wide')
+            fits = {} if laid.quick else {shape: shaped(shape).svg for shape in fitted_shapes(trace)}
     except LayoutRefused as refused:
         st.warning(refused.message, icon=':material/hourglass_disabled:')
         st.stop()
     if laid.quick:
         st.caption(QUICK_NOTE)
-    return {'svg': laid.svg}, laid.quick
+    return {'svg': laid.svg, 'fits': fits}, laid.quick
 
 
 def browser_layout(trace, width):
@@ -108,17 +132,18 @@ def browser_layout(trace, width):
     dot = build_dot(trace, None, width)
     quick = {k: v for k, v in quickened(dot).graph_attr.items() if dot.graph_attr.get(k) != v}
     base = (st.get_option('server.baseUrlPath') or '').strip('/')
+    fits = {shape: build_dot(trace, None, width, shape=shape).source for shape in fitted_shapes(trace)}
     return {
-        'dot': dot.source, 'quick': quick, 'budget': [layout.FULL_BUDGET, layout.QUICK_BUDGET],
+        'dot': dot.source, 'quick': quick, 'fits': fits, 'budget': [layout.FULL_BUDGET, layout.QUICK_BUDGET],
         'tangled': layout.tangled(), 'quickNote': QUICK_NOTE, 'url': '/' + '/'.join(filter(None, [base, GRAPHVIZ_JS])),
     }  # fmt: skip
 
 
-def layout_svg(trace, width, waiting=lambda: True, allowance=None):
-    """The graph laid out once (a layout.Layout), with no one's numbers in it: every frame has this layout, only
-    texts and colours differ, and frame 0's patch writes every number. So a layout shared between visitors holds
-    none of their values. Within layout.py's budget, or LayoutRefused."""
-    return lay_out(build_dot(trace, None, width), waiting, allowance)
+def layout_svg(trace, width, waiting=lambda: True, allowance=None, shape='wide'):
+    """The graph laid out once in `shape` (a layout.Layout), with no one's numbers in it: every frame has this
+    layout, only texts and colours differ, and frame 0's patch writes every number. So a layout shared between
+    visitors holds none of their values. Within layout.py's budget, or LayoutRefused."""
+    return lay_out(build_dot(trace, None, width, shape=shape), waiting, allowance)
 
 
 def frame_patches(trace, all_frames, width, hide='none', right=None):

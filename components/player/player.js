@@ -11,7 +11,16 @@ const TEXT_PX = (14 * 4) / 3;
 const MIN_TEXT_PX = 16.5; // 16 px and a margin for the SVG's rounding
 const READABLE = MIN_TEXT_PX / TEXT_PX;
 const MOST = 1.6; // a small graph is not blown up beyond this
-const VIEW_HEIGHT = 0.75; // of the window: the view's max-height (player.css)
+// a phone held upright: its numbers may be smaller, read at arm's length, and its page scrolls down, so the graph
+// fits the width alone (player.css has the same width)
+const NARROW_PX = 640;
+const PHONE_TEXT_PX = 12.2; // 12 px and a margin for the SVG's rounding
+const RULES_PX = 56; // room for the sums over a graph without labels: two lines, whichever shape is shown
+const BETTER = 1.1; // the presentation view takes a later shape only for numbers this much larger
+const SWIPE_PX = 50; // a swipe on a phone's graph steps once it has moved this far sideways
+// on a phone, Streamlit's margins beside the page are halved: room for the graph (the page's style, not the player's)
+const PHONE_PAGE_STYLE = `@media (max-width: ${NARROW_PX}px) {
+  [data-testid="stMainBlockContainer"] { padding-left: 0.5rem; padding-right: 0.5rem; } }`;
 // the presentation view fits a graph whole down to this share of its natural size (its numbers 10 px), below it
 // as tall as the window, scrolled sideways
 const PRESENT_READABLE = 0.55;
@@ -106,14 +115,20 @@ class Player {
       <div class="caption" aria-live="polite"></div>
       <div class="rules"></div>
       <div class="view" tabindex="0"></div>
+      <div class="overview" hidden title="The whole graph: click to look there"><div class="map"></div></div>
       <div class="legend"></div>
       <div class="below">
         <div class="words"><div class="plot"></div><div class="explain"></div><div class="summary"></div></div>
         <div class="table"></div>
       </div>`;
     const $ = (s) => root.querySelector(s);
+    if (!document.getElementById('backprop-phone-page')) {
+      document.head.append(Object.assign(document.createElement('style'), { id: 'backprop-phone-page', textContent: PHONE_PAGE_STYLE }));
+    }
     this.root = root;
     this.view = $('.view');
+    this.overview = $('.overview'); // a big graph drawn small: where the view is, and the active node
+    this.map = $('.map');
     this.slider = $('.slider');
     this.captionBox = $('.caption');
     this.rulesBox = $('.rules');
@@ -127,7 +142,14 @@ class Player {
     this.playButton = $('.play');
     this.prevButton = $('.prev');
     this.nextButton = $('.next');
-    this.svg = null; // the laid-out graph
+    this.svg = null; // the laid-out graph, in the shape shown
+    this.shapes = {}; // the graph in each shape it was laid out in (graph.SHAPES): {name: SVG}
+    this.sizes = {}; // and each one's size at 100 %, {name: {width, height}} in px
+    this.shape = null; // the shape shown
+    this.inView = null; // the overview's mark of the part of the graph in view
+    this.here = null; // and of the active node
+    this.pinned = null; // a shape asked for whatever the screen (tests and screenshots of one shape), or null
+    this.sidebarClosedFor = null; // the graph (its wide SVG) for which the sidebar was closed to make room
     this.natural = 0; // its width at 100 %, in px
     this.naturalHeight = 0; // and its height
     this.values = []; // per value node: {g, data, grad (its two number texts), row (the table's), look}
@@ -164,8 +186,11 @@ class Player {
     $('.fit').onclick = () => this.zoom(null);
     // the server does not follow the frame; the share panel is made for the frame this button sends
     $('.share').onclick = () => { this.stop(); this.component?.setTriggerValue('share', this.cur); };
-    new ResizeObserver(() => this.svg && this.scale === undefined && this.zoom(undefined)).observe(this.view);
-    window.addEventListener('resize', () => this.present && this.fitStage());
+    new ResizeObserver(() => this.refit()).observe(this.view);
+    window.addEventListener('resize', () => (this.present ? this.fitStage() : this.refit()));
+    this.swipes();
+    this.view.addEventListener('scroll', () => this.markOverview(), { passive: true });
+    this.overview.onclick = (e) => this.lookAt(e);
     document.fonts.ready.then(() => this.present && this.fitStage()); // the title's height, in its own font
     // the player's own keys; in the presentation view the whole page's, except in a field or a menu
     window.addEventListener('keydown', (e) => {
@@ -185,16 +210,72 @@ class Player {
     setInterval(() => this.root.isConnected && this.writeUrl(), 1000);
   }
 
-  load(body, svg) {
+  // the body, with its graph laid out in each shape (graph.SHAPES): {name: SVG}, the wide one at least
+  load(body, shapes) {
+    this.body = body;
+    this.n = body.patches.length;
+    this.legendBox.innerHTML = body.legend;
+    this.shapes = shapes;
+    this.sizes = {};
+    for (const [name, svg] of Object.entries(shapes)) {
+      const box = svg.match(/viewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"/);
+      this.sizes[name] = { width: (box[1] * 4) / 3, height: (box[2] * 4) / 3 }; // pt to px
+    }
+    this.shape = null;
+    this.drawShape(this.pickShape());
+  }
+
+  // the shape whose numbers this screen shows largest: in the page's view micrograd's wide one while its numbers
+  // are readable there; a phone's page scrolls down, so only its width counts. The layout never changes between
+  // frames, only when the window does
+  pickShape(width = this.view.clientWidth || window.innerWidth) {
+    if (this.shapes[this.pinned]) return this.pinned;
+    return this.bestShape(width)[0];
+  }
+
+  // [the shape, its numbers' size in px] for a view `width` px wide
+  bestShape(width) {
+    const names = Object.keys(this.shapes);
+    const narrow = window.innerWidth <= NARROW_PX;
+    const height = this.present ? this.view.clientHeight || window.innerHeight : narrow ? Infinity : this.room();
+    const most = this.present ? PRESENT_MOST : MOST;
+    const text = (name) => TEXT_PX * Math.min(width / this.sizes[name].width, height / this.sizes[name].height, most);
+    if (!this.present && text('wide') >= (narrow ? PHONE_TEXT_PX : MIN_TEXT_PX)) return ['wide', text('wide')];
+    const best = names.reduce((a, name) => (text(name) > text(a) * (this.present ? BETTER : 1) ? name : a));
+    return [best, text(best)];
+  }
+
+  // the page's view: the window's height below the player's bar and caption, and the sums a shape without labels
+  // shows over the graph (whichever shape is shown, so that choosing one never changes the room)
+  room() {
+    const top = this.captionBox.getBoundingClientRect().bottom - this.root.getBoundingClientRect().top;
+    return Math.max(160, window.innerHeight - top - RULES_PX - BOTTOM_PX - SCROLLBAR_PX);
+  }
+
+  // the screen changed: another shape if another reads better (the frame shown is drawn again in it), else the zoom
+  refit() {
+    if (!this.svg) return;
+    const best = this.pickShape();
+    if (best !== this.shape) {
+      const k = this.cur;
+      this.drawShape(best);
+      this.cur = -1;
+      this.go(k);
+    } else if (this.scale === undefined) this.zoom(undefined);
+  }
+
+  drawShape(name) {
     // the SVG and the HTML are our own, made by Python (or Graphviz, from Python's DOT) from escaped text; no user
     // text reaches them unescaped
-    this.view.innerHTML = svg;
+    this.view.innerHTML = this.shapes[name];
+    this.shape = name;
+    this.root.dataset.shape = name; // for tests and screenshots
+    this.root.classList.toggle('sums', name !== 'wide'); // no labels on the edges: the chain rule over the graph
     this.svg = this.view.querySelector('svg');
-    this.natural = (this.svg.viewBox.baseVal.width * 4) / 3; // pt to px
-    this.naturalHeight = (this.svg.viewBox.baseVal.height * 4) / 3;
+    this.natural = this.sizes[name].width;
+    this.naturalHeight = this.sizes[name].height;
     this.svg.removeAttribute('width');
     this.svg.removeAttribute('height');
-    this.legendBox.innerHTML = body.legend;
     this.values = [];
     for (let i = 0; ; i++) {
       const g = this.view.querySelector(`#n${i}`);
@@ -219,13 +300,13 @@ class Player {
       const key = g.id.slice(1);
       const parts = [`#e${key}`, `#e${key}_in`].map((id) => this.view.querySelector(id)).filter(Boolean);
       g.classList.add('lab');
-      // its lines: local gradient × upstream grad, a blank one where the edge runs, = amount
+      // its lines: local gradient × upstream grad, a blank one where the edge runs, = amount (none in a shape
+      // without labels, where it is a point)
       this.edges[key] = { g, parts, texts: [...g.querySelectorAll('text')], label: null, lost: false };
     });
-    this.makeTable(body.table);
+    this.makeTable(this.body.table);
+    this.drawOverview();
     this.activeRow = null;
-    this.body = body;
-    this.n = body.patches.length;
     this.model = emptyModel();
     this.modelAt = -1;
     this.zoom(this.scale);
@@ -332,6 +413,7 @@ class Player {
     row?.classList.toggle('seed', mark === 'seed');
     this.followRow(row);
     this.cur = this.lastFrame = k;
+    this.markOverview();
     this.slider.value = k;
     this.prevButton.disabled = k === 0;
     this.nextButton.disabled = k === this.n - 1;
@@ -406,7 +488,8 @@ class Player {
     for (let e = this.view; e; e = e.parentElement || e.getRootNode().host) scrolled += e.scrollTop || 0;
     const top = this.view.getBoundingClientRect().top + scrolled;
     this.view.style.height = `${Math.max(120, window.innerHeight - top - BOTTOM_PX)}px`;
-    this.zoom(this.scale);
+    if (this.pickShape() !== this.shape) this.refit();
+    else this.zoom(this.scale);
   }
 
   fitScale() {
@@ -421,11 +504,13 @@ class Player {
     return Math.max(PRESENT_READABLE, Math.min(1, tall));
   }
 
-  // the page's view: the graph as large as the view's width and height allow, between READABLE and MOST
+  // the page's view: the graph as large as the view's width and the room below the bar allow, between READABLE (a
+  // phone's own) and MOST
   pageScale() {
+    const narrow = window.innerWidth <= NARROW_PX;
     const across = this.view.clientWidth / this.natural;
-    const down = (window.innerHeight * VIEW_HEIGHT - SCROLLBAR_PX) / this.naturalHeight;
-    return Math.max(READABLE, Math.min(across, down, MOST));
+    const down = this.room() / this.naturalHeight;
+    return Math.max(narrow ? PHONE_TEXT_PX / TEXT_PX : READABLE, Math.min(across, down, MOST));
   }
 
   shownScale() {
@@ -443,7 +528,84 @@ class Player {
     this.svg.style.width = this.shown ? `${this.natural * this.shown}px` : fitted;
     this.svg.style.maxWidth = this.shown || this.present ? 'none' : `${this.natural * MOST}px`; // a small graph is not blown up
     this.svg.style.height = 'auto';
+    // the page's view ends where the window does, once scrolled to the player; a phone's page scrolls instead
+    this.view.style.maxHeight = this.present || window.innerWidth <= NARROW_PX ? '' : `${this.room() + SCROLLBAR_PX}px`;
     this.followActive(this.cur);
+    this.makeRoom();
+    this.markOverview();
+  }
+
+  // the overview: the graph as laid out, without ids (they are the view's) and without the frame's colours; over it
+  // the part in view and the active node, redrawn as the view scrolls and the frame changes
+  drawOverview() {
+    this.map.innerHTML = this.shapes[this.shape];
+    const copy = this.map.querySelector('svg');
+    copy.querySelectorAll('[id]').forEach((e) => e.removeAttribute('id'));
+    copy.removeAttribute('width');
+    copy.removeAttribute('height');
+    const mark = (name) => {
+      const rect = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+      rect.setAttribute('class', name);
+      return copy.appendChild(rect);
+    };
+    this.inView = mark('in-view');
+    this.here = mark('here');
+  }
+
+  markOverview() {
+    if (!this.svg || !this.inView) return;
+    const shown = this.svg.getBoundingClientRect();
+    const big = this.view.scrollWidth > this.view.clientWidth + 1 || this.view.scrollHeight > this.view.clientHeight + 1;
+    this.overview.hidden = !big;
+    if (!big || !shown.width) return;
+    const units = this.svg.viewBox.baseVal.width / shown.width; // the SVG's units per px on screen
+    const origin = this.svg.viewBox.baseVal;
+    const view = this.view.getBoundingClientRect();
+    const rect = (r, el) => {
+      el.setAttribute('x', origin.x + (Math.max(r.left, shown.left) - shown.left) * units);
+      el.setAttribute('y', origin.y + (Math.max(r.top, shown.top) - shown.top) * units);
+      el.setAttribute('width', (Math.min(r.right, shown.right) - Math.max(r.left, shown.left)) * units);
+      el.setAttribute('height', (Math.min(r.bottom, shown.bottom) - Math.max(r.top, shown.top)) * units);
+    };
+    rect({ left: view.left, top: view.top, right: view.left + this.view.clientWidth, bottom: view.top + this.view.clientHeight }, this.inView);
+    const active = this.values[this.body.patches[Math.max(0, this.cur)]?.a];
+    this.here.style.display = active ? '' : 'none';
+    if (active) rect(active.g.getBoundingClientRect(), this.here);
+  }
+
+  // a click on the overview: that point of the graph to the middle of the view
+  lookAt(e) {
+    const map = this.map.querySelector('svg').getBoundingClientRect();
+    const x = (e.clientX - map.left) / map.width, y = (e.clientY - map.top) / map.height;
+    this.view.scrollLeft = x * this.view.scrollWidth - this.view.clientWidth / 2;
+    this.view.scrollTop = y * this.view.scrollHeight - this.view.clientHeight / 2;
+  }
+
+  // a graph that no shape shows readably beside the sidebar: the sidebar is closed, once for this graph (new inputs
+  // keep its layout), so that a visitor who opens it again keeps it open
+  makeRoom() {
+    if (this.present || this.sidebarClosedFor === this.shapes.wide || window.innerWidth <= NARROW_PX) return;
+    const sidebar = document.querySelector('[data-testid="stSidebar"][data-collapsed="false"]');
+    const close = sidebar?.querySelector('[data-testid="stSidebarCollapseButton"] button');
+    if (!close || this.bestShape(this.view.clientWidth)[1] >= MIN_TEXT_PX) return;
+    if (this.bestShape(this.view.clientWidth + sidebar.offsetWidth)[1] < MIN_TEXT_PX) return; // it would not help
+    this.sidebarClosedFor = this.shapes.wide;
+    close.click();
+  }
+
+  // on a touch screen a sideways swipe on the graph steps, unless the graph scrolls sideways there
+  swipes() {
+    let start = null;
+    this.view.addEventListener('touchstart', (e) => { start = e.touches.length === 1 ? e.touches[0] : null; }, { passive: true });
+    this.view.addEventListener('touchend', (e) => {
+      if (!start || this.view.scrollWidth > this.view.clientWidth + 1) return;
+      const end = e.changedTouches[0];
+      const dx = end.clientX - start.clientX, dy = end.clientY - start.clientY;
+      start = null;
+      if (Math.abs(dx) < SWIPE_PX || Math.abs(dx) < 2 * Math.abs(dy)) return;
+      this.stop();
+      this.go(this.cur + (dx < 0 ? 1 : -1)); // to the left: the next frame, as a page turns
+    });
   }
 
   // when zoomed, scroll the view, never the page, to keep frame k's node in sight with the values next to it (its
@@ -489,7 +651,7 @@ class Player {
       this.layout = this.head.layout;
       const body = JSON.parse(utf8.decode(bytes.subarray(cut + 1)));
       if (body.svg === undefined) return this.layOutHere(body, this.head.layout);
-      this.load(body, body.svg);
+      this.load(body, { wide: body.svg, ...body.fits });
     }
     if (this.body) this.apply(this.head);
   }
@@ -518,7 +680,13 @@ class Player {
         }
         if (run.cancelled || this.layout !== name) return; // another graph was asked for meanwhile
         if (run.svg === null) return this.tell(body.tangled);
-        laid = { svg: run.svg, quick: isQuick, ms: performance.now() - started };
+        const shapes = { wide: run.svg };
+        for (const [shape, dot] of Object.entries(isQuick ? {} : body.fits || {})) { // a tangled graph: the wide one
+          const fit = await browserGraphviz.run(body.url, dot, full);
+          if (fit.cancelled || this.layout !== name) return;
+          if (fit.svg !== null) shapes[shape] = fit.svg;
+        }
+        laid = { shapes, quick: isQuick, ms: performance.now() - started };
       } catch (error) {
         if (this.layout === name) this.tell(`The graph could not be laid out in this browser: ${error.message}`);
         return;
@@ -531,7 +699,7 @@ class Player {
     }
     if (this.layout !== name) return;
     this.tell(laid.quick ? body.quickNote : '');
-    this.load(body, laid.svg);
+    this.load(body, laid.shapes);
     // for tests and benchmarks: who laid it out and in how many ms, and how many graphs this browser keeps laid out
     this.root.dataset.laidOut = `browser ${laid.ms.toFixed(0)}`;
     this.root.dataset.layouts = this.layouts.size;

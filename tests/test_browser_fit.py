@@ -1,0 +1,101 @@
+"""The picture fits the screen it is on: on a phone held upright, a laptop beside the sidebar and a projector in the
+presentation view, every exercise-sized graph is shown whole at a readable size, at each frame looked at, with no
+text cut off by the window or by any scrolling box around it, and no sideways scroll of the page."""
+
+import pytest
+from test_browser_demo import wait_for_player
+
+from engine.presets import PRESETS
+from shared import traced
+
+pytestmark = pytest.mark.browser
+
+PHONE = {'viewport': {'width': 390, 'height': 844}, 'is_mobile': True, 'has_touch': True, 'device_scale_factor': 2}
+SCREENS = {  # name: (the browser's context, the presentation view, the numbers' least size in px)
+    'phone': (PHONE, False, 12),
+    'laptop-1366': ({'viewport': {'width': 1366, 'height': 768}}, False, 16),
+    'laptop-1600': ({'viewport': {'width': 1600, 'height': 1000}}, False, 16),
+    'projector-1920': ({'viewport': {'width': 1920, 'height': 1080}}, True, 16),
+    'projector-1280': ({'viewport': {'width': 1280, 'height': 720}}, True, 16),
+}
+
+
+def _values(expression):
+    return len(traced(expression=expression, values=tuple(expression.defaults.items()))[0].nodes)
+
+
+# the exercise-sized graphs: every preset of up to EXERCISE_SIZED values (the chain preset is drawn at the length a
+# link asks for: a short one here), and typed formulas of up to about 10 values. The MLP and long chains are bigger:
+# they are shown at a readable size and followed
+EXERCISE_SIZED = 20
+GRAPHS = [
+    *(f'expr={key}' for key, e in PRESETS.items() if key != 'chain' and _values(e) <= EXERCISE_SIZED),
+    'expr=chain&n=3',
+    'expr=custom&formula=sin(x)*x%20%2B%20exp(-x)',
+    'expr=custom&formula=(a*b%20%2B%20c)*tanh(d)%20-%20e',
+]
+
+# every number and label the graph shows: where it is on screen, its size, and the boxes around the graph that
+# scroll or clip (the view, Streamlit's containers)
+TEXTS = """root => {
+  const svg = root.querySelector('.view svg');
+  const clips = [];
+  for (let e = svg.parentElement; e; e = e.parentElement || e.getRootNode().host) {
+    const s = getComputedStyle(e);
+    const box = e.getBoundingClientRect().toJSON();
+    // the page's own scroller (as tall as the window) is scrolled down on a phone, never a box inside it
+    const page = box.height >= innerHeight - 2;
+    if (s.overflowX !== 'visible' || s.overflowY !== 'visible') clips.push({ ...box, page });
+  }
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  const texts = [...svg.querySelectorAll('g.v text, g.lab text')].filter((t) => t.textContent.trim()).map((t) => ({
+    text: t.textContent.trim(), value: t.classList.contains('value'), box: t.getBoundingClientRect().toJSON(),
+    px: parseFloat(t.getAttribute('font-size')) * scale,
+  }));
+  return { texts, clips, width: innerWidth, height: innerHeight, pageWidth: document.documentElement.scrollWidth };
+}"""
+
+
+SETTLED = '() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))'  # drawn, resized
+
+
+def inside(box, outer):
+    return (box['left'] >= outer['left'] - 1 and box['right'] <= outer['right'] + 1
+            and box['top'] >= outer['top'] - 1 and box['bottom'] <= outer['bottom'] + 1)  # fmt: skip
+
+
+@pytest.fixture(scope='module', params=list(SCREENS))
+def screen(request, browser):
+    options, present, floor = SCREENS[request.param]
+    context = browser.new_context(**options)
+    yield request.param, context.new_page(), present, floor
+    context.close()
+
+
+@pytest.mark.parametrize('link', GRAPHS)
+def test_every_exercise_graph_is_whole_and_readable_on_every_screen(screen, link, served):
+    name, page, present, floor = screen
+    page.goto(f'{served}/?{link}' + ('&present=1' if present else ''))
+    wait_for_player(page)
+    n = int(page.locator('.player .slider').get_attribute('max')) + 1
+    for k in sorted({0, n // 3, (2 * n) // 3, n - 1}):
+        page.locator('.player').evaluate(f'root => root.__player.go({k})')
+        wait_for_player(page, k)
+        page.locator('.player').evaluate("root => root.scrollIntoView({block: 'start'})")
+        page.evaluate(SETTLED)
+        shown = page.locator('.player').evaluate(TEXTS)
+        assert shown['pageWidth'] <= shown['width'], f'{name} {link} frame {k}: the page scrolls sideways'
+        window = {'left': 0, 'top': 0, 'right': shown['width'], 'bottom': shown['height']}
+        for t in shown['texts']:
+            where = f'{name} {link} frame {k}: {t["text"]!r}'
+            if name == 'phone':  # a phone's page scrolls down: across, the window and the page hold it
+                across = [{**clip, 'top': -1e9, 'bottom': 1e9} if clip['page'] else clip for clip in shown['clips']]
+                cut = f'{where} is cut off: {t["box"]} in {shown["clips"]}'
+                assert all(inside(t['box'], clip) for clip in across), cut
+                assert t['box']['left'] >= -1 and t['box']['right'] <= shown['width'] + 1, f'{where} is off the side'
+            else:
+                cut = f'{where} is cut off: {t["box"]} in {shown["clips"]}'
+                assert all(inside(t['box'], c) for c in shown['clips']), cut
+                assert inside(t['box'], window), f'{where} is outside the window'
+            if t['value']:
+                assert t['px'] >= floor, f'{where} is {t["px"]:.1f} px, under {floor} px'
