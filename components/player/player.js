@@ -148,6 +148,7 @@ class Player {
     this.shape = null; // the shape shown
     this.inView = null; // the overview's mark of the part of the graph in view
     this.here = null; // and of the active node
+    this.mapUrl = null; // the overview's picture
     this.pinned = null; // a shape asked for whatever the screen (tests and screenshots of one shape), or null
     this.sidebarClosedFor = null; // the graph (its wide SVG) for which the sidebar was closed to make room
     this.natural = 0; // its width at 100 %, in px
@@ -400,6 +401,7 @@ class Player {
     if (k === this.cur) return;
     this.seek(k);
     this.followActive(k); // before writing texts and colours (they never move a node), so no layout is forced
+    this.markOverview(k);
     this.render();
     const row = this.values[this.body.patches[k].a]?.row || null;
     if (row !== this.activeRow) {
@@ -413,7 +415,6 @@ class Player {
     row?.classList.toggle('seed', mark === 'seed');
     this.followRow(row);
     this.cur = this.lastFrame = k;
-    this.markOverview();
     this.slider.value = k;
     this.prevButton.disabled = k === 0;
     this.nextButton.disabled = k === this.n - 1;
@@ -532,50 +533,48 @@ class Player {
     this.view.style.maxHeight = this.present || window.innerWidth <= NARROW_PX ? '' : `${this.room() + SCROLLBAR_PX}px`;
     this.followActive(this.cur);
     this.makeRoom();
+    const view = this.view;
+    this.overview.hidden = view.scrollWidth <= view.clientWidth + 1 && view.scrollHeight <= view.clientHeight + 1;
     this.markOverview();
   }
 
-  // the overview: the graph as laid out, without ids (they are the view's) and without the frame's colours; over it
-  // the part in view and the active node, redrawn as the view scrolls and the frame changes
+  // the overview: the graph as laid out, as a picture (a big graph's SVG is large: a copy in the page would double
+  // its nodes), without the frame's colours; over it the part in view and the active node, moved as the view scrolls
+  // and the frame changes
   drawOverview() {
-    this.map.innerHTML = this.shapes[this.shape];
-    const copy = this.map.querySelector('svg');
-    copy.querySelectorAll('[id]').forEach((e) => e.removeAttribute('id'));
-    copy.removeAttribute('width');
-    copy.removeAttribute('height');
-    const mark = (name) => {
-      const rect = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
-      rect.setAttribute('class', name);
-      return copy.appendChild(rect);
-    };
+    if (this.mapUrl) URL.revokeObjectURL(this.mapUrl);
+    this.mapUrl = URL.createObjectURL(new Blob([this.shapes[this.shape]], { type: 'image/svg+xml' }));
+    const picture = Object.assign(document.createElement('img'), { src: this.mapUrl, alt: '' });
+    const mark = (name) => Object.assign(document.createElement('div'), { className: name });
     this.inView = mark('in-view');
     this.here = mark('here');
+    this.map.replaceChildren(picture, this.inView, this.here);
   }
 
-  markOverview() {
-    if (!this.svg || !this.inView) return;
+  // shown only while the graph is bigger than the view (zoom decides); at frame k, read before the frame's texts are
+  // written, so that a step forces no second layout
+  markOverview(k = this.cur) {
+    if (!this.svg || !this.inView || this.overview.hidden) return;
     const shown = this.svg.getBoundingClientRect();
-    const big = this.view.scrollWidth > this.view.clientWidth + 1 || this.view.scrollHeight > this.view.clientHeight + 1;
-    this.overview.hidden = !big;
-    if (!big || !shown.width) return;
-    const units = this.svg.viewBox.baseVal.width / shown.width; // the SVG's units per px on screen
-    const origin = this.svg.viewBox.baseVal;
-    const view = this.view.getBoundingClientRect();
-    const rect = (r, el) => {
-      el.setAttribute('x', origin.x + (Math.max(r.left, shown.left) - shown.left) * units);
-      el.setAttribute('y', origin.y + (Math.max(r.top, shown.top) - shown.top) * units);
-      el.setAttribute('width', (Math.min(r.right, shown.right) - Math.max(r.left, shown.left)) * units);
-      el.setAttribute('height', (Math.min(r.bottom, shown.bottom) - Math.max(r.top, shown.top)) * units);
+    if (!shown.width) return;
+    const place = (r, el) => { // r, a box on screen, as a share of the graph, within it
+      const left = Math.max(r.left, shown.left), top = Math.max(r.top, shown.top);
+      Object.assign(el.style, {
+        left: `${(100 * (left - shown.left)) / shown.width}%`, top: `${(100 * (top - shown.top)) / shown.height}%`,
+        width: `${(100 * Math.max(0, Math.min(r.right, shown.right) - left)) / shown.width}%`,
+        height: `${(100 * Math.max(0, Math.min(r.bottom, shown.bottom) - top)) / shown.height}%`,
+      });
     };
-    rect({ left: view.left, top: view.top, right: view.left + this.view.clientWidth, bottom: view.top + this.view.clientHeight }, this.inView);
-    const active = this.values[this.body.patches[Math.max(0, this.cur)]?.a];
-    this.here.style.display = active ? '' : 'none';
-    if (active) rect(active.g.getBoundingClientRect(), this.here);
+    const view = this.view.getBoundingClientRect();
+    place({ left: view.left, top: view.top, right: view.left + this.view.clientWidth, bottom: view.top + this.view.clientHeight }, this.inView);
+    const active = this.values[this.body.patches[Math.max(0, k)]?.a];
+    this.here.hidden = !active;
+    if (active) place(active.g.getBoundingClientRect(), this.here);
   }
 
   // a click on the overview: that point of the graph to the middle of the view
   lookAt(e) {
-    const map = this.map.querySelector('svg').getBoundingClientRect();
+    const map = this.map.getBoundingClientRect();
     const x = (e.clientX - map.left) / map.width, y = (e.clientY - map.top) / map.height;
     this.view.scrollLeft = x * this.view.scrollWidth - this.view.clientWidth / 2;
     this.view.scrollTop = y * this.view.scrollHeight - this.view.clientHeight / 2;
