@@ -56,7 +56,20 @@ TEXTS = """root => {
 }"""
 
 
-SETTLED = '() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))'  # drawn, resized
+# where the graph is and in which shape: the page has settled when this stays the same a while (Streamlit's own
+# layout moves for a moment after a page opens, and the player then picks its shape again)
+PLACE = """root => { const r = root.querySelector('.view svg').getBoundingClientRect();
+  return [root.dataset.shape, r.left, r.top, r.width, r.height]; }"""
+
+
+def settle(page, tries=30):
+    place = None
+    for _ in range(tries):
+        page.wait_for_timeout(150)
+        place, before = page.locator('.player').evaluate(PLACE), place
+        if place == before:
+            return
+    pytest.fail(f'the graph kept moving: {place}')
 
 
 def inside(box, outer):
@@ -82,7 +95,7 @@ def test_every_exercise_graph_is_whole_and_readable_on_every_screen(screen, link
         page.locator('.player').evaluate(f'root => root.__player.go({k})')
         wait_for_player(page, k)
         page.locator('.player').evaluate("root => root.scrollIntoView({block: 'start'})")
-        page.evaluate(SETTLED)
+        settle(page)
         shown = page.locator('.player').evaluate(TEXTS)
         assert shown['pageWidth'] <= shown['width'], f'{name} {link} frame {k}: the page scrolls sideways'
         window = {'left': 0, 'top': 0, 'right': shown['width'], 'bottom': shown['height']}
@@ -99,3 +112,23 @@ def test_every_exercise_graph_is_whole_and_readable_on_every_screen(screen, link
                 assert inside(t['box'], window), f'{where} is outside the window'
             if t['value']:
                 assert t['px'] >= floor, f'{where} is {t["px"]:.1f} px, under {floor} px'
+
+
+@pytest.mark.parametrize('link', ['expr=neuron', 'expr=custom&formula=(a*b%20%2B%20c)*tanh(d)%20-%20e'])
+def test_the_browsers_own_layout_fits_a_phone_and_a_laptop_as_the_servers_does(browser, app_server, link):
+    for name in ('phone', 'laptop-1366'):
+        options, present, floor = SCREENS[name]
+        context = browser.new_context(**options)
+        try:
+            page = context.new_page()
+            page.goto(f'{app_server}/?{link}')
+            wait_for_player(page)
+            page.locator('.player').evaluate("root => root.scrollIntoView({block: 'start'})")
+            settle(page)
+            shown = page.locator('.player').evaluate(TEXTS)
+            for t in (t for t in shown['texts'] if t['value']):
+                assert t['box']['left'] >= -1 and t['box']['right'] <= shown['width'] + 1, (app_server.source, name, t)
+                assert t['px'] >= floor, (app_server.source, name, t)
+            assert shown['pageWidth'] <= shown['width']
+        finally:
+            context.close()
