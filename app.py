@@ -5,7 +5,7 @@ import streamlit as st
 import state
 from components.bug import show_bug_note
 from components.export_panel import share_panel
-from components.inputs import input_values
+from components.inputs import input_values, show_learned
 from components.learning import learning_after, learning_panel, tail_length
 from components.markdown import md, printable
 from components.modes import mode_control, mode_in_force
@@ -34,11 +34,14 @@ state.keep_widget_values(s)
 if s.present:  # the presentation view draws no sidebar, so Streamlit shows none
     expression, formula_error = chosen_expression()
     values = input_values(s.expr, expression, boxes=False) if expression else {}
+    learned_box = None
 else:
     with st.sidebar:
         st.header('∂ Backprop, step by step')
         expression, formula_error = choose_expression()
-        values = input_values(s.expr, expression) if expression else {}
+        starts = expression.params if expression and s.mode == 'learn' else ()  # where learning starts
+        values = input_values(s.expr, expression, starts=starts) if expression else {}
+        learned_box = st.empty()  # where the steps took the parameters, once the page knows
         mode_control()
         st.toggle('Step through the forward pass too', key='forward')
         st.toggle('Step through the leaves too', key='leaves',
@@ -69,6 +72,8 @@ if mode == 'bug':  # the same graph on the engine whose _backward assigns; the +
     show_bug_note(trace)
 if mode == 'learn':  # the pass at the parameters after the steps taken, then the step it leads to
     learning, values = learning_after(expression, values, page.lr, page.learned)
+    if learned_box is not None:
+        show_learned(learned_box, expression.params, values, page.learned)
     trace, width, numeric = traced(expression=expression, values=tuple(values.items()))
     width = max(width, number_width(learning.after))
 all_frames = frames(trace, page.forward, page.leaves, ask=mode == 'quiz')

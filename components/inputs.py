@@ -5,6 +5,7 @@ import math
 import streamlit as st
 
 from components.markdown import md
+from components.numbers import fmt
 from state import CUSTOM, forget_other_formulas, input_key
 
 LIMIT = 1e6  # inputs stay within ±LIMIT: wide enough for any lesson, and far from overflow in the ops
@@ -23,10 +24,14 @@ def _keep_in_range(key, default):
     st.toast(f'{md(key.split(":")[-1])} is kept within ±1,000,000.', icon=':material/straighten:')
 
 
-def input_values(expr_key, expression, boxes=True):
+START = ' (start)'  # the label of a parameter's box while learning: where the steps start, not where they are now
+
+
+def input_values(expr_key, expression, boxes=True, starts=()):
     """{name: value} as set in the boxes; each box starts at the expression's default. Without `boxes`: the values
     the boxes would show, and no box drawn (the presentation view). A typed formula's boxes are kept for that formula
-    only (state.forget_other_formulas)."""
+    only (state.forget_other_formulas). `starts`: the names whose boxes hold where learning starts (the parameters,
+    while learning), labelled so; show_learned says where the steps took them."""
     values = {}
     names = list(expression.defaults)
     columns = st.columns(2) if boxes else None
@@ -37,10 +42,26 @@ def input_values(expr_key, expression, boxes=True):
             st.session_state[key] = default
         if boxes:
             with columns[i % 2]:
-                st.number_input(md(name), key=key, step=0.1, format='%.4f', on_change=_keep_in_range,
-                                args=(key, default))  # fmt: skip
+                start = name in starts
+                st.number_input(md(name) + START * start, key=key, step=0.1, format='%.4f', on_change=_keep_in_range,
+                                args=(key, default), help=START_HELP if start else None)  # fmt: skip
         value = st.session_state[key]
         values[name] = min(max(value, -LIMIT), LIMIT) if value == value else default  # a value set before any callback
     if expr_key == CUSTOM:
         forget_other_formulas(st.session_state, expression.defaults)
     return values
+
+
+START_HELP = 'Where learning starts: the page takes the steps from here, and Start again comes back to it.'
+
+
+def show_learned(box, params, values, steps):
+    """In `box`, under the boxes: where `steps` learning steps took the parameters `params` (names), at `values`
+    ({name: value}, the pass the page shows), written as the graph and the table write them. Nothing before a step:
+    the boxes' values are the pass's then."""
+    if not steps:
+        box.empty()
+        return
+    now = ', '.join(f'{md(name)} = {fmt(values[name])}' for name in params)
+    taken = '1 learning step' if steps == 1 else f'{steps} learning steps'
+    box.caption(f'**Now, after {taken}:** {now}. The boxes hold where learning started.')

@@ -652,3 +652,80 @@ def test_a_formula_error_has_its_caret_under_the_part_its_message_names(start, t
     assert words in error.value and f'column {column}' in error.value
     (caret,) = page.main.code
     assert caret.value == f'{text}\n{" " * text.index(part)}^'
+
+
+# --- one step of learning: the sidebar's boxes and the loss, beside the player (issue 18, 2.3) ------------------
+# the regression L = (w*x + b - y)**2 at x = 1.5, y = 2, w = 0.5, b = 0: pred - y = 0.75 - 2 = -1.25, L = 1.5625,
+# w.grad = 2·(-1.25)·1.5 = -3.75, b.grad = 2·(-1.25) = -2.5. One step at lr = 0.1: w = 0.5 - 0.1·(-3.75) = 0.875,
+# b = 0 - 0.1·(-2.5) = 0.25, L = (1.3125 + 0.25 - 2)² = 0.4375² = 0.19140625; the next: w.grad = 2·(-0.4375)·1.5 =
+# -1.3125, so w = 0.875 + 0.13125 = 1.00625, b = 0.25 + 0.0875 = 0.3375, and L = (0.35 · 0.4375)² = 0.0234.
+
+WITH_PARAMS = ['regression', 'mlp']  # engine/presets.py's presets with params (tests/test_learn.py checks the list)
+
+
+def sidebar_boxes(page):
+    """{label: value} of the sidebar's number boxes, the inputs'."""
+    return {box.label: box.value for box in page.sidebar.number_input}
+
+
+def learned_note(page):
+    """What the sidebar says under the boxes about where the steps took the parameters ('' where it says nothing)."""
+    return ' '.join(c.value for c in page.sidebar.caption if 'learning step' in c.value)
+
+
+def page_link(page):
+    values = {key: page.query_params[key] for key in page.query_params}
+    return {key: value[0] if isinstance(value, list) else value for key, value in values.items()}
+
+
+def test_while_learning_the_parameters_boxes_hold_the_start_and_the_sidebar_says_where_the_steps_took_them(start):
+    page = start(query={'expr': 'regression', 'mode': 'learn'})
+    assert sidebar_boxes(page) == {'x': 1.5, 'y': 2.0, 'w (start)': 0.5, 'b (start)': 0.0}
+    assert learned_note(page) == ''  # before any step the boxes hold the pass's own values
+    page.button(key='learn_one').click().run()
+    assert sidebar_boxes(page) == {'x': 1.5, 'y': 2.0, 'w (start)': 0.5, 'b (start)': 0.0}
+    assert (
+        learned_note(page)
+        == '**Now, after 1 learning step:** w = 0.8750, b = 0.2500. The boxes hold where learning started.'
+    )
+    assert (page.go(0).data()['w'], page.data()['b']) == ('0.8750', '0.2500')  # the graph and the table agree
+    page.button(key='learn_one').click().run()
+    assert 'after 2 learning steps:** w = 1.0063, b = 0.3375.' in learned_note(page)  # 1.00625 to 4 places
+    assert (page.go(0).data()['w'], page.data()['b']) == ('1.0063', '0.3375')
+    reopened = start(query=page_link(page))  # the link reopens the same page: the start in the boxes, 2 steps on
+    assert page_link(page)['learned'] == '2' and sidebar_boxes(reopened) == sidebar_boxes(page)
+    assert learned_note(reopened) == learned_note(page)
+    assert (reopened.go(0).data()['w'], reopened.data()['b']) == ('1.0063', '0.3375')
+
+
+@pytest.mark.parametrize('key', WITH_PARAMS)
+def test_after_learning_steps_the_sidebar_names_every_parameter_as_the_graph_shows_it(start, key):
+    from engine import PRESETS
+
+    expression = PRESETS[key]
+    page = start(query={'expr': key, 'mode': 'learn', 'learned': '3'})
+    boxes = sidebar_boxes(page)
+    assert {name: boxes[f'{name} (start)'] for name in expression.params} == {
+        name: expression.defaults[name] for name in expression.params
+    }
+    assert {label for label in boxes if not label.endswith(' (start)')} == set(expression.defaults) - set(
+        expression.params
+    )  # the data keep their plain names: learning does not move them
+    note, data = learned_note(page), page.go(0).data()
+    for name in expression.params:
+        assert f' {name} = {data[name]}' in note, name
+
+
+def test_watching_the_regression_its_boxes_keep_their_plain_names(start):
+    page = start(query={'expr': 'regression'})
+    assert sidebar_boxes(page) == {'x': 1.5, 'y': 2.0, 'w': 0.5, 'b': 0.0} and learned_note(page) == ''
+
+
+def test_nothing_beside_the_player_shows_the_loss_this_step_leads_to(start):
+    page = start(query={'expr': 'regression', 'mode': 'learn'})
+    assert not [e for e in page.main if type(e.proto).__name__ == 'VegaLiteChart']  # no chart below the player
+    words = [e.value for kind in ('markdown', 'caption', 'text', 'info') for e in getattr(page.at, kind)]
+    assert words and not [w for w in words if '0.1914' in w]  # L after this step: the player's last frame only
+    page.button(key='learn_one').click().run()
+    words = [e.value for kind in ('markdown', 'caption', 'text', 'info') for e in getattr(page.at, kind)]
+    assert not [w for w in words if '0.0234' in w or '0.1914' in w]

@@ -195,51 +195,64 @@ def test_the_presentation_quiz_has_no_boxes_and_its_ask_frames_show_question_mar
 
 
 def test_learning_moves_w_and_b_then_the_loss_and_one_more_step_goes_on_from_there(page, served):
+    # the captions are matched after their frame number: the frames' order is the player's index (wait_for_player)
     open_mode(page, served, 'expr=regression&mode=learn', 0)
     expect(page.get_by_role('heading', name='One step of learning')).to_be_visible()
-    expect(caption(page)).to_have_text(re.compile(r'^Frame 0 of 20 · '))  # 14 frames of pass, 7 of learning
+    assert page.locator('.player').evaluate('root => root.__player.n') == 21  # 14 frames of pass, 7 of learning
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    expect(sidebar.get_by_text('w (start)')).to_be_visible()  # the box holds where learning starts
+    plot = page.locator('.player .plot')
+    expect(plot).to_contain_text('This pass’s L, before any step, appears when its forward pass computes it')
+    go(page, 4)  # the forward pass computes L = 1.25² = 1.5625: its point, and no other
+    expect(plot).to_contain_text('L before any step: 1.5625')
     go(page, 13)  # the pass is done: w, b as they were, with their grads
     assert boxes(page)['w'] == ('0.5000', '-3.7500') and boxes(page)['b'] == ('0.0000', '-2.5000')
     page.locator('.player .next').click()
     wait_for_player(page, 14)
     expect(caption(page)).to_have_text(
-        'Frame 14 of 20 · learning: w.data += -lr * w.grad: 0.5000 − 0.1 × (−3.7500) = 0.8750'
+        re.compile(r' · learning: w\.data \+= -lr \* w\.grad: 0\.5000 − 0\.1 × \(−3\.7500\) = 0\.8750$')
     )
     assert boxes(page)['w'][0] == '0.8750' and boxes(page)['b'][0] == '0.0000'
     page.locator('.player .next').click()
     wait_for_player(page, 15)
     expect(caption(page)).to_have_text(
-        'Frame 15 of 20 · learning: b.data += -lr * b.grad: 0.0000 − 0.1 × (−2.5000) = 0.2500'
+        re.compile(r' · learning: b\.data \+= -lr \* b\.grad: 0\.0000 − 0\.1 × \(−2\.5000\) = 0\.2500$')
     )
     assert boxes(page)['b'][0] == '0.2500'
     page.locator('.player .next').click()
     wait_for_player(page, 16)
-    expect(caption(page)).to_contain_text('zero_grad, then the forward pass again')
+    expect(caption(page)).to_contain_text('zero_grad: every grad is set back to 0 before the next backward pass')
+    expect(page.locator('.player .explain')).to_contain_text('zero_grad. Every grad is set back to 0')
     assert boxes(page)['L'] == ('·', '·') and boxes(page)['w'] == ('0.8750', '·')
+    expect(plot).not_to_contain_text('0.1914')  # L after this step: not computed yet
     page.locator('.player .view').press('End')  # the player's own key, with the graph in focus
     wait_for_player(page, 20)
-    expect(caption(page)).to_have_text(re.compile(r'^Frame 20 of 20 · .* · loss 1\.5625 → 0\.1914$'))
+    expect(caption(page)).to_have_text(re.compile(r' · loss 1\.5625 → 0\.1914$'))
     assert boxes(page)['L'][0] == '0.1914'
+    expect(plot).to_contain_text('After this step: L 1.5625 → 0.1914. Lower.')
 
     page.get_by_role('button', name='1 more step').click()
     expect(page).to_have_url(re.compile(r'[?&]learned=1(&|$)'))
-    expect(page.get_by_text('The graph shows the pass at')).to_contain_text('Loss 0.1914 → 0.0234')  # × 0.1225
+    expect(sidebar).to_contain_text('Now, after 1 learning step: w = 0.8750, b = 0.2500')
+    expect(sidebar.get_by_text('w (start)')).to_be_visible()
     # the player goes to the next update: w.grad = 2 × (1.5625 − 2) × 1.5 = −1.3125
-    expect(caption(page)).to_have_text(
-        re.compile(r'^Frame 14 of 20 · learning: w\.data .*: 0\.8750 − 0\.1 × \(−1\.3125\)')
-    )
+    expect(caption(page)).to_have_text(re.compile(r' · learning: w\.data .*: 0\.8750 − 0\.1 × \(−1\.3125\)'))
+    expect(plot).to_contain_text('This pass: L = 0.1914, after 1 step.')
+    expect(plot).not_to_contain_text('0.0234')  # × 0.1225: the loss after this step, at the last frame only
     go(page, 0)  # the pass starts from where the step before left w and b
     assert boxes(page)['w'][0] == '0.8750' and boxes(page)['b'][0] == '0.2500'
     go(page, 15)  # b.grad = 2 × (1.5625 − 2) = −0.875
     expect(caption(page)).to_have_text(re.compile(r'b\.data .*: 0\.2500 − 0\.1 × \(−0\.8750\) = 0\.3375$'))
     go(page, 20)
     expect(caption(page)).to_have_text(re.compile(r' · loss 0\.1914 → 0\.0234$'))
+    expect(plot).to_contain_text('After this step: L 0.1914 → 0.0234. Lower.')
 
 
 def test_learning_on_the_neuron_says_it_needs_a_loss_and_draws_no_lr(page, served):
     open_mode(page, served, 'expr=neuron&mode=learn', 0)
     expect(page.locator('[data-testid="stAlert"]')).to_contain_text('One step of learning needs a loss')
-    expect(caption(page)).to_have_text(re.compile(r'^Frame 0 of 16 · '))  # the backward pass alone
+    wait_for_player(page, 0)
+    assert page.locator('.player').evaluate('root => root.__player.n') == 17  # the neuron's pass alone
     expect(page.get_by_text('Learning rate lr')).to_have_count(0)
     expect(page.get_by_role('button', name='1 more step')).to_have_count(0)
     expect(page.get_by_role('heading', name='One step of learning')).to_have_count(0)

@@ -4,11 +4,22 @@ Every expected number is worked out by hand in a comment, or by an argument writ
 differences are the one reference computed, and they never run backward.
 """
 
+import json
 import math
+import re
 
 import pytest
+from test_app import text_of
+from test_player import replay
 
+import shared
+from components.depth_plot import plot_html
+from components.explanation import number
+from components.learning import learning_after
+from components.numbers import fmt, number_width
+from components.player import make_body
 from engine import PRESETS, parse_expression
+from engine.frames import frames
 from engine.learn import DEFAULT_LR, LEARNING_RATES, MAX_STEPS, applies, descend, loss, step
 from engine.presets import numeric_grads
 
@@ -165,3 +176,140 @@ def test_a_loss_that_overflows_becomes_inf_then_nan_and_does_not_raise():
     losses = descend(REGRESSION, {}, 1.0, MAX_STEPS).losses
     assert math.inf in losses
     assert math.isnan(losses[-1])
+
+
+# --- the page's frames of one step of learning (components/learning.py) ---------------------------------------
+# The regression by hand: err_j = -1.25 · 0.35^j after j steps at lr = 0.1 (each step multiplies err by
+# 1 - 2·lr·(x² + 1) = 1 - 0.2·3.25 = 0.35), L_j = err_j²: 1.5625, 0.19140625, 0.0234473, 0.0028723, 0.0003519.
+# Its pass: the inputs (frame 0), w*x, pred, pred - y, L (1-4), the seed and 8 steps back (5-13); then w (14), b (15),
+# zero_grad (16), the 4 ops again (17-20).
+
+WITH_PARAMS = [key for key, expression in PRESETS.items() if expression.params]  # the presets learning applies to
+
+
+def regression_loss(j, lr=DEFAULT_LR):
+    return (1.25 * (1 - 2 * lr * (1.5**2 + 1)) ** j) ** 2
+
+
+def learning_page(key, learned, forward=True, hide='none', lr=DEFAULT_LR, values=None):
+    """(trace, the pass's frames, the player's body) of preset `key` in mode=learn after `learned` steps."""
+    expression = PRESETS[key]
+    learning, now = learning_after(expression, {**expression.defaults, **(values or {})}, lr, learned)
+    trace, width, numeric = shared.traced(expression=expression, values=tuple(now.items()))
+    width = max(width, number_width(learning.after))
+    pass_frames = frames(trace, forward)
+    body = make_body(trace, pass_frames, width, numeric, {'svg': ''}, hide, None, learning)
+    return trace, pass_frames, json.loads(body)
+
+
+def replayed(body):
+    """Each frame's boxes, {node: (data text, grad text, grad state, mark)}, as the player applies the patches."""
+    return [values for values, _, _ in replay(body['patches'])]
+
+
+def plot_at(body, k):
+    """Frame k's loss plot as the player shows it: (points drawn, the ringed point's words, the line under it)."""
+    svg = plot_html(body['plots'], k)
+    points = re.search(r'data-points="(\d+)"', svg)
+    ringed = re.search(r'<text [^>]*fill="#D55E00"[^>]*>([^<]*)</text>', svg)
+    line = re.search(r'<p class="wline">(.*?)</p>', svg)
+    return (int(points[1]) if points else 0, text_of(ringed[1]) if ringed else '', text_of(line[1]) if line else '')
+
+
+@pytest.mark.parametrize('forward', [True, False])
+@pytest.mark.parametrize('learned', [0, 1, 4])
+@pytest.mark.parametrize('key', WITH_PARAMS)
+def test_the_loss_plot_draws_each_loss_only_from_the_frame_whose_output_box_shows_it(key, learned, forward):
+    trace, pass_frames, body = learning_page(key, learned, forward)
+    output, last = len(trace.nodes) - 1, len(body['patches']) - 1
+    losses = descend(PRESETS[key], {}, DEFAULT_LR, learned + 1).losses  # the engine's, stepped on its own here
+    new = number(losses[-1])
+    for k, boxes in enumerate(replayed(body)):
+        box = boxes[output][0].strip()  # the output's data, as the graph shows it at frame k
+        points, ringed, line = plot_at(body, k)
+        if k < len(pass_frames):  # the passes before, then this pass's loss once its box shows it
+            assert points == learned + (box != '·'), k
+            if box != '·':
+                assert ringed.endswith(f': {number(losses[learned])}') and box == fmt(losses[learned]), k
+        elif k < last:  # the update, zero_grad, the forward pass again: the output not computed again yet
+            assert points == learned + 1, k
+        else:  # the forward pass again has computed the output: the loss after this step joins the plot
+            assert points == learned + 2 and box == fmt(losses[-1])
+            assert ringed.endswith(f': {new}') and f'→ {new}' in line
+        if k < last:
+            assert new not in ringed + line and new not in body['captions'][k], k  # nowhere before its frame
+
+
+def test_the_regressions_loss_plot_names_the_hand_losses_at_the_frames_that_compute_them():
+    _, _, body = learning_page('regression', 0)
+    assert plot_at(body, 3)[:2] == (0, '')  # the inputs and three ops: L not computed yet
+    assert plot_at(body, 4)[:2] == (1, 'L before any step: 1.5625')  # the forward pass computes L = 1.25²
+    assert plot_at(body, 19)[:2] == (1, 'L before any step: 1.5625')  # pred - y again, L not yet
+    assert plot_at(body, 20) == (2, 'L after 1 step: 0.1914', 'After this step: L 1.5625 → 0.1914. Lower.')
+    _, _, body = learning_page('regression', 3)  # L_2 = 0.0234, L_3 = 0.0029, L_4 = 0.0004
+    assert f'{regression_loss(2):.4f}' == '0.0234'
+    assert plot_at(body, 0)[:2] == (3, 'L after 2 steps: 0.0234')
+    assert plot_at(body, 4)[:2] == (4, 'L after 3 steps: 0.0029')
+    assert plot_at(body, 20)[:2] == (5, 'L after 4 steps: 0.0004')
+    assert plot_at(body, 0)[2].startswith('L from the 3 passes before this one, after 0 to 2 steps.')
+
+
+def test_the_loss_plot_draws_a_rising_loss_and_one_beyond_the_floats_without_raising():
+    # at lr = 1, L grows 30.25-fold a step (1 - 2·3.25 = -5.5, squared): 1.5625 · 30.25 = 47.265625, · 30.25 again =
+    # 1429.78515625; inf after about 208 steps, then nan
+    _, _, body = learning_page('regression', 1, lr=1.0)
+    assert plot_at(body, len(body['patches']) - 1)[2] == 'After this step: L 47.2656 → 1429.7852. Higher.'
+    _, _, body = learning_page('regression', MAX_STEPS, lr=1.0)
+    points, ringed, line = plot_at(body, len(body['patches']) - 1)
+    assert points == MAX_STEPS + 2 and ringed.endswith(': nan') and line.startswith('After this step: L nan → nan')
+    for part in body['plots']['parts']:  # every place a number: the losses past 1e307 too, near the largest float
+        assert not re.search(r'(x|y|cx|cy|d)="[^"]*(nan|inf)', part)
+
+
+def test_a_page_at_the_most_steps_a_link_allows_shows_the_pass_after_all_of_them():
+    # lr = 0.001: err shrinks by 1 - 0.002·3.25 = 0.9935 a step, to -1.25·0.9935^500 = -0.0478 after 500 steps;
+    # w gains -lr·2·err_j·x each step: w_500 = 0.5 + 0.003 · 1.25 · (1 - 0.9935^500) / (1 - 0.9935)
+    learning, now = learning_after(REGRESSION, dict(REGRESSION.defaults), 0.001, MAX_STEPS)
+    assert learning.steps_taken == MAX_STEPS
+    assert now['w'] == pytest.approx(0.5 + 0.003 * 1.25 * (1 - 0.9935**500) / 0.0065, rel=1e-12)
+    assert learning.update.params[0].old == now['w']  # the step the tail shows starts from there
+
+
+def test_two_histories_that_meet_at_the_same_values_make_different_pages():
+    # one step from the defaults takes w to 0.875 and b to 0.25 (both exact in binary): the same pass as a start there
+    stepped, now = learning_after(REGRESSION, dict(REGRESSION.defaults), DEFAULT_LR, 1)
+    started, same = learning_after(REGRESSION, {**REGRESSION.defaults, 'w': 0.875, 'b': 0.25}, DEFAULT_LR, 0)
+    assert now == same and stepped.key != started.key  # the body is cached by the key: each page gets its own plot
+    assert plot_at(learning_page('regression', 1)[2], 0)[0] == 1  # L_0 from the pass before this one
+    assert plot_at(learning_page('regression', 0, values={'w': 0.875, 'b': 0.25})[2], 0)[0] == 0
+
+
+@pytest.mark.parametrize('hide', ['none', 'all'])
+@pytest.mark.parametrize('forward', [True, False])
+@pytest.mark.parametrize('learned', [0, 2])
+@pytest.mark.parametrize('key', WITH_PARAMS)
+def test_the_one_frame_that_sets_the_grads_back_says_zero_grad_in_its_caption_explanation_and_sums(
+    key, learned, forward, hide
+):
+    trace, pass_frames, body = learning_page(key, learned, forward, hide)
+    boxes = replayed(body)
+
+    def blanked(k, i):  # node i's grad shows something at frame k - 1 and · at frame k
+        return boxes[k - 1][i][1].strip() != '·' and boxes[k][i][1].strip() == '·'
+
+    reset = [k for k in range(1, len(boxes)) if any(blanked(k, i) for i in boxes[k])]
+    zero_grad = len(pass_frames) + len(PRESETS[key].params)  # after the pass, and one frame per parameter updated
+    assert reset == [zero_grad]
+    assert {look[1].strip() for look in boxes[zero_grad].values()} == {'·'}
+    assert {look[2] for look in boxes[zero_grad].values()} == {'none'}  # the table's "not computed yet", as ·
+    assert all(look[1].strip() == '·' for frame in boxes[zero_grad:] for look in frame.values())  # till the end
+    assert body['captions'][zero_grad].startswith('zero_grad: every grad is set back to 0 before the next backward')
+    words = text_of(body['explanations'][zero_grad])
+    assert words.startswith('zero_grad. Every grad is set back to 0 before the next backward pass')
+    assert 'p.grad = 0.0' in words and 'as ·' in words
+    assert ', '.join(PRESETS[key].params) in words  # the parameters' grads, each by name
+    assert body['rules'][zero_grad] == [
+        'zero_grad: p.grad = 0.0 for every parameter; every grad shows · (0, nothing added yet)'
+    ]
+    said = [k for k, c in enumerate(body['captions']) if 'zero_grad' in c + ' '.join(body['rules'][k])]
+    assert said == [zero_grad]  # and no other frame says so

@@ -9,7 +9,6 @@ import html
 import json
 import re
 
-import pyarrow as pa
 import pytest
 import test_app
 from test_app import text_of
@@ -260,28 +259,35 @@ def test_a_link_reopens_the_parameters_after_its_steps(start):
     w, b, loss = regression_after(3)  # w = 1.0522, b = 0.3681, L = 0.0029
     page = start(query={'expr': 'regression', 'mode': 'learn', 'learned': '3', 'step': '0'})
     assert (page.data()['w'], page.data()['b']) == (f'{w:.4f}', f'{b:.4f}')
-    assert any(f'Loss **{loss:.4f} →' in m.value for m in page.markdown)
+    assert f'This pass: L = {loss:.4f}, after 3 steps.' in loss_plot(page.go(4))  # frame 4 computes L
 
 
 def test_the_loss_goes_down_over_ten_steps_at_the_default_rate_on_the_page(start):
     page = start(query={'expr': 'mlp', 'mode': 'learn'})
     page.button(key='learn_ten').click().run()
-    losses = chart_losses(page)
-    assert len(losses) == 12  # before any step, after each of the 10, and after the step the pass leads to
-    assert all(later < earlier for earlier, later in zip(losses, losses[1:]))
+    heights = plot_heights(page.go(page.last_frame))
+    assert len(heights) == 12  # before any step, after each of the 10, and after the step the pass leads to
+    assert all(later < earlier for earlier, later in zip(heights, heights[1:]))
 
 
-def chart_losses(page):
-    """The loss plot's points, as Streamlit sends them: the line chart's data, an Arrow table."""
-    (chart,) = [e.proto for e in page.main if type(e.proto).__name__ == 'VegaLiteChart']
-    (data,) = chart.datasets
-    return pa.ipc.open_stream(data.data.data).read_all().column('loss').to_pylist()
+def loss_plot(page):
+    """The loss plot in the player at the frame shown, as text (components/learning.py's loss_plots)."""
+    plots = page.body()['plots']
+    return text_of(plots['head'] + plots['parts'][plots['at'][page.frame]])
+
+
+def plot_heights(page):
+    """The loss plot's points at the frame shown, as heights above its bottom edge, from the first step on."""
+    plots = page.body()['plots']
+    (line,) = re.findall(r'class="pts" data-points="\d+" d="([^"]*)"', plots['parts'][plots['at'][page.frame]])
+    return [-float(y) for y in re.findall(r'[\d.]+ ([\d.]+)', line)]
 
 
 def test_a_higher_learning_rate_from_the_link_overshoots_and_the_page_says_so(start):
     # lr = 1: err is multiplied by 1 - 2·(3.25) = -5.5 a step, so L grows 30.25-fold: 1.5625 → 47.2656
     page = start(query={'expr': 'regression', 'mode': 'learn', 'lr': '1'})
-    assert any('Loss **1.5625 → 47.2656**' in m.value for m in page.markdown)
+    assert 'After this step: L 1.5625 → 47.2656. Higher.' in loss_plot(page.go(page.last_frame))
+    assert 'lr = 1 is too large here' in page.explanation()
 
 
 def test_learning_does_not_apply_without_a_loss_and_the_page_says_so(start):

@@ -78,7 +78,7 @@ def show_player(
         graph, quick = shared.laid_out(expression=expression, width=width, lay_out=make, source='browser'), False
     inputs = tuple(values.items())
     # what of the page decides the frames and their looks: a quiz sends the frames up to its question
-    view = (page.forward, page.leaves, page.hide, mode, len(all_frames), numeric is None, learning and learning.lr,
+    view = (page.forward, page.leaves, page.hide, mode, len(all_frames), numeric is None, learning and learning.key,
             'svg' in graph)  # fmt: skip
     body = shared.player_body(
         expression=expression, values=inputs, view=view,
@@ -229,12 +229,12 @@ def make_body(trace, all_frames, width, numeric, graph, hide='none', right=None,
     else:
         summary = summary_html(grad_check(trace, numeric), trace.nodes[-1].name)
     if learning is not None:
-        tail = learning_tail(trace, learning, width, patches, frame_patches)
+        tail = learning_tail(trace, learning, width, patches, frame_patches, all_frames)
         patches += tail.patches
         captions += tail.captions
         explanations += tail.explanations
         rules += tail.rules
-        summary = tail.summary  # (no plot to go on: only the chain has one, and it has no loss to learn)
+        summary, plots = tail.summary, tail.plots  # the loss over the steps (the chain has no loss to learn)
     table = table_columns(trace, beside=right is not None)
     if hide != 'none' or any(f.ask for f in all_frames):
         table['finals'] = [HIDDEN] * len(trace.nodes)  # the answers are never sent where grads are asked for
@@ -265,7 +265,8 @@ def encode_body(
     rules: one list of plain-text lines per frame, the presentation view's sums (explanation.frame_rules).
     table: {'names': [...], 'ops': [...], 'finals': [...]}, the node table's columns that no frame changes;
     the others are the value boxes' own texts. summary: the grad check's HTML, shown at the last frame.
-    plots: the chain's |grad| plot (components.depth_plot.depth_plots), or None where it does not apply.
+    plots: the chain's |grad| plot (components.depth_plot.depth_plots) or learning's loss plot
+    (components.learning.loss_plots), or None where neither applies.
     near: per value, [its inputs, the values it feeds] (neighbours), kept in sight with it when the view scrolls.
     """
     body = {
