@@ -94,17 +94,75 @@ def file_stem(expression_name, inputs=None):
     return with_values if len(with_values) <= STEM_CHARS else stem
 
 
-def frame_suffix(index, n_frames):
-    """'_f03': the frame's index, zero-padded to the digits of the last index, so the files sort in order."""
-    return f'_f{index:0{len(str(n_frames - 1))}d}'
+def frame_suffix(frames, index, of=None):
+    """'_f03': the frame's number as the page says it (frame_numbers), zero-padded to the digits of the count, so the
+    files sort in order; a quiz's question '_f06_asked' and the frame that answers it '_f06_shown'."""
+    return frame_suffixes(frames, of)[index]
+
+
+def frame_suffixes(frames, of=None, after=0):
+    """frame_suffix for each frame, and for `after` frames more (frame_numbers)."""
+    numbers, total = frame_numbers(frames, of, after)
+    asked = [f.ask for f in frames] + [False] * after
+    shown = [not a and k > 0 and asked[k - 1] for k, a in enumerate(asked)]
+    digits = len(str(total))
+    return [f'_f{n:0{digits}d}' + ('_asked' if a else '_shown' if s else '') for n, a, s in zip(numbers, asked, shown)]
 
 
 # --- one frame ---------------------------------------------------------------------------------------------------
 
 
-def frame_title(trace, frames, index):
-    """'Frame 3 of 16: forward pass: x1*w1 = x1 × w1', as the page says it."""
-    return f'Frame {index} of {len(frames) - 1}: {caption(trace, frames[index])}'
+def frame_numbers(frames, of=None, after=0):
+    """(each frame's number, the count it is read against), as people read them everywhere: the page's caption, the
+    share panel, the exports' titles and files. Frames are counted from 1, 'Frame 10 of 10' the last; a link's step=
+    is the frame's place in the list, from 0, so that old links open the same frame. A quiz's question (Frame.ask)
+    has the number of the frame after it, which shows the same step answered: a step has one number whether it is
+    watched or asked, and the count is the pass's frames as watched. `after`: frames more after these, numbered on
+    (the learning step after the pass). `of`: the count, where these frames stop before the page's (a quiz held at its
+    question, or a pass exported without the learning step after it); by default the frames' own."""
+    numbers, watched = [], 0
+    for frame in frames:
+        watched += not frame.ask
+        numbers.append(watched + frame.ask)
+    numbers += range(watched + 1, watched + after + 1)
+    return numbers, watched + after if of is None else of
+
+
+def frame_label(number, count):
+    """'Frame 3 of 16', for frame_numbers' number and count."""
+    return f'Frame {number} of {count}'
+
+
+def frame_labels(frames, of=None, after=0):
+    """frame_label for each frame (frame_numbers), and for `after` frames more."""
+    numbers, count = frame_numbers(frames, of, after)
+    return [frame_label(number, count) for number in numbers]
+
+
+def frame_title(trace, frames, index, of=None):
+    """'Frame 3 of 16: forward pass: x1*w1 = x1 × w1', as the page says it (frame_numbers)."""
+    return f'{frame_labels(frames, of)[index]}: {caption(trace, frames[index])}'
+
+
+def pass_contents(frames, of=None, whole=True):
+    """What a whole-pass export of `frames` holds, as the share panel says it (markdown): its frames by the numbers
+    the page gives them (frame_numbers), and a quiz's questions, each a picture of its own before its answer's.
+    `whole`: whether the frames reach the pass's end (a quiz holds back those after its question)."""
+    numbers, count = frame_numbers(frames, of)
+    last = numbers[-1] - frames[-1].ask  # the last frame there whole: a question's own frame is still to come
+    held = (
+        f'{count} frames' if last == count else f'frame 1 of {count}' if last == 1 else f'frames 1 to {last} of {count}'
+    )
+    questions = sum(f.ask for f in frames)
+    if questions:
+        plural = 's' if questions > 1 else ''
+        held += f' and {questions} question{plural}: {len(frames)} pictures, pages or slides, each question before '
+        held += 'the frame that answers it'
+        if frames[-1].ask:
+            held += f' (frame {numbers[-1]}’s answer is still to come)'
+    else:
+        held += ', one per picture, page or slide'
+    return f'**{"The whole pass" if whole else "The pass so far"}**: {held}'
 
 
 def frame_dot(trace, frame, width, quick=False, title=None, hide='none'):
@@ -159,7 +217,7 @@ class _Dot:
     def _too_long(self):
         return (
             f'This export needs more than its {EXPORT_BUDGET:g} s of graph layout: it was stopped after '
-            f'{self.runs} frames. Export fewer frames (without the forward pass), or one frame at a time.'
+            f'{self.runs} pictures. Export fewer frames (without the forward pass), or one frame at a time.'
         )
 
 
@@ -180,14 +238,19 @@ def frame_png(trace, frame, width, quick=False, allowance=None, waiting=lambda: 
 # --- the whole pass ----------------------------------------------------------------------------------------------
 
 
-def _drawn(trace, frames, width, quick, args, progress, allowance, waiting, titled=False, hide='none'):
+def _drawn(trace, frames, width, quick, args, progress, allowance, waiting, titled=False, hide='none', of=None):
     """(index, frame, dot's output) for each frame in turn: the one loop every whole-pass export goes through.
-    Refuses a pass of more than EXPORT_FRAMES frames before any dot runs; calls progress(done, total) after each."""
+    Refuses a pass of more than EXPORT_FRAMES pictures before any dot runs; calls progress(done, total) after each.
+    `titled`: each picture with its frame's title (frame_title, its number read against `of`)."""
     if len(frames) > EXPORT_FRAMES:
-        raise ExportRefused(f'This pass has {len(frames):,} frames; whole-pass exports take at most {EXPORT_FRAMES}.')
+        raise ExportRefused(
+            f'This pass would be {len(frames):,} pictures, pages or slides; whole-pass exports take at most '
+            f'{EXPORT_FRAMES}.'
+        )
     dot = _Dot(allowance, waiting)
+    labels = frame_labels(frames, of)
     for k, frame in enumerate(frames):
-        title = frame_title(trace, frames, k) if titled else None
+        title = f'{labels[k]}: {caption(trace, frame)}' if titled else None
         yield k, frame, dot.run(frame_dot(trace, frame, width, quick, title, hide), args)
         if progress:
             progress(k + 1, len(frames))
@@ -224,20 +287,25 @@ def _palette():
     return palette
 
 
-def pass_gif(trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none'):
-    """An animated GIF of the pass: one image per frame at the page's size, its caption under the graph, all on one
-    white canvas; FRAME_MS a frame, the last held LAST_MS, looping. Refused past GIF_PIXELS, after the first frame."""
+def pass_gif(
+    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none', of=None
+):
+    """An animated GIF of the pass: one image per frame at the page's size, its title (frame_title, read against
+    `of`) under the graph, all on one white canvas; FRAME_MS a frame, the last held LAST_MS, looping. Refused past
+    GIF_PIXELS, after the first frame."""
     shots = []  # (PNG, its size, title): each decoded only when its GIF frame is made, then let go
-    for k, _, png in _drawn(trace, frames, width, quick, _png_args(GIF_DPI), progress, allowance, waiting, hide=hide):
+    labels = frame_labels(frames, of)
+    args = _png_args(GIF_DPI)
+    for k, frame, png in _drawn(trace, frames, width, quick, args, progress, allowance, waiting, hide=hide):
         with Image.open(io.BytesIO(png)) as picture:  # reads the size only
             size = picture.size
         if k == 0 and size[0] * size[1] * len(frames) > GIF_PIXELS:
             raise ExportRefused(
-                f'This GIF would be {size[0]:,} × {size[1]:,} px × {len(frames)} frames; GIFs take at most '
-                f'{GIF_PIXELS // 10**6} million pixels, {GIF_PIXELS // (size[0] * size[1])} frames of this graph. '
+                f'This GIF would be {size[0]:,} × {size[1]:,} px × {len(frames)} pictures; GIFs take at most '
+                f'{GIF_PIXELS // 10**6} million pixels, {GIF_PIXELS // (size[0] * size[1])} pictures of this graph. '
                 'Export the PDF or the slides instead, which have no such limit.'
             )
-        shots.append((png, size, frame_title(trace, frames, k)))
+        shots.append((png, size, f'{labels[k]}: {caption(trace, frame)}'))
     font, pad, palette = _font(CAPTION_PX), CAPTION_PX // 2, _palette()
     line_h = sum(font.getmetrics()) + CAPTION_PX // 4
     lines = [_wrap(title, font, w - 2 * pad) for _, (w, _), title in shots]
@@ -260,24 +328,29 @@ def pass_gif(trace, frames, width, quick=False, progress=None, allowance=None, w
     return out.getvalue()
 
 
-def pass_zip(trace, frames, width, stem, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none'):
-    """A ZIP of one SVG per frame, named {stem}_f03.svg."""
+def pass_zip(
+    trace, frames, width, stem, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none', of=None
+):
+    """A ZIP of one SVG per frame, named {stem}_f03.svg by the frame's number (frame_suffix, read against `of`)."""
     out = io.BytesIO()
+    suffixes = frame_suffixes(frames, of)
     with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as archive:
         for k, _, svg in _drawn(trace, frames, width, quick, ['-Tsvg'], progress, allowance, waiting, hide=hide):
-            archive.writestr(f'{stem}{frame_suffix(k, len(frames))}.svg', svg)
+            archive.writestr(f'{stem}{suffixes[k]}.svg', svg)
     return out.getvalue()
 
 
-def pass_pdf(trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none'):
-    """A PDF with one vector page per frame, its caption above the graph; every page the size of the largest, the
-    drawing centred at its top, so the graph stays put from page to page."""
+def pass_pdf(
+    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none', of=None
+):
+    """A PDF with one vector page per frame, its title (frame_title, read against `of`) above the graph; every page
+    the size of the largest, the drawing centred at its top, so the graph stays put from page to page."""
     from pypdf import PdfReader, PdfWriter  # 90 ms to import: only when a PDF is asked for
     from pypdf.generic import RectangleObject
 
     writer = PdfWriter()
     for _, _, pdf in _drawn(
-        trace, frames, width, quick, ['-Tpdf'], progress, allowance, waiting, titled=True, hide=hide
+        trace, frames, width, quick, ['-Tpdf'], progress, allowance, waiting, titled=True, hide=hide, of=of
     ):
         writer.append(PdfReader(io.BytesIO(pdf)))
     boxes = [page.mediabox for page in writer.pages]
@@ -298,9 +371,11 @@ def speaker_notes(trace, frame):
     return plain_text(explain(trace, frame))
 
 
-def pass_pptx(trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none'):
-    """A 16:9 PowerPoint deck, a slide per frame: the caption as its title, the frame's PNG under it (fitted to the
-    slide, never enlarged past its natural size), the chain-rule lines in the speaker notes."""
+def pass_pptx(
+    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none', of=None
+):
+    """A 16:9 PowerPoint deck, a slide per frame: its title (frame_title, read against `of`), the frame's PNG under
+    it (fitted to the slide, never enlarged past its natural size), the chain-rule lines in the speaker notes."""
     from pptx import Presentation  # 130 ms to import: only when a deck is asked for
     from pptx.util import Emu, Inches, Pt
 
@@ -308,12 +383,13 @@ def pass_pptx(trace, frames, width, quick=False, progress=None, allowance=None, 
     deck.slide_width, deck.slide_height = Inches(SLIDE_W), Inches(SLIDE_H)
     box_w, box_h = SLIDE_W - 2 * MARGIN, SLIDE_H - 2 * MARGIN - TITLE_H
     args = _png_args(PNG_DPI, (box_w, box_h))  # dot scales a larger drawing down to the box: PNG_DPI on the slide
+    labels = frame_labels(frames, of)
     for k, frame, png in _drawn(trace, frames, width, quick, args, progress, allowance, waiting, hide=hide):
         slide = deck.slides.add_slide(deck.slide_layouts[5])  # 'Title Only'
         title = slide.shapes.title
         title.left, title.top, title.width, title.height = (Inches(x) for x in (MARGIN, MARGIN, box_w, TITLE_H))
         title.text_frame.word_wrap = True
-        title.text = frame_title(trace, frames, k)
+        title.text = f'{labels[k]}: {caption(trace, frame)}'
         for paragraph in title.text_frame.paragraphs:
             paragraph.font.size = Pt(24)
         with Image.open(io.BytesIO(png)) as picture:
@@ -322,7 +398,10 @@ def pass_pptx(trace, frames, width, quick=False, progress=None, allowance=None, 
         w, h = int(w * scale), int(h * scale)
         left, top = Inches(MARGIN) + (Inches(box_w) - w) // 2, Inches(MARGIN + TITLE_H) + (Inches(box_h) - h) // 2
         slide.shapes.add_picture(io.BytesIO(png), left, top, w, h)
-        slide.notes_slide.notes_text_frame.text = speaker_notes(trace, frame)
+        notes = speaker_notes(trace, frame)
+        if frame.ask:  # the question's slide: the lecturer's notes have the answer the room is asked for
+            notes = f'The room works out the grads; the next slide, {labels[k]} again, shows them:\n{notes}'
+        slide.notes_slide.notes_text_frame.text = notes
     out = io.BytesIO()
     deck.save(out)
     return out.getvalue()

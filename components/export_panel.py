@@ -14,7 +14,7 @@ import layout
 import state
 from components.markdown import md
 from components.share import link_url, share_dialog
-from engine.frames import clamp_frame
+from engine.frames import clamp_frame, frames
 from shared import session_allowance, session_waiting
 
 PPTX = 'application/vnd.openxmlformats-officedocument.presentationml.presentation'
@@ -30,6 +30,7 @@ PASS_FILES = (
     ('PowerPoint', 'pptx', PPTX, exports.pass_pptx),
     ('ZIP of SVGs', 'zip', 'application/zip', None),  # exports.pass_zip, which also needs the files' stem
 )
+UNITS = {'gif': 'picture', 'pdf': 'page', 'pptx': 'slide', 'zip': 'SVG'}  # what the progress bar counts
 MADE = 'export_made'  # session state: (what the pass depends on, extension, bytes), the last pass file made
 
 
@@ -45,21 +46,28 @@ class Shown:
     hide: str  # which grads the page hides ('none', 'new', 'all'): a slide can ask the room too
     stem: str  # exports.file_stem(...): what the files are called
     key: tuple  # what the whole pass depends on: the expression, its inputs and the frames
+    of: int | None = None  # the count the page reads the frames' numbers against (exports.frame_numbers)
+    whole: bool = True  # the frames reach the pass's end (a quiz holds back those after its question)
 
 
-def share_panel(page, expression, values, trace, all_frames, width, quick):
+def share_panel(page, expression, values, trace, all_frames, width, quick, of=None):
     """The share panel for the frame `page` names (page.frame, END for the last) of `expression` at `values`
     ({name: value}): a link to the page at that frame, its QR code, and the exports. `quick`: whether the page's
-    layout was the quick one."""
+    layout was the quick one; `of`: the count the page's caption reads the frames' numbers against, where it
+    counts more than `all_frames` (exports.frame_numbers): the panel and the files number them as the page does."""
     index = clamp_frame(page.frame, len(all_frames))
+    asked = any(f.ask for f in all_frames)
+    whole = len(all_frames) == len(frames(trace, page.forward, page.leaves, ask=asked))
     shown = Shown(
         trace, all_frames, index, width, quick, page.hide, stem=exports.file_stem(expression.key, values),
-        key=(expression.key, tuple(values.items()), page.forward, page.leaves, page.hide, page.mode, len(all_frames)),
+        key=(expression.key, tuple(values.items()), page.forward, page.leaves, page.hide, page.mode, len(all_frames),
+             of),
+        of=of, whole=whole,
     )  # fmt: skip
     allowance, waiting = session_allowance(), session_waiting()
     share_dialog(
         link_url(st.context.url or '', state.to_query(page)),
-        md(exports.frame_title(trace, all_frames, index)),
+        md(exports.frame_title(trace, all_frames, index, of)),
         lambda: show_exports(shown, allowance, waiting),
     )
 
@@ -69,7 +77,7 @@ def show_exports(shown, allowance, waiting):
     the visitor is still there (a whole-pass export stops when they leave)."""
     can_draw = layout.has_dot()
     frame = shown.frames[shown.index]
-    name = shown.stem + exports.frame_suffix(shown.index, len(shown.frames))
+    name = shown.stem + exports.frame_suffix(shown.frames, shown.index, shown.of)
     st.markdown('**This frame, for a slide**')
     picture = {'trace': shown.trace, 'frame': frame, 'width': shown.width, 'quick': shown.quick, 'hide': shown.hide}
     if not can_draw:  # the player laid this frame out in the browser, so the browser saves it; the DOT needs no dot
@@ -86,7 +94,7 @@ def show_exports(shown, allowance, waiting):
         st.info(exports.no_dot(f'The whole pass ({names})'), icon=':material/info:')
         return
 
-    st.markdown(f'**The whole pass**: {len(shown.frames)} frames, one per picture, page or slide')
+    st.markdown(exports.pass_contents(shown.frames, shown.of, shown.whole))
     made = st.session_state.get(MADE)
     for column, (label, ext, mime, make) in zip(st.columns(len(PASS_FILES)), PASS_FILES):
         file_name = f'{shown.stem}.{ext}'
@@ -125,15 +133,16 @@ def browser_save_buttons(files):
 
 def _make_pass(shown, ext, make, allowance, waiting):
     """Make one whole-pass file with a progress bar; keep it in the session (only the last one: bounded memory)."""
-    bar = st.progress(0.0, text=f'Drawing frame 0 of {len(shown.frames)}…')
+    unit = UNITS[ext]  # the pictures it draws, not the frames' numbers: a quiz's question is a picture of its own
+    bar = st.progress(0.0, text=f'Drawing {unit} 1 of {len(shown.frames)}…')
 
     def progress(done, total):
-        bar.progress(done / total, text=f'Drawing frame {done} of {total}…')
+        bar.progress(done / total, text=f'Drawing {unit} {min(done + 1, total)} of {total}…')
 
     try:
         data = make(
             shown.trace, shown.frames, shown.width, quick=shown.quick, hide=shown.hide, progress=progress,
-            allowance=allowance, waiting=waiting,
+            allowance=allowance, waiting=waiting, of=shown.of,
         )  # fmt: skip
     except exports.ExportRefused as refused:
         bar.empty()

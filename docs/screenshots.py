@@ -37,7 +37,8 @@ def caption(page):
 
 
 def open_view(browser, url, query, viewport=VIEWPORT):
-    """A fresh page (its own session) showing `query`, with the graph drawn; returns (page, frame, last frame)."""
+    """A fresh page (its own session) showing `query`, with the graph drawn; returns (page, the frame's number, the
+    count), as the caption says them: 'Frame 10 of 10', counted from 1 (a link's step= counts from 0)."""
     page = browser.new_page(viewport=viewport)
     page.goto(f'{url}/{query}')
     expect(page.locator('[data-testid="stApp"]')).to_be_visible()
@@ -115,7 +116,7 @@ def reuse_accumulating_frame(browser, url):
     """The first reuse frame where a's grad is 6.0000 (collected from a·a) before a·b brings it to 4.0000."""
     page, _, n = open_view(browser, url, '?expr=reuse')
     page.close()
-    for k in range(n + 1):
+    for k in range(n):  # step=0 to n - 1
         page, _, _ = open_view(browser, url, f'?expr=reuse&step={k}')
         a = grads(page)['a']
         page.close()
@@ -134,7 +135,7 @@ def quiz_answered_wrongly(browser, url):
     quiz.get_by_label('(a*a).grad', exact=True).fill('9')  # its data, not its grad: + passes out.grad on unchanged
     quiz.get_by_role('button', name='Check').click()
     expect(quiz).to_contain_text('✗ not quite')
-    expect(caption(page)).to_contain_text('Frame 6 of 12')
+    expect(caption(page)).to_contain_text('Frame 6 of 10')  # the answer to its first question: out's step
     return page
 
 

@@ -119,9 +119,9 @@ class Page:
         return self._player()[1]
 
     def caption(self):
-        """'Frame k of n · what it shows', as under the slider."""
-        k, of = self.frame, max(len(self.body()['patches']), self.head()['of'] or 0)  # as player.js writes it
-        return f'Frame {k} of {of - 1} · {self.body()["captions"][k]}'
+        """'Frame k of n · what it shows', as under the slider (as player.js writes it)."""
+        body = self.body()
+        return f'{body["labels"][self.frame]} · {body["captions"][self.frame]}'
 
     def table(self):
         """The node table: {column: [cell per node]}; the answer column only where the page shows it."""
@@ -244,7 +244,7 @@ def test_neuron_last_frame_shows_the_lecture_grads_and_output(start):
 def test_neuron_frame_zero_shows_inputs_only_and_no_grads(start):
     page = start('neuron')
     assert page.frame == 0
-    assert page.caption() == 'Frame 0 of 16 · forward pass: the inputs are set'
+    assert page.caption() == 'Frame 1 of 17 · forward pass: the inputs are set'
     b = page.boxes()
     assert set(b) == {'x1', 'w1', 'x2', 'w2', 'b', 'x1*w1', 'x2*w2', 'x1*w1 + x2*w2', 'n', 'o'}
     assert all(grad == NOT_COMPUTED for _, grad in b.values())
@@ -336,11 +336,11 @@ def test_reuse_captions_say_what_each_frame_shows(start):
     page = start('reuse')
     captions = [page.go(k).caption() for k in (0, 1, 4, 6, 8)]
     assert captions == [
-        'Frame 0 of 9 · forward pass: the inputs are set',
-        'Frame 1 of 9 · forward pass: a*b = a × b',
-        'Frame 4 of 9 · backward pass starts: out.grad = 1',
-        'Frame 6 of 9 · backward pass: a*a = a × a passes its grad back',
-        'Frame 8 of 9 · backward pass: b is a leaf, nothing to pass on',
+        'Frame 1 of 10 · forward pass: the inputs are set',
+        'Frame 2 of 10 · forward pass: a*b = a × b',
+        'Frame 5 of 10 · backward pass starts: out.grad = 1',
+        'Frame 7 of 10 · backward pass: a*a = a × a passes its grad back',
+        'Frame 9 of 10 · backward pass: b is a leaf, nothing to pass on',
     ]
 
 

@@ -62,6 +62,7 @@ def expect_redrawn(page: Page, *texts, nodes=None):
 
 
 def expect_frame(page: Page, k, n):
+    """The caption says 'Frame k of n': frames counted from 1 (a link's step=k - 1)."""
     expect(caption(page)).to_have_text(re.compile(rf'^Frame {k} of {n}\b'))
 
 
@@ -86,7 +87,7 @@ def test_graph_shows_the_default_neuron(page, app_server):
     open_page(page, app_server)
     for number in ('2.0000', '-3.0000', '6.8814'):
         expect(graph(page)).to_contain_text(number)
-    expect_frame(page, 0, 16)
+    expect_frame(page, 1, 17)
     shown = boxes(page)
     for name, (data, grad) in NEURON_START.items():
         assert shown[name] == (data, grad), name
@@ -100,7 +101,7 @@ def test_slider_end_shows_the_final_grads_and_the_check(page, app_server):
     slider = page.locator('[data-testid="stMainBlockContainer"]').get_by_role('slider', name='Frame')
     slider.focus()
     page.keyboard.press('End')
-    expect_frame(page, 16, 16)
+    expect_frame(page, 17, 17)
     expect_redrawn(page, '-1.5000', '0.5000')
     shown = boxes(page)
     for name, grad in NEURON_GRADS.items():
@@ -114,19 +115,19 @@ def test_slider_end_shows_the_final_grads_and_the_check(page, app_server):
 
 def test_next_and_prev_move_one_frame(page, app_server):
     open_page(page, app_server, '?expr=reuse&step=4')
-    expect_frame(page, 4, 9)
+    expect_frame(page, 5, 10)
     next_button = page.get_by_role('button', name='Next')
     prev_button = page.get_by_role('button', name='Prev')
     next_button.click()
-    expect_frame(page, 5, 9)
+    expect_frame(page, 6, 10)
     expect_redrawn(page, '1.0000 ×')  # frame 5: out's _backward writes local grad × out.grad along its edges
     next_button.click()
-    expect_frame(page, 6, 9)
+    expect_frame(page, 7, 10)
     prev_button.click()
-    expect_frame(page, 5, 9)
+    expect_frame(page, 6, 10)
     for k in (4, 3, 2, 1, 0):  # one click, one frame: wait for each (clicks faster than a rerun can be lost)
         prev_button.click()
-        expect_frame(page, k, 9)
+        expect_frame(page, k + 1, 10)
     expect(prev_button).to_be_disabled()
     expect(next_button).to_be_enabled()
 
@@ -135,13 +136,13 @@ def test_a_link_runs_the_script_once_and_a_step_costs_the_player_nothing(page, a
     sent = []  # what the browser sends the server: each is a request to run the script
     page.on('websocket', lambda ws: ws.on('framesent', lambda payload: sent.append(payload)))
     open_page(page, app_server, '?expr=reuse&step=3')
-    expect_frame(page, 3, 9)
+    expect_frame(page, 4, 10)
     expect(words(page)).to_contain_text('Forward pass')
     page.wait_for_timeout(1500)
     assert len(sent) == 1
     for k in (4, 5, 6):
         page.get_by_role('button', name='Next').click()
-        expect_frame(page, k, 9)
+        expect_frame(page, k + 1, 10)
     expect(words(page)).to_contain_text('a*a = a × a passes its grad')
     page.wait_for_timeout(1500)
     assert len(sent) == 1  # the player steps in the browser, whoever laid the graph out
@@ -150,15 +151,15 @@ def test_a_link_runs_the_script_once_and_a_step_costs_the_player_nothing(page, a
 @pytest.mark.parametrize('speed', ['2', '10'])
 def test_play_reaches_the_end_and_stops(page, app_server, speed):
     open_page(page, app_server, f'?expr=reuse&speed={speed}')
-    expect_frame(page, 0, 9)
+    expect_frame(page, 1, 10)
     page.get_by_role('button', name='Play').click()
-    expect_frame(page, 9, 9)
+    expect_frame(page, 10, 10)
     expect(page.get_by_role('button', name='Play')).to_be_visible()
     expect(page.get_by_role('button', name='Pause')).to_have_count(0)
     expect_redrawn(page, '4.0000')  # a's final grad, drawn at the last frame
     expect(grad_check_table(page)).to_have_count(1)
     page.wait_for_timeout(1000)  # two ticks even at the slowest of these speeds: playing must have stopped
-    expect_frame(page, 9, 9)
+    expect_frame(page, 10, 10)
     expect_no_traceback(page)
 
 
@@ -193,7 +194,7 @@ def test_tampered_link_falls_back_to_the_neuron(page, app_server):
     open_page(page, app_server, '?expr=nonsense&step=-4&v.x1=nan')
     for number in ('2.0000', '-3.0000', '6.8814'):
         expect(graph(page)).to_contain_text(number)
-    expect_frame(page, 0, 16)
+    expect_frame(page, 1, 17)
     assert boxes(page)['x1'][0] == '2.0000'
     expect(page.get_by_text('could not be read')).to_be_visible()
     expect_no_traceback(page)
@@ -221,16 +222,16 @@ def inside(inner, outer):
 
 def test_a_graph_too_wide_to_read_opens_readable_and_follows_the_active_node(page, app_server):
     open_page(page, app_server, '?expr=mlp&step=44')
-    expect_frame(page, 44, 65)
+    expect_frame(page, 45, 66)
     shown = player_view(page)
     assert shown['svg']['width'] > shown['view']['width']  # not squeezed to the width: it scrolls
     assert shown['text'] >= 10  # px: numbers a class can read
     assert inside(shown['active'], shown['view'])
     page.locator('.player .view').focus()
     page.keyboard.press('End')  # the loss, at the far right
-    expect_frame(page, 65, 65)
+    expect_frame(page, 66, 66)
     page.keyboard.press('ArrowLeft')
-    expect_frame(page, 64, 65)
+    expect_frame(page, 65, 66)
     shown = player_view(page)
     assert inside(shown['active'], shown['view'])
     assert shown['pageScroll'] == 0  # the view scrolled, not the page
@@ -251,12 +252,12 @@ def test_a_step_sends_and_receives_nothing(page, app_server):
     page.on('websocket', lambda ws: ws.on('framereceived', lambda payload: received.append(len(payload))))
     page.on('websocket', lambda ws: ws.on('framesent', lambda payload: sent.append(payload)))
     open_page(page, app_server, '?expr=chain&n=100')
-    expect_frame(page, 0, 403)
+    expect_frame(page, 1, 404)
     page.wait_for_timeout(1000)
     assert max(received) > 500_000  # the layout of 100 steps, with its patches and words, came once
     received.clear(), sent.clear()
     page.get_by_role('button', name='Next').click()
-    expect_frame(page, 1, 403)
+    expect_frame(page, 2, 404)
     expect(words(page)).to_have_attribute('data-frame', '1')
     page.wait_for_timeout(1500)
     assert not sent and not [n for n in received if n > 100]  # a step is the browser's alone (pings aside)

@@ -82,7 +82,7 @@ def test_every_frame_the_browser_draws_is_what_the_python_builders_make(page, ap
     shown = every_frame_drawn(page)
     assert len(shown) == len(all_frames)
     for k, (frame, drawn) in enumerate(zip(all_frames, shown)):
-        assert drawn['caption'] == f'Frame {k} of {len(all_frames) - 1} · {caption(trace, frame)}'
+        assert drawn['caption'] == f'Frame {k + 1} of {len(all_frames)} · {caption(trace, frame)}'
         assert drawn['words'] == _Text(explanation_html(explain(trace, frame))).text, k
         assert drawn['rows'] == node_table(trace, frame, answers=True).values.tolist(), k
 
@@ -163,7 +163,7 @@ def test_a_page_closed_mid_play_leaves_the_others_untouched(browser):
             wait_for_player(other, k)
         other.get_by_role('combobox', name='Expression').click()
         other.get_by_role('option', name='L = (a·b + c)·f').click()
-        expect(other.locator('.player .caption')).to_contain_text('of 11')
+        expect(other.locator('.player .caption')).to_contain_text('of 12')
         context.close()
     assert not [line for line in log if re.search(r'error|exception|traceback', line, re.I)], log
 
@@ -179,7 +179,7 @@ def test_open_pages_work_again_after_a_server_restart_and_keep_what_they_showed(
         wait_for_player(untouched, 0)
         moved.get_by_role('combobox', name='Expression').click()
         moved.get_by_role('option', name='L = (a·b + c)·f').click()  # the lecture: the server writes its link
-        expect(moved.locator('.player .caption')).to_contain_text('of 11')
+        expect(moved.locator('.player .caption')).to_contain_text('of 12')
         for k in (4, 5):
             moved.get_by_role('button', name='Next').click()
             wait_for_player(moved, k)
@@ -189,14 +189,14 @@ def test_open_pages_work_again_after_a_server_restart_and_keep_what_they_showed(
             expect(page.get_by_text('Connection error')).to_have_count(0)
         moved.get_by_role('button', name='Next').click()  # stepping needs no server, before or after
         wait_for_player(moved, 6)
-        expect(moved.locator('.player .caption')).to_contain_text('Frame 6 of 11')
+        expect(moved.locator('.player .caption')).to_contain_text('Frame 7 of 12')
         untouched.get_by_role('button', name='Next').click()
         wait_for_player(untouched, 1)
         # a change in the sidebar runs a new session: it opens the link the page had, at the frame it shows
         moved.get_by_text('Show the answers in the table').click()
         moved.wait_for_timeout(2000)
         expect(moved.locator('[data-testid="stMain"] h3').first).to_contain_text('lecture')
-        expect(moved.locator('.player .caption')).to_contain_text('Frame 6 of 11')
+        expect(moved.locator('.player .caption')).to_contain_text('Frame 7 of 12')
         expect(moved.locator('[data-testid="stException"]')).to_have_count(0)
     context.close()
 

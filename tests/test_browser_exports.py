@@ -20,7 +20,7 @@ REUSE_FRAMES = 10  # reuse, a*b + a*a: the inputs, 3 forward ops, the seed, and 
 
 @pytest.fixture(scope='module')
 def share_panel(browser):
-    """The share panel of `reuse` at frame 5, open in a fresh page."""
+    """The share panel of `reuse` at step=5, frame 6 of 10, open in a fresh page."""
     from devtools.serve import serve_app
 
     with serve_app(timeout=60) as url:
@@ -31,6 +31,8 @@ def share_panel(browser):
         page.locator('.player .share').click()
         dialog = page.get_by_role('dialog')
         expect(dialog).to_be_visible()
+        expect(dialog).to_contain_text('Frame 6 of 10: backward pass: out = a*b + a*a passes its grad back')
+        expect(dialog).to_contain_text('The whole pass: 10 frames, one per picture, page or slide')
         yield page, dialog
         context.close()
 
@@ -45,21 +47,21 @@ def download(page, button):
 def test_the_frame_on_screen_downloads_as_svg_png_and_dot_named_by_expression_inputs_and_frame(share_panel):
     page, dialog = share_panel
     name, svg = download(page, dialog.get_by_role('button', name='SVG (vector)'))
-    assert name == 'reuse_a3_b-2_f5.svg'
+    assert name == 'reuse_a3_b-2_f06.svg'  # frame 6 of 10
     root = ET.fromstring(svg)
     assert root.tag.endswith('svg')
     texts = [t.text.strip() for t in root.iter() if t.tag.endswith('text') and t.text]
     assert 'a*a' in texts or 'a*b' in texts
 
     name, png = download(page, dialog.get_by_role('button', name='PNG (2× size, on white)'))
-    assert name == 'reuse_a3_b-2_f5.png'
+    assert name == 'reuse_a3_b-2_f06.png'
     picture = Image.open(io.BytesIO(png))
     assert picture.format == 'PNG' and picture.convert('RGB').getpixel((0, 0)) == (255, 255, 255)
     width_pt = float(root.get('width').removesuffix('pt'))
     assert picture.width >= 2 * width_pt * 4 / 3 - 1  # twice the picture's size on the screen
 
     name, dot = download(page, dialog.get_by_role('button', name='DOT source'))
-    assert name == 'reuse_a3_b-2_f5.dot' and dot.startswith(b'digraph')
+    assert name == 'reuse_a3_b-2_f06.dot' and dot.startswith(b'digraph')
 
 
 @pytest.mark.parametrize('label', ['GIF', 'PDF', 'PowerPoint', 'ZIP of SVGs'])
@@ -77,7 +79,7 @@ def test_the_whole_pass_is_made_with_progress_then_downloads_with_a_frame_per_pi
         assert len(PdfReader(io.BytesIO(data)).pages) == REUSE_FRAMES
     elif label == 'PowerPoint':
         slides = Presentation(io.BytesIO(data)).slides
-        assert len(slides) == REUSE_FRAMES and slides[5].shapes.title.text.startswith('Frame 5 of 9')
+        assert len(slides) == REUSE_FRAMES and slides[5].shapes.title.text.startswith('Frame 6 of 10')
     else:
         names = zipfile.ZipFile(io.BytesIO(data)).namelist()
-        assert names == [f'reuse_a3_b-2_f{k}.svg' for k in range(REUSE_FRAMES)]
+        assert names == [f'reuse_a3_b-2_f{k:02d}.svg' for k in range(1, REUSE_FRAMES + 1)]

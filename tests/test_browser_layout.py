@@ -135,7 +135,7 @@ def test_the_share_panel_saves_the_browsers_frame_as_a_standalone_svg_and_a_png_
     expect(dialog.get_by_role('button', name=re.compile('^Make the'))).to_have_count(0)
 
     name, svg = download(page, dialog.get_by_role('button', name='SVG (vector)'))
-    assert name == 'reuse_a3_b-2_f5.svg'
+    assert name == 'reuse_a3_b-2_f06.svg'  # step=5: frame 6 of 10
     root = ET.fromstring(svg)
     texts = [''.join(t.itertext()).strip() for t in root.iter('{http://www.w3.org/2000/svg}text')]
     assert {'a*b', 'a*a', 'out'} <= set(texts) and texts.count('1.0000 ×  1.0000') == 2  # out's step, on both edges
@@ -148,10 +148,10 @@ def test_the_share_panel_saves_the_browsers_frame_as_a_standalone_svg_and_a_png_
     alone.close()
 
     name, png = download(page, dialog.get_by_role('button', name='PNG (2× size, on white)'))
-    assert name == 'reuse_a3_b-2_f5.png'
+    assert name == 'reuse_a3_b-2_f06.png'
     picture = Image.open(io.BytesIO(png))
     assert picture.size == tuple(round(2 * pt * 4 / 3) for pt in natural)  # twice its size at 100 %
     assert picture.convert('RGB').getpixel((0, 0)) == (255, 255, 255)
 
     name, dot = download(page, dialog.get_by_role('button', name='DOT source'))
-    assert name == 'reuse_a3_b-2_f5.dot' and dot.startswith(b'digraph')
+    assert name == 'reuse_a3_b-2_f06.dot' and dot.startswith(b'digraph')

@@ -60,8 +60,8 @@ def test_the_bug_strikes_through_the_thrown_away_edge_at_frames_6_and_7_only_and
     throws = '· = throws away a.grad’s 3.0000'  # a.grad = a.data × out.grad = 3 × 1, each time
     for k, frame in enumerate(shown):
         assert frame['caption'].endswith(throws) == (k in (6, 7)), (k, frame['caption'])
-    assert shown[6]['caption'].startswith('Frame 6 of 9 · backward pass: a*a = a × a passes its grad back')
-    assert shown[7]['caption'].startswith('Frame 7 of 9 · backward pass: a*b = a × b passes its grad back')
+    assert shown[6]['caption'].startswith('Frame 7 of 10 · backward pass: a*a = a × a passes its grad back')
+    assert shown[7]['caption'].startswith('Frame 8 of 10 · backward pass: a*b = a × b passes its grad back')
 
     go(page, 7)  # the real look: the struck label's ink and dashes
     dashed = page.locator('.player g.edge.lost > path').first.evaluate('p => getComputedStyle(p).strokeDasharray')
@@ -96,11 +96,12 @@ def test_the_bug_on_the_neuron_says_nothing_is_reused_and_strikes_nothing(page, 
 # --- predict the grad --------------------------------------------------------------------------------------------
 
 
-def expect_held_at_question(page, k, asked):
-    """The player holds frame k, the question's, and no further: the asked boxes show '?'. Its caption and slider
-    still count the whole pass's 13 frames (0 to 12), so the student sees how far into the pass the question is."""
+def expect_held_at_question(page, k, number, asked):
+    """The player holds frame k (step=k), the question's, and no further: the asked boxes show '?'. Its caption
+    numbers the step as watching does, frame `number` of the pass's 10, and its slider still runs over the whole
+    quiz's 13 frames (0 to 12), so the student sees how far into the pass the question is."""
     wait_for_player(page, k)
-    expect(caption(page)).to_have_text(re.compile(rf'^Frame {k} of 12 · predict: '))
+    expect(caption(page)).to_have_text(re.compile(rf'^Frame {number} of 10 · predict: '))
     expect(page.locator('.player .slider')).to_have_attribute('max', '12')
     expect(page.locator('.player .next')).to_be_disabled()
     page.locator('.player .view').press('End')
@@ -137,7 +138,7 @@ def test_the_quiz_asks_each_step_before_it_shows_it_and_keeps_the_score(page, se
     quiz = page.locator('.st-key-quiz')
     expect(quiz).to_contain_text('Question 1 of 3 · out’s _backward runs')
     expect(quiz.get_by_role('spinbutton')).to_have_count(2)
-    expect_held_at_question(page, 5, ['a*b', 'a*a'])
+    expect_held_at_question(page, 5, 6, ['a*b', 'a*a'])
     assert boxes(page)['out'][1] == '1.0000'  # the seed, before the question: shown
     answer(page, {'(a*b).grad': '1', '(a*a).grad': '1'})  # + passes out.grad on unchanged
     expect(quiz).to_contain_text('✓ right: (a*b).grad = 1.0000 (you said 1.0000)')
@@ -152,7 +153,7 @@ def test_the_quiz_asks_each_step_before_it_shows_it_and_keeps_the_score(page, se
 
     next_question(page)
     expect(quiz).to_contain_text('Question 2 of 3 · score 2 of 2 · a*a’s _backward runs')
-    expect_held_at_question(page, 7, ['a'])
+    expect_held_at_question(page, 7, 7, ['a'])
     assert grads_sent(page, 0) == {'·', '?'}  # a.grad's 6.0000 is nowhere in what the browser has
     answer(page, {'a.grad': '3'})  # the = answer: a*a writes a twice, 3 + 3
     expect(quiz).to_contain_text('✗ not quite: a.grad = 6.0000 (you said 3.0000)')
@@ -163,14 +164,14 @@ def test_the_quiz_asks_each_step_before_it_shows_it_and_keeps_the_score(page, se
 
     next_question(page)
     expect(quiz).to_contain_text('Question 3 of 3 · score 2 of 3 · a*b’s _backward runs')
-    expect_held_at_question(page, 9, ['a', 'b'])
+    expect_held_at_question(page, 9, 8, ['a', 'b'])
     answer(page, {'a.grad': '4', 'b.grad': '3'})  # 6 + b.data × 1 = 4; a.data × 1 = 3
     expect(quiz).to_contain_text('✓ right: a.grad = 4.0000')
     expect(quiz).to_contain_text('✓ right: b.grad = 3.0000')
     expect(quiz).to_contain_text('Done: 4 of 5 grads right.')
     expect(quiz.get_by_role('button', name='Next question')).to_have_count(0)
     wait_for_player(page, 12)  # the leaves' steps: nothing to ask, the whole pass shown
-    expect(caption(page)).to_have_text(re.compile(r'^Frame 12 of 12 · '))
+    expect(caption(page)).to_have_text(re.compile(r'^Frame 10 of 10 · '))
     assert (boxes(page)['a'][1], boxes(page)['b'][1]) == ('4.0000', '3.0000')
     expect(page.locator('.player .summary')).to_contain_text('finite difference')
 
@@ -179,15 +180,15 @@ def test_the_presentation_quiz_has_no_boxes_and_its_ask_frames_show_question_mar
     open_mode(page, served, 'expr=reuse&mode=quiz&present=1&step=5', 5)
     expect(page.locator('.st-key-quiz')).to_have_count(0)
     expect(page.get_by_role('spinbutton')).to_have_count(0)
-    expect(caption(page)).to_have_text(re.compile(r'^Frame 5 of 12 · predict: out = a\*b \+ a\*a passes its grad'))
+    expect(caption(page)).to_have_text(re.compile(r'^Frame 6 of 10 · predict: out = a\*b \+ a\*a passes its grad'))
     assert (boxes(page)['a*b'][1], boxes(page)['a*a'][1]) == ('?', '?')
     page.keyboard.press('ArrowRight')
     wait_for_player(page, 6)
-    expect(caption(page)).to_have_text(re.compile(r'^Frame 6 of 12 · backward pass: out'))
+    expect(caption(page)).to_have_text(re.compile(r'^Frame 6 of 10 · backward pass: out'))  # the same step
     assert (boxes(page)['a*b'][1], boxes(page)['a*a'][1]) == ('1.0000', '1.0000')
     page.keyboard.press('ArrowRight')
     wait_for_player(page, 7)
-    expect(caption(page)).to_have_text(re.compile(r'^Frame 7 of 12 · predict: a\*a'))
+    expect(caption(page)).to_have_text(re.compile(r'^Frame 7 of 10 · predict: a\*a'))
     assert boxes(page)['a'][1] == '?'
 
 

@@ -71,7 +71,7 @@ def test_the_neuron_fits_the_window_whole_with_nothing_cut_off(screen, served):
     if screen.size['width'] == 1920:
         assert shown['number_px'] >= READABLE_PX, shown['number_px']
     print(f'{screen.size}: numbers {shown["number_px"]:.1f} px')
-    title = f'Frame {X1_W1} of 16 · backward pass: x1*w1 = x1 × w1 passes its grad back'
+    title = f'Frame {X1_W1 + 1} of 17 · backward pass: x1*w1 = x1 × w1 passes its grad back'
     expect(screen.locator('.player .caption')).to_have_text(title)
     leaves, out = PRESETS['neuron'].build()
     trace = trace_backward(out, leaves)

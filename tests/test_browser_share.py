@@ -31,7 +31,7 @@ def test_the_share_panels_link_opens_the_same_frame_in_a_fresh_browser(browser, 
     link = dialog.locator('code').filter(has_text='http').first.text_content().strip()
     query = parse_qs(urlsplit(link).query)
     assert query['step'] == ['5'] and query['formula'] == ['L = a*b + a/c'] and query['v.a'] == ['1.5']
-    expect(dialog.get_by_text('Frame 5 of')).to_be_visible()
+    expect(dialog.get_by_text('Frame 6 of')).to_be_visible()  # step=5, as the page's caption says it
     qr = dialog.locator('img').first
     expect(qr).to_be_visible()
     assert qr.bounding_box()['width'] >= 400  # readable off a projector

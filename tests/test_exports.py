@@ -156,8 +156,23 @@ def test_a_file_name_says_the_expression_and_its_inputs_when_short():
     assert exports.file_stem('lecture', {'a': 2.5, 'b': -3e-7}) == 'lecture_a2.5_b-3e-07'
     many = {f'w{i}': 0.123456 for i in range(16)}  # the mlp's inputs would make a name of 160 characters
     assert exports.file_stem('mlp', many) == 'mlp'
-    assert exports.file_stem('neuron') + exports.frame_suffix(3, 17) + '.svg' == 'neuron_f03.svg'
-    assert exports.frame_suffix(3, 10) == '_f3' and exports.frame_suffix(3, 101) == '_f003'
+    neuron = Case(PRESETS['neuron']).frames  # 17 frames: the file of frame 3 of 17 (step=2 in a link)
+    assert exports.file_stem('neuron') + exports.frame_suffix(neuron, 2) + '.svg' == 'neuron_f03.svg'
+    nine = neuron[:9]  # padded to the digits of the count: 9, 10, 108 frames
+    assert exports.frame_suffix(nine, 2) == '_f3' and exports.frame_suffix(neuron[:10], 2) == '_f03'
+    assert exports.frame_suffix(nine * 12, 2) == '_f003'
+    assert exports.frame_suffix(nine, 2, of=21) == '_f03'  # the count the page reads: the pass and learning's frames
+
+
+def test_a_quizs_question_and_its_answer_share_the_steps_number_and_their_files_sort_question_first():
+    reuse = Case(PRESETS['reuse'])
+    asked = frames(reuse.trace, ask=True)
+    names = [exports.frame_suffix(asked, k) for k in range(len(asked))]
+    assert names == [
+        '_f01', '_f02', '_f03', '_f04', '_f05', '_f06_asked', '_f06_shown', '_f07_asked', '_f07_shown', '_f08_asked',
+        '_f08_shown', '_f09', '_f10',
+    ]  # fmt: skip
+    assert names == sorted(names)
 
 
 @pytest.mark.parametrize(
@@ -203,17 +218,17 @@ def test_a_gif_too_big_is_refused_after_one_frame_with_its_size(neuron, monkeypa
     monkeypatch.setattr(exports, 'GIF_PIXELS', 1_000_000)
     with pytest.raises(ExportRefused, match=r'GIFs take at most 1 million pixels') as refused:
         exports.pass_gif(neuron.trace, neuron.frames, neuron.width)
-    assert f'× {len(neuron.frames)} frames' in refused.value.message
+    assert f'× {len(neuron.frames)} pictures' in refused.value.message
     assert len(dot_processes) == 1
 
 
 def test_the_zip_holds_one_numbered_svg_per_frame(neuron):
     data = exports.pass_zip(neuron.trace, neuron.frames, neuron.width, exports.file_stem('neuron'))
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        assert archive.namelist() == [f'neuron_f{k:02d}.svg' for k in range(17)]  # 17 frames: _f00 to _f16
+        assert archive.namelist() == [f'neuron_f{k:02d}.svg' for k in range(1, 18)]  # frames 1 to 17: _f01 to _f17
         for name in archive.namelist():
             assert ET.fromstring(archive.read(name)).tag == f'{SVG}svg'
-        last = archive.read('neuron_f16.svg')
+        last = archive.read('neuron_f17.svg')
     assert node_texts(last, neuron.node('x1').id)[-1] == '-1.5000'
 
 
@@ -226,7 +241,7 @@ def test_the_pdf_has_one_vector_page_per_frame_of_one_size_each_with_its_caption
     assert len({(p.mediabox.width, p.mediabox.height) for p in pdf.pages}) == 1
     for k, page in enumerate(pdf.pages):
         text = page.extract_text()
-        assert f'Frame {k} of {len(typed.frames) - 1}' in text and caption(typed.trace, typed.frames[k]) in text
+        assert f'Frame {k + 1} of {len(typed.frames)}' in text and caption(typed.trace, typed.frames[k]) in text
         assert 'grad' in text and 'f' in text.split()  # the nodes' texts are text, not pixels
         assert not page.images  # no raster image anywhere on the page
         resources = page['/Resources']
@@ -248,9 +263,8 @@ def test_the_slides_are_16_9_one_per_frame_titled_by_captions_with_the_chain_rul
     assert abs(deck.slide_width / deck.slide_height - 16 / 9) < 0.01
     slides = list(deck.slides)
     assert len(slides) == len(neuron.frames)
-    last = len(neuron.frames) - 1
     assert [s.shapes.title.text for s in slides] == [
-        f'Frame {k} of {last}: {caption(neuron.trace, f)}' for k, f in enumerate(neuron.frames)
+        f'Frame {k} of {len(neuron.frames)}: {caption(neuron.trace, f)}' for k, f in enumerate(neuron.frames, start=1)
     ]
     k = neuron.frame_of('backward', 'o')  # o = tanh(n) passes back 1 - 0.7071² = 0.5 to n
     notes = slides[k].notes_slide.notes_text_frame.text
@@ -267,6 +281,22 @@ def test_the_slides_are_16_9_one_per_frame_titled_by_captions_with_the_chain_rul
         assert px_w / (picture.width / 914400) >= exports.PNG_DPI - 1  # at least 192 px per inch on the slide
 
 
+def test_a_quizs_slides_number_each_step_as_watching_does_and_the_questions_notes_hold_the_answer(reuse):
+    asked = frames(reuse.trace, ask=True)  # 13: out's, a*a's and a*b's steps each asked, then shown
+    slides = list(Presentation(io.BytesIO(exports.pass_pptx(reuse.trace, asked, reuse.width))).slides)
+    titles = [s.shapes.title.text for s in slides]
+    assert titles[5:7] == [
+        'Frame 6 of 10: predict: out = a*b + a*a passes its grad back: what is (a*b).grad, (a*a).grad now?',
+        'Frame 6 of 10: backward pass: out = a*b + a*a passes its grad back',
+    ]
+    assert [t.split(':')[0] for t in titles if not t.split(': ')[1].startswith('predict')] == [
+        exports.frame_title(reuse.trace, reuse.frames, k).split(':')[0] for k in range(len(reuse.frames))
+    ]  # the same numbers as the pass watched
+    question, answer = (s.notes_slide.notes_text_frame.text for s in slides[5:7])
+    assert question.startswith('The room works out the grads; the next slide, Frame 6 of 10 again, shows them:\n')
+    assert question.endswith(answer)
+
+
 # --- the bounds ----------------------------------------------------------------------------------------------------
 
 
@@ -277,7 +307,8 @@ def test_a_pass_over_the_frame_cap_is_refused_before_any_dot_runs(dot_processes)
         with pytest.raises(ExportRefused) as refused:
             export(long.trace, long.frames, long.width)
         assert refused.value.message == (
-            f'This pass has {len(long.frames)} frames; whole-pass exports take at most {exports.EXPORT_FRAMES}.'
+            f'This pass would be {len(long.frames)} pictures, pages or slides; whole-pass exports take at most '
+            f'{exports.EXPORT_FRAMES}.'
         )
     with pytest.raises(ExportRefused, match='at most 200'):
         exports.pass_zip(long.trace, long.frames, long.width, 'chain')
@@ -320,7 +351,7 @@ def test_the_advice_to_install_graphviz_is_the_command_of_the_servers_os(monkeyp
 
 def test_past_the_time_budget_an_export_is_refused_and_no_dot_is_left_running(neuron, monkeypatch, dot_processes):
     monkeypatch.setattr(exports, 'EXPORT_BUDGET', 0.001)
-    with pytest.raises(ExportRefused, match=r'more than its 0.001 s of graph layout: it was stopped after 0 frames'):
+    with pytest.raises(ExportRefused, match=r'more than its 0.001 s of graph layout: it was stopped after 0 pictures'):
         exports.pass_pdf(neuron.trace, neuron.frames, neuron.width)
     assert len(dot_processes) == 1 and all(p.poll() is not None for p in dot_processes)
 

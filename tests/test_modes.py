@@ -170,9 +170,10 @@ def test_the_presentation_view_asks_the_room_with_no_box_and_the_next_frame_reve
     page = start(query={'expr': 'reuse', 'mode': 'quiz', 'present': '1', 'table': '1', 'step': '6'})
     assert not [b for b in page.number_input if b.label.endswith('.grad')]
     # frames: 0-3 inputs and forward, 4 seed, 5 out's question, 6 its answer, 7 a*a's question, 8 its answer,
-    # 9 a*b's question, 10 its answer, 11 and 12 the leaves (never asked)
+    # 9 a*b's question, 10 its answer, 11 and 12 the leaves (never asked); the caption numbers a step as watching
+    # does: a*a's question and answer are both frame 7 of 10
     page.go(7)
-    assert page.caption() == 'Frame 7 of 12 · predict: a*a = a × a passes its grad back: what is a.grad now?'
+    assert page.caption() == 'Frame 7 of 10 · predict: a*a = a × a passes its grad back: what is a.grad now?'
     assert page.grads()['a'] == '?'
     page.go(8)
     assert page.grads()['a'] == '6.0000'
@@ -225,11 +226,11 @@ def test_after_the_pass_the_page_updates_each_parameter_then_runs_forward_again_
     page.go(13)  # the pass's end
     assert (page.data()['w'], page.grads()['w']) == ('0.5000', '-3.7500')
     assert (
-        page.go(14).caption() == 'Frame 14 of 20 · learning: w.data += -lr * w.grad: 0.5000 − 0.1 × (−3.7500) = 0.8750'
+        page.go(14).caption() == 'Frame 15 of 21 · learning: w.data += -lr * w.grad: 0.5000 − 0.1 × (−3.7500) = 0.8750'
     )
     assert (page.data()['w'], page.data()['b']) == ('0.8750', '0.0000')
     assert (
-        page.go(15).caption() == 'Frame 15 of 20 · learning: b.data += -lr * b.grad: 0.0000 − 0.1 × (−2.5000) = 0.2500'
+        page.go(15).caption() == 'Frame 16 of 21 · learning: b.data += -lr * b.grad: 0.0000 − 0.1 × (−2.5000) = 0.2500'
     )
     assert (page.data()['w'], page.data()['b']) == ('0.8750', '0.2500')
     page.go(16)  # zero_grad: the grads go, the ops wait for the forward pass
@@ -410,15 +411,16 @@ def test_on_the_assigning_engine_a_grad_still_to_be_written_has_more_equals_to_c
 
 def test_the_quiz_counts_the_whole_pass_in_its_caption(start):
     page = start(query={'expr': 'reuse', 'mode': 'quiz'})
-    # reuse with its questions: 0-3 inputs and forward, 4 seed, 5-10 three questions and their answers, 11-12 leaves
-    assert page.caption().startswith('Frame 5 of 12 · predict: out = a*b + a*a passes its grad back')
+    # reuse with its questions: 0-3 inputs and forward, 4 seed, 5-10 three questions and their answers, 11-12 leaves;
+    # the caption counts the pass as watched, 10 frames, and out's question has its step's number, 6
+    assert page.caption().startswith('Frame 6 of 10 · predict: out = a*b + a*a passes its grad back')
 
 
 def test_more_learning_steps_send_the_page_to_the_next_update(start):
     page = start(query={'expr': 'regression', 'mode': 'learn'})
     page.button(key='learn_one').click().run()
     assert page.frame == 14  # the first frame after the pass: w's update, now from w = 0.875
-    assert page.caption().startswith('Frame 14 of 20 · learning: w.data += -lr * w.grad: 0.8750 − 0.1 × (−1.3125)')
+    assert page.caption().startswith('Frame 15 of 21 · learning: w.data += -lr * w.grad: 0.8750 − 0.1 × (−1.3125)')
 
 
 def test_a_question_does_not_tell_whether_the_grads_it_asks_for_are_final(start):

@@ -31,8 +31,8 @@ from components.learning import learning_tail
 from components.node_table import table_columns
 from components.numbers import HIDDEN, fmt
 from components.summary import grad_check, summary_html
-from engine.frames import hidden_grads
-from exports import file_stem
+from engine.frames import frames, hidden_grads
+from exports import file_stem, frame_labels, frame_suffixes
 from layout import QUICK_NOTE, LayoutRefused, has_dot, lay_out, quickened
 
 HERE = Path(__file__).parent
@@ -77,12 +77,13 @@ def show_player(
         make = lambda: browser_layout(trace, width)  # noqa: E731
         graph, quick = shared.laid_out(expression=expression, width=width, lay_out=make, source='browser'), False
     inputs = tuple(values.items())
+    in_pass = len(frames(trace, page.forward, page.leaves))  # as watched: what a quiz's caption counts too
     # what of the page decides the frames and their looks: a quiz sends the frames up to its question
     view = (page.forward, page.leaves, page.hide, mode, len(all_frames), numeric is None, learning and learning.key,
             'svg' in graph)  # fmt: skip
     body = shared.player_body(
         expression=expression, values=inputs, view=view,
-        make=lambda: make_body(trace, all_frames, width, numeric, graph, page.hide, right, learning),
+        make=lambda: make_body(trace, all_frames, width, numeric, graph, page.hide, right, learning, in_pass),
     )  # fmt: skip
     name = repr((expression.key, inputs, view))  # what the body is for, as shared.py keeps it
     goto = st.session_state.get(GOTO, NO_GOTO)
@@ -206,12 +207,14 @@ def _struck(label):
     return f'{product.strip()}\n\n{amount.strip()}'
 
 
-def make_body(trace, all_frames, width, numeric, graph, hide='none', right=None, learning=None):
+def make_body(trace, all_frames, width, numeric, graph, hide='none', right=None, learning=None, in_pass=None):
     """The graph (server_layout's {'svg'} or browser_layout's {'dot', …}) with each frame's patch, caption,
     explanation, sums and node table, encoded for the player; the grads that `hide` names show '?' in all of them,
     and hiding every grad leaves out the grad check too, as do a last frame that hides grads and `numeric` None (a
     quiz not finished). On the `=` engine, `right` is the `+=` trace beside it; `learning`
-    (components.learning.Learning) adds the frames of one step of learning after the pass."""
+    (components.learning.Learning) adds the frames of one step of learning after the pass. Each frame's number, as
+    its caption says it, and its file's (exports.frame_numbers) count `in_pass` frames in the pass where given (a quiz
+    held at its question counts the whole pass as watched)."""
     patches = frame_patches(trace, all_frames, width, hide, right)
     captions = [caption(trace, f) for f in all_frames]
     parts = [explain(trace, f, hide) for f in all_frames]
@@ -235,13 +238,17 @@ def make_body(trace, all_frames, width, numeric, graph, hide='none', right=None,
         explanations += tail.explanations
         rules += tail.rules
         summary, plots = tail.summary, tail.plots  # the loss over the steps (the chain has no loss to learn)
+    after = len(captions) - len(all_frames)  # the learning step's frames
+    count = None if in_pass is None else in_pass + after
+    labels, files = frame_labels(all_frames, count, after), frame_suffixes(all_frames, count, after)
     table = table_columns(trace, beside=right is not None)
     if hide != 'none' or any(f.ask for f in all_frames):
         table['finals'] = [HIDDEN] * len(trace.nodes)  # the answers are never sent where grads are asked for
     return encode_body(
         graph, patches, blank_label(width, label_width(trace, width)),
         captions=captions, explanations=explanations, rules=rules, table=table, near=neighbours(trace),
-        summary=summary, plots=plots, legend=LEGEND + (LOST_LEGEND if right is not None else ''),
+        summary=summary, plots=plots, legend=LEGEND + (LOST_LEGEND if right is not None else ''), labels=labels,
+        files=files,
     )  # fmt: skip
 
 
@@ -255,8 +262,9 @@ def neighbours(trace):
 
 
 def encode_body(
-    graph, patches, blank, captions, explanations, table, summary, rules=(), plots=None, near=(), legend=LEGEND
-):
+    graph, patches, blank, captions, explanations, table, summary, rules=(), plots=None, near=(), legend=LEGEND,
+    labels=None, files=None
+):  # fmt: skip
     """The bulk of what the player is sent, for one expression, its inputs and the forward switch: encoded once.
 
     graph: the layout, {'svg': dot's SVG}, or what the browser lays out itself (browser_layout).
@@ -268,11 +276,15 @@ def encode_body(
     plots: the chain's |grad| plot (components.depth_plot.depth_plots) or learning's loss plot
     (components.learning.loss_plots), or None where neither applies.
     near: per value, [its inputs, the values it feeds] (neighbours), kept in sight with it when the view scrolls.
+    labels, files: per frame, 'Frame 3 of 16' before its caption and '_f03' in a saved frame's file name
+    (exports.frame_labels, exports.frame_suffixes); by default the frames counted from 1.
     """
     body = {
         **graph, 'patches': patches, 'blank': blank, 'legend': legend,
         'captions': captions, 'explanations': explanations, 'table': table, 'summary': summary,
         'rules': list(rules) or [[] for _ in patches], 'plots': plots, 'near': list(near),
+        'labels': frame_labels([], after=len(patches)) if labels is None else list(labels),
+        'files': frame_suffixes([], after=len(patches)) if files is None else list(files),
     }  # fmt: skip
     return json.dumps(body, separators=(',', ':')).encode()
 

@@ -418,7 +418,9 @@ class Player {
     this.slider.value = k;
     this.prevButton.disabled = k === 0;
     this.nextButton.disabled = k === this.n - 1;
-    this.captionBox.textContent = `Frame ${k} of ${this.of - 1} · ${this.body.captions[k]}`;
+    // 'Frame 3 of 16', counted from 1 as everywhere people read it (exports.frame_numbers); the slider says it too
+    this.captionBox.textContent = `${this.body.labels[k]} · ${this.body.captions[k]}`;
+    this.slider.setAttribute('aria-valuetext', this.body.labels[k]);
     this.showRules(this.body.rules[k]);
     this.explainBox.innerHTML = this.body.explanations[k];
     this.summaryBox.innerHTML = k === this.n - 1 ? this.body.summary : '';
@@ -479,7 +481,7 @@ class Player {
     const longest = (texts) => texts.reduce((a, b) => (b.length > a.length ? b : a), '');
     const most = (a, b) => (b.length > a.length || (b.length === a.length && longest(b).length > longest(a).length) ? b : a);
     const shown = this.captionBox.textContent;
-    this.captionBox.textContent = `Frame ${this.of - 1} of ${this.of - 1} · ${longest(this.body.captions)}`;
+    this.captionBox.textContent = `${longest(this.body.labels)} · ${longest(this.body.captions)}`;
     this.captionBox.style.minHeight = `${this.captionBox.offsetHeight}px`;
     this.captionBox.textContent = shown;
     this.showRules(this.body.rules.reduce(most, []));
@@ -746,8 +748,7 @@ class Player {
   saveFrame(kind) {
     if (!this.svg) return;
     const copy = standalone(this.svg, this.natural, this.naturalHeight);
-    // the frame's suffix as exports.frame_suffix writes it: padded to the digits of the last frame, so files sort
-    const name = `${this.stem}_f${String(this.cur).padStart(String(this.n - 1).length, '0')}`;
+    const name = `${this.stem}${this.body.files[this.cur]}`; // '_f03', the frame's number: exports.frame_suffix
     const text = new XMLSerializer().serializeToString(copy);
     const svgBlob = new Blob([text], { type: 'image/svg+xml' });
     if (kind === 'svg') return download(svgBlob, `${name}.svg`);
