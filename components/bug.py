@@ -1,7 +1,7 @@
 """The `=` bug beside `+=`: the same graph run on engine.assign, whose `_backward` assigns each grad instead of adding
-to it. What the page adds to that trace's frames: the contribution an assignment threw away (struck through on its
-edge, named in the explanation), each grad beside what `+=` gives at the same frame, and at the end which inputs'
-grads are wrong next to the finite-difference check."""
+to it. What the page adds to that trace's frames: the contribution an assignment threw away (marked lost on its
+edge, named in the explanation), each grad beside what `+=` gives at the same frame (a final grad that differs has
+a look of its own on the graph), and at the end which inputs' grads are wrong next to the finite-difference check."""
 
 import html
 import math
@@ -37,17 +37,21 @@ def no_reuse_note(trace):
     )
 
 
+BUG_NOTE = (
+    'The same backward pass with one slip: every `_backward` writes `x.grad = …` where micrograd writes '
+    '`x.grad += …`. A value used twice keeps only its last use’s contribution. On the graph, a contribution that `=` '
+    'throws away is marked `✗ lost` on its dashed edge, and a final grad that came out wrong (`+=` gives another) is '
+    'lilac with a dotted border; the table puts what `+=` gives beside each grad, in bold where they differ.'
+)  # to a student: what runs and how to read it, not which files hold it
+
+
 def show_bug_note(trace):
-    """Above the graph: what engine it runs on, and where the bug cannot show, why."""
+    """Above the graph: what the `=` engine does and how the page shows it, and where the bug cannot show, why."""
     note = no_reuse_note(trace)
     if note:
         st.info(note, icon=':material/check_circle:')
     else:
-        st.caption(
-            'Running on engine/assign.py: engine/value.py’s own code with `.grad =` in place of `.grad +=` in every '
-            '`_backward`. The node table puts what `+=` gives beside each grad (in bold where they differ), and a '
-            'contribution that `=` throws away is struck through on its edge.'
-        )
+        st.caption(BUG_NOTE)
 
 
 def unseen(frame, hide, k):

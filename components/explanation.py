@@ -14,6 +14,7 @@ import math
 import re
 import textwrap
 
+from components.graph import plus_equals_grads, wrong_grads
 from components.numbers import HIDDEN, fmt
 from engine import ops
 from engine.frames import hidden_grads
@@ -169,10 +170,15 @@ def local_gradient_lines(trace, step, hidden=frozenset()):
     return [''.join(text for _, text in runs) for runs in local_gradient_runs(trace, step, hidden)]
 
 
-def chain_rule_lines(trace, step, hidden=frozenset()):
+def chain_rule_lines(trace, step, hidden=frozenset(), results=True):
     """One line per contribution, e.g. 'a.grad += b.data × L.grad = −2.0000 × 1.0000 = −2.0000'. Where the op
     passes its grad through (+, −, negation), there is no product to show: 'a.grad += L.grad = 1.0000', and
     'b.grad += -L.grad = −(−2.0000) = 2.0000' when negated.
+
+    The number after the last = is the contribution, not the grad. So that the two are never read one for the other,
+    a line into a grad that already had a value goes on, with `results`, to the grad it makes (grad_change):
+    'a.grad += b.data × d.grad = 3.0000 × 1.0000 = 3.0000, so a.grad: −6.0000 → −3.0000' (on the `=` engine,
+    '…, so a.grad: −6.0000 → 3.0000': the −6 is gone). The explanation says that on a line of its own.
 
     Into a grad of a node in `hidden`, the local gradient is asked for as well as the grad, and all that is made
     from it: only the upstream grad, which the graph shows, is given: 'e.grad += ? × d.grad = ? × −2.0000 = ?'
@@ -196,8 +202,14 @@ def chain_rule_lines(trace, step, hidden=frozenset()):
         else:
             product = upstream if sign > 0 else ops.formula('neg', [upstream], pretty=True)
         numbers = f' = {product}' if product != amount else ''
-        lines.append(f'{symbolic}{numbers} = {amount}')
+        change = f', so {grad_change(trace, c)}' if results and c.before is not None else ''
+        lines.append(f'{symbolic}{numbers} = {amount}{change}')
     return lines
+
+
+def grad_change(trace, c):
+    """What contribution c did to its grad, from what it was to what it is: 'a.grad: −6.0000 → −3.0000'."""
+    return f'{owner(trace.nodes[c.child].name)}.grad: {number(c.before)} → {number(c.after)}'
 
 
 def asked_line(symbolic, out, upstream):
@@ -227,8 +239,9 @@ def caption(trace, frame):
 
 
 def frame_rules(trace, frame, hide='none'):
-    """The frame's sums in a line or two, for the presentation view: the chain rule at a backward step (the
-    explanation's own lines), the op's numbers in the forward pass, a leaf's grad; nothing at the inputs or seed."""
+    """The frame's sums in a line or two, for the presentation view and over a graph without edge labels: the chain
+    rule at a backward step (chain_rule_lines, each with the grad it makes), the op's numbers in the forward pass, a
+    leaf's grad; nothing at the inputs or seed."""
     node = trace.nodes[frame.node] if frame.node >= 0 else None
     if frame.kind == 'forward':
         return [f'{node.name} = {formula(trace, frame.node, numbers=True)} = {number(node.data)}']
@@ -237,8 +250,13 @@ def frame_rules(trace, frame, hide='none'):
     step, hidden = trace.steps[frame.steps_done - 1], hidden_grads(trace, frame, hide)
     if not node.op:
         grad = shown(step.out_grad, frame.node in hidden)
-        if trace.assigns:  # the `=` bug: the grad is what the last write left, not the derivative
-            return [f'{owner(node.name)}.grad = {grad}, as the last = left it']
+        if trace.assigns:  # the `=` bug: the grad is what the last write left, not the derivative; and, shown, whether
+            said = f'{owner(node.name)}.grad = {grad}, as the last = left it'  # it is what += gives (graph.wrong_grads)
+            if frame.node in hidden:
+                return [said]
+            if frame.node in wrong_grads(trace):
+                return [f'{said}: wrong, += gives {number(plus_equals_grads(trace)[frame.node])}']
+            return [f'{said}: right, += gives the same']
         return [f'∂{trace.nodes[-1].name}/∂{node.name} = {owner(node.name)}.grad = {grad}']
     return chain_rule_lines(trace, step, hidden)
 
@@ -290,7 +308,8 @@ def explain(trace, frame, hide='none'):
         where_runs += [('br', ''), *runs]
     rows = []
     written = set()  # a*a writes a twice: the second line starts from the first's grad
-    for c, line in zip(step.contributions, chain_rule_lines(trace, step, hidden)):
+    # each line's grad before and after stands on a line of its own, with its state: not again after the line
+    for c, line in zip(step.contributions, chain_rule_lines(trace, step, hidden, results=False)):
         child = owner(trace.nodes[c.child].name)
         status = ' (final)' if final_after[c.child] == frame.steps_done else ' (more to come)'
         status = '' if c.child in hidden else status  # a '?' tells no state, as in the graph (graph.value_look)

@@ -1,5 +1,6 @@
 """The computational graph at one frame, as DOT built with the graphviz package, laid out like micrograd's draw_dot."""
 
+import functools
 import html
 
 import graphviz
@@ -15,6 +16,10 @@ FORWARD = '#0072B2'  # blue: the node the forward pass just computed
 SEED = '#E69F00'  # orange: the seed, out.grad = 1 (no _backward runs)
 FINAL_FILL = '#C4EBDB'  # light bluish green: this grad is final
 ACCUMULATING_FILL = '#F9F4B3'  # a tint of Okabe-Ito's yellow: this grad has more += to come
+# lilac, between Okabe-Ito's blue and reddish purple and 35° of hue or more from each: on the `=` engine, this grad is
+# final and is not what += gives. Told apart from the other fills and white under protan, deutan and tritan vision
+# (tests/test_graph.py simulates them), and drawn with a dotted border besides, for a page printed in grey
+WRONG_FILL = '#CFA8DD'
 INK = '#1A1A1A'
 FAINT = '#8A8A8A'  # lines that carry nothing now
 SECONDARY = '#555555'  # the rows' titles (data, grad) and a number not computed yet (·): dark enough for a projector
@@ -37,7 +42,7 @@ CSS_VARIABLES = {
     '--active': ACTIVE, '--forward': FORWARD, '--final-fill': FINAL_FILL, '--accumulating-fill': ACCUMULATING_FILL,
     '--ink': INK, '--faint': FAINT, '--secondary': SECONDARY, '--undefined': UNDEFINED, '--active-tint': ACTIVE_TINT,
     '--seed': SEED, '--seed-width': SEED_WIDTH, '--forward-tint': FORWARD_TINT, '--seed-tint': SEED_TINT,
-    '--screen-font': SCREEN_FONT, '--mark-width': MARK_WIDTH, '--hot-width': HOT_WIDTH,
+    '--screen-font': SCREEN_FONT, '--mark-width': MARK_WIDTH, '--hot-width': HOT_WIDTH, '--wrong-fill': WRONG_FILL,
 }  # fmt: skip
 PLAYER_STYLE = '<style>.player {' + ' '.join(f'{name}: {value};' for name, value in CSS_VARIABLES.items()) + '}</style>'
 
@@ -45,7 +50,8 @@ PLAYER_STYLE = '<style>.player {' + ' '.join(f'{name}: {value};' for name, value
 def value_look(trace, frame, i, grads, final_after, width, hidden=frozenset()):
     """How value node i looks at `frame`: (data text, grad text, grad state, mark).
 
-    grad state: 'none' (not computed), 'accumulating' (more += to come), 'final', or 'hidden' (shows '?');
+    grad state: 'none' (not computed), 'accumulating' (more += to come), 'final', 'wrong' (on the `=` engine: final,
+    and not what += gives, wrong_grads) or 'hidden' (shows '?');
     mark: 'active' (its _backward runs), 'seed' (out.grad = 1 is set), 'forward' (just computed) or ''.
     `hidden`: the nodes whose grad shows '?' (engine.frames.hidden_grads).
     """
@@ -55,7 +61,7 @@ def value_look(trace, frame, i, grads, final_after, width, hidden=frozenset()):
     elif i in hidden:
         state = 'hidden'  # neither final nor more to come: that would tell part of the answer
     elif frame.steps_done >= final_after[i]:
-        state = 'final'
+        state = 'wrong' if trace.assigns and i in wrong_grads(trace) else 'final'
     else:
         state = 'accumulating'
     mark = ''
@@ -71,23 +77,56 @@ def label_width(trace, width):
     return max([width] + [len(fmt(c.local_grad)) for step in trace.steps for c in step.contributions])
 
 
+def wrong_grads(trace):
+    """On the `=` engine, the nodes whose final grad is not the one += gives (plus_equals_grads), nan equal to nan;
+    empty on +=."""
+    return _wrong_grads(trace) if trace.assigns else frozenset()
+
+
+@functools.lru_cache(maxsize=16)  # a trace is read-only once made: what it gets wrong is worked out once
+def _wrong_grads(trace):
+    pairs = enumerate(zip(trace.final_grads(), plus_equals_grads(trace)))
+    return frozenset(i for i, (g, r) in pairs if not (g == r or (g != g and r != r)))
+
+
+def plus_equals_grads(trace):
+    """Each node's final grad as += gives it, from a trace of the same graph on either engine: the seed 1, then step by
+    step `child.grad += local_grad × out.grad`, the grads starting at 0.0 as a Value's do. The local gradients are the
+    data's alone, the same on both engines, and each _backward line writes `E * out.grad` (or ±out.grad), whose E is
+    the local gradient exactly: so these are the += engine's floats, bit for bit."""
+    grads = [0.0] * len(trace.nodes)
+    grads[trace.output] = 1.0
+    for step in trace.steps:
+        upstream = grads[step.node]
+        for c in step.contributions:
+            grads[c.child] += c.local_grad * upstream
+    return grads
+
+
+def writes(trace):
+    """How a _backward writes a grad, as its code does: '+=', or '=' on the `=` engine (engine/assign.py)."""
+    return '=' if trace.assigns else '+='
+
+
 def hot_edges(trace, frame, width, hidden=frozenset(), local_width=None):
     """{(op node, input slot): label} for the edges the current _backward writes along; '?' into a hidden grad.
 
-    A label is the chain rule, `local gradient × upstream grad` over `= amount`, with a blank line between them where
-    the edge runs through (build_dot), every number padded so that it is as wide as blank_label.
+    A label is the chain rule, `local gradient × upstream grad` over `+= amount` (`= amount` on the `=` engine, as its
+    code writes it): the amount is what the line adds to the grad, not the grad it makes, which the box shows. A blank
+    line stands between them where the edge runs through (build_dot), every number padded so that the label is as wide
+    as blank_label.
     """
     if frame.kind != 'backward':
         return {}
     local_width = local_width or label_width(trace, width)
     step = trace.steps[frame.steps_done - 1]
     upstream = HIDDEN.center(width) if step.node in hidden else padded(step.out_grad, width)
-    labels = {}
-    for c in step.contributions:  # into a hidden grad, its local gradient is asked for too: '? × −2.0000 = ?'
+    labels, op = {}, writes(trace)
+    for c in step.contributions:  # into a hidden grad, its local gradient is asked for too: '? × −2.0000 += ?'
         local = HIDDEN.center(local_width) if c.child in hidden else padded(c.local_grad, local_width)
         product = f'{local} × {upstream}'
         amount = HIDDEN.center(width) if c.child in hidden else padded(c.amount, width)
-        labels[step.node, c.slot] = f'{product}\n{" " * len(product)}\n{f"= {amount}".rjust(len(product))}'
+        labels[step.node, c.slot] = f'{product}\n{" " * len(product)}\n{f"{op} {amount}".rjust(len(product))}'
     return labels
 
 
@@ -102,8 +141,9 @@ def lost(trace, frame):
 
 def lost_edges(trace, frame, width, local_width=None, hide='none'):
     """{(op node, input slot): label} of the edges whose contribution `frame`'s assignment throws away, each with the
-    label it had at its own step, to be struck through. Hiding grads (`hide`), a label no frame has shown yet shows
-    '?' where it did then: one of this same step (a*a's first write), or any while every grad is hidden."""
+    label it had at its own step, its amount marked lost (lost_label). Hiding grads (`hide`), a label no frame has
+    shown yet shows '?' where it did then: one of this same step (a*a's first write), or any while every grad is
+    hidden."""
     local_width = local_width or label_width(trace, width)
     n = len(trace.nodes)
     out = {}
@@ -113,14 +153,23 @@ def lost_edges(trace, frame, width, local_width=None, hide='none'):
         unseen = hide == 'all' or (hide == 'new' and k == frame.steps_done - 1)
         hidden = hidden_grads(trace, then, hide) if unseen else frozenset()
         labels = hot_edges(trace, then, width, hidden, local_width)
-        out[earlier.node, slot] = labels[earlier.node, slot]
+        out[earlier.node, slot] = lost_label(labels[earlier.node, slot])
     return out
 
 
-def struck_label(text):
-    """An edge label struck through, as a Graphviz HTML-like label: each line of text in <S>, the spacing kept."""
-    lines = [f'<S>{html.escape(line)}</S>' if line.strip() else html.escape(line) for line in text.split('\n')]
-    return '<' + '<BR/>'.join(lines) + '>'
+LOST_MARK = '✗ lost'  # in place of a thrown-away label's `=`: no line through its numbers, which would hide a minus
+
+
+def lost_label(label):
+    """A label (hot_edges) whose contribution was thrown away: its product as it was, and its amount after LOST_MARK
+    in place of the `=`, '1.0000 × -6.0000' over '✗ lost -6.0000', as wide as it was. Nothing is struck through: a
+    line through the middle of the digits covers a minus sign, and -6 reads as 6."""
+    product, gap, result = label.split('\n')
+    amount = result.split(maxsplit=1)[1]
+    for mark in (LOST_MARK, LOST_MARK[0]):  # '✗ lost', or '✗' alone where a label is too narrow for the word
+        if len(f'{mark} {amount}') <= len(product):
+            return f'{product}\n{gap}\n{f"{mark} {amount}".rjust(len(product))}'
+    return label
 
 
 def blank_label(width, local_width=None):
@@ -135,6 +184,7 @@ STATE_STYLE = {
     'hidden': {'style': 'rounded', 'fillcolor': 'white'},
     'accumulating': {'style': 'rounded,filled,dashed', 'fillcolor': ACCUMULATING_FILL},
     'final': {'style': 'rounded,filled', 'fillcolor': FINAL_FILL},
+    'wrong': {'style': 'rounded,filled,dotted', 'fillcolor': WRONG_FILL},
 }
 MARK_STYLE = {
     '': {},
@@ -217,7 +267,7 @@ def build_dot(trace, frame, width, hide='none', shape='wide'):
                 label_id, edge_id = f'l{i}_{slot}', f'e{i}_{slot}'
                 label = (text or blank_label(width, local_width)).replace('\n', '\\n')  # dot's line break
                 if (i, slot) in thrown:
-                    label = struck_label(thrown[i, slot])
+                    label = thrown[i, slot].replace('\n', '\\n')
                 ink = {'fontcolor': INK} if (i, slot) in thrown else {}
                 if labelled:
                     dot.node(label_id, label=label, id=label_id, **{**EDGE_LABEL, **ink})
@@ -320,8 +370,9 @@ def _swatch(fill, border, text, line='solid', width=1):
 # (and a tint of a mark's colour is that mark's row in the node table)
 COLOUR_MEANINGS = {
     FINAL_FILL: 'grad is final',
+    WRONG_FILL: 'grad is final but wrong: += gives another',
     ACCUMULATING_FILL: 'grad has more += to come',
-    ACTIVE: 'its _backward runs now: local grad × upstream grad = amount, on its edges or over the graph',
+    ACTIVE: 'its _backward runs now: local grad × upstream grad, the amount += adds, on its edges or over the graph',
     SEED: 'the seed: out.grad = 1',
     FORWARD: 'just computed (forward)',
     UNDEFINED: 'not a finite number',
@@ -340,10 +391,13 @@ LEGEND = (
     + f'<span style="white-space:nowrap"><b style="color:{UNDEFINED}">nan / inf</b> {COLOUR_MEANINGS[UNDEFINED]}</span>'
     + '</div>'
 )
-# the `=` engine's one more look (components/bug.py): an edge whose contribution an assignment threw away, in ink
+# the `=` engine's two more looks (components/bug.py): an edge whose contribution an assignment threw away, in ink and
+# dashed, its amount after LOST_MARK (a negative one as plain as on any edge); and a final grad that is wrong
 LOST_LEGEND = (
-    '<div style="font-size:0.85rem;color:#444;margin-top:0.2rem"><span style="white-space:nowrap">'
-    f'<s style="text-decoration-thickness:2px">= 3.0000</s> <span style="border-top:2px dashed {INK};'
+    '<div style="font-size:0.85rem;color:#444;margin-top:0.2rem">'
+    + _swatch(WRONG_FILL, INK, COLOUR_MEANINGS[WRONG_FILL], line='dotted', width=2)
+    + '<span style="white-space:nowrap">'
+    f'<code style="color:{INK};background:none">{LOST_MARK} −6.0000</code> <span style="border-top:2px dashed {INK};'
     'display:inline-block;width:1.6em;vertical-align:middle"></span> a contribution that = threw away</span>'
     ' (with =, a grad with more to come is written again, not added to)</div>'
 )

@@ -23,8 +23,9 @@ COLUMNS = ('node', 'op', 'data', 'grad now', STATE_COLUMN, ANSWER_COLUMN)  # in 
 
 
 BESIDE_COLUMN = 'grad with +='  # the `=` bug (components/bug.py): what += gives at the same frame, beside it
-# on the `=` engine a grad still to be written is not to be added to: each write replaces the last
-ASSIGNING_WORDS = {**STATE_WORDS, 'accumulating': 'has more = to come'}
+# on the `=` engine a grad still to be written is not to be added to: each write replaces the last; and a final grad
+# can be wrong (graph.wrong_grads), as its box shows
+ASSIGNING_WORDS = {**STATE_WORDS, 'accumulating': 'has more = to come', 'wrong': 'is final but wrong: += gives another'}
 
 
 def table_columns(trace, beside=False):
@@ -46,7 +47,8 @@ def table_columns(trace, beside=False):
 
 
 def grad_states(trace, frame, hidden=frozenset()):
-    """Each node's grad state at `frame`, as the graph draws it: 'none', 'accumulating', 'final' or 'hidden'."""
+    """Each node's grad state at `frame`, as the graph draws it: 'none', 'accumulating', 'final', 'wrong' (the `=`
+    engine's final grad that += makes otherwise) or 'hidden'."""
     grads, final_after = grads_at(trace, frame), trace.final_after()
     return [value_look(trace, frame, i, grads, final_after, 1, hidden)[2] for i in range(len(trace.nodes))]
 

@@ -1,4 +1,4 @@
-"""The three teaching modes in a real browser: the `=` bug strikes through the contribution it throws away, the quiz
+"""The three teaching modes in a real browser: the `=` bug marks the contribution it throws away lost, the quiz
 asks before it shows and keeps the score, and one step of learning moves w and b and the loss, by hand-worked numbers.
 
 reuse is out = a*b + a*a at a = 3, b = -2; topological order a, b, a*b, a*a, out (value ids 0..4, a*a's edges from a
@@ -22,13 +22,17 @@ STRUCK = """root => {
   const p = root.__player, shown = [];
   for (let k = 0; k < p.n; k++) {
     p.go(k);
-    const struck = [...root.querySelectorAll('g.lab')].filter(g => [...g.querySelectorAll('text')]
-      .some(t => t.textContent.trim() && getComputedStyle(t).textDecorationLine.includes('line-through')));
-    shown.push({caption: root.querySelector('.caption').textContent, struck: struck.map(g => g.id),
-                lost: [...root.querySelectorAll('g.lost')].map(g => g.id).sort()});
+    const texts = [...root.querySelectorAll('svg text')];
+    const marked = [...root.querySelectorAll('g.lab')].filter(g => g.textContent.includes('✗ lost'));
+    shown.push({caption: root.querySelector('.caption').textContent, struck: marked.map(g => g.id),
+                amounts: marked.map(g => [...g.querySelectorAll('text')].at(-1).textContent.trim()),
+                through: texts.filter(t => getComputedStyle(t).textDecorationLine.includes('line-through')).length,
+                lost: [...root.querySelectorAll('g.lost')].map(g => g.id).sort(),
+                wrong: [...root.querySelectorAll('g.v.wrong')].map(g => g.id).sort()});
   }
   return shown;
-}"""  # every frame: the labels drawn struck through, and every element marked lost
+}"""  # every frame: the labels marked lost, their amounts, any text struck through, the elements marked lost, and
+# the boxes drawn wrong
 
 
 def open_mode(page, url, query, k=None):
@@ -49,26 +53,39 @@ def caption(page):
 # --- what if _backward used = ? ----------------------------------------------------------------------------------
 
 
-def test_the_bug_strikes_through_the_thrown_away_edge_at_frames_6_and_7_only_and_marks_a_wrong(page, served):
+def test_the_bug_marks_the_thrown_away_edge_lost_at_frames_6_and_7_only_and_draws_a_wrong(page, served):
     open_mode(page, served, 'expr=reuse&mode=bug')
     shown = page.locator('.player').evaluate(STRUCK)
     assert len(shown) == 10
     struck = {k: frame['struck'] for k, frame in enumerate(shown) if frame['struck']}
     assert struck == {6: ['l3_0'], 7: ['l3_1']}  # a*a's first a.grad =, then its second, replaced by a*b's
+    assert shown[6]['amounts'] == shown[7]['amounts'] == ['✗ lost 3.0000']  # a.data × 1, each time
+    assert not [k for k, frame in enumerate(shown) if frame['through']]  # no line through any number
     assert shown[6]['lost'] == ['e3_0', 'e3_0_in', 'l3_0']  # the label and both halves of its edge
     assert shown[7]['lost'] == ['e3_1', 'e3_1_in', 'l3_1']
+    # a is final from a*b's step on, at −2 where += gives 4: drawn wrong there, and only there; b (3) is right
+    assert {k: frame['wrong'] for k, frame in enumerate(shown) if frame['wrong']} == {k: ['n0'] for k in (7, 8, 9)}
     throws = '· = throws away a.grad’s 3.0000'  # a.grad = a.data × out.grad = 3 × 1, each time
     for k, frame in enumerate(shown):
         assert frame['caption'].endswith(throws) == (k in (6, 7)), (k, frame['caption'])
     assert shown[6]['caption'].startswith('Frame 7 of 10 · backward pass: a*a = a × a passes its grad back')
     assert shown[7]['caption'].startswith('Frame 8 of 10 · backward pass: a*b = a × b passes its grad back')
 
-    go(page, 7)  # the real look: the struck label's ink and dashes
+    go(page, 7)  # the real look: the lost label's ink and dashes, and the wrong box's own fill and dots
     dashed = page.locator('.player g.edge.lost > path').first.evaluate('p => getComputedStyle(p).strokeDasharray')
     assert dashed not in ('', 'none'), dashed
+    box = page.locator('.player g.v.wrong > path').evaluate(
+        'p => [getComputedStyle(p).fill, getComputedStyle(p).strokeDasharray]'
+    )
+    assert box[0] == 'rgb(207, 168, 221)' and box[1] not in ('', 'none'), box  # graph.WRONG_FILL, #CFA8DD
     assert boxes(page)['a'][1] == '-2.0000'  # b.data × 1 replaced 3 + 3
     row = page.locator('.player .table tbody tr').first  # a: its grad now, and what += gives beside it, in bold
-    assert row.locator('td').all_text_contents()[2:6] == ['3.0000', '-2.0000', '4.0000', 'is final']
+    assert row.locator('td').all_text_contents()[2:6] == [
+        '3.0000',
+        '-2.0000',
+        '4.0000',
+        'is final but wrong: += gives another',
+    ]
     weight = row.locator('td').nth(4).evaluate('c => getComputedStyle(c).fontWeight')
     assert int(weight) >= 600, weight
     go(page, 9)
@@ -87,7 +104,7 @@ def test_the_bug_on_the_neuron_says_nothing_is_reused_and_strikes_nothing(page, 
     expect(page.locator('[data-testid="stAlert"]')).to_contain_text('No value in this graph is used twice')
     shown = page.locator('.player').evaluate(STRUCK)
     assert len(shown) == 17
-    assert not [k for k, frame in enumerate(shown) if frame['struck'] or frame['lost']]
+    assert not [k for k, frame in enumerate(shown) if frame['struck'] or frame['lost'] or frame['wrong']]
     assert not [frame['caption'] for frame in shown if 'throws away' in frame['caption']]
     verdicts = page.locator('.player .summary tbody tr td:last-child').all_text_contents()
     assert verdicts == ['right'] * 5

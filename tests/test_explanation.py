@@ -15,12 +15,13 @@ from components.explanation import (
     chain_rule_lines,
     explain,
     explanation_html,
+    frame_rules,
     local_gradient_lines,
     number,
     plain_text,
 )
 from components.markdown import md
-from engine import OPS, PRESETS, Value, parse_expression, topological_order, trace_backward
+from engine import OPS, PRESETS, Value, assign, parse_expression, topological_order, trace_backward
 from engine.frames import frames
 
 
@@ -65,10 +66,11 @@ def live_markdown(markdown):
 
 
 def test_reuse_a_times_b_step_lines():
-    # out = a*b + a*a at a=3, b=-2: out.grad = 1 reaches a*b unchanged; a gets b.data = -2, b gets a.data = 3
+    # out = a*b + a*a at a=3, b=-2: out.grad = 1 reaches a*b unchanged; a gets b.data = -2, b gets a.data = 3.
+    # a had 3 + 3 = 6 from a*a, so it goes on to 6 - 2 = 4; b had nothing: its line ends at its contribution
     trace = traced(PRESETS['reuse'])
     assert chain_rule_lines(trace, step_of(trace, 'a*b')) == [
-        'a.grad += b.data × (a*b).grad = −2.0000 × 1.0000 = −2.0000',
+        'a.grad += b.data × (a*b).grad = −2.0000 × 1.0000 = −2.0000, so a.grad: 6.0000 → 4.0000',
         'b.grad += a.data × (a*b).grad = 3.0000 × 1.0000 = 3.0000',
     ]
 
@@ -76,7 +78,9 @@ def test_reuse_a_times_b_step_lines():
 def test_reuse_a_times_a_step_adds_a_twice():
     trace = traced(PRESETS['reuse'])
     line = 'a.grad += a.data × (a*a).grad = 3.0000 × 1.0000 = 3.0000'
-    assert chain_rule_lines(trace, step_of(trace, 'a*a')) == [line, line]
+    # the first write finds no grad: its line ends at the contribution; the second adds 3 to that 3
+    assert chain_rule_lines(trace, step_of(trace, 'a*a')) == [line, f'{line}, so a.grad: 3.0000 → 6.0000']
+    assert chain_rule_lines(trace, step_of(trace, 'a*a'), results=False) == [line, line]
     text = md_text(explain(trace, backward_frame(trace, 'a*a')))
     # the += lesson: a.grad goes from nothing to 3, then from 3 to 6, with more to come (from a*b)
     assert re.search(r'a\.grad: · → \**3\.0000\**', text), text
@@ -103,6 +107,64 @@ def test_lecture_l_step_lines():
     assert chain_rule_lines(trace, step_of(trace, 'e')) == [
         'a.grad += b.data × e.grad = −3.0000 × (−2.0000) = 6.0000',
         'b.grad += a.data × e.grad = 2.0000 × (−2.0000) = −4.0000',
+    ]
+
+
+# f = (a·b)·(a + b) at a = −2, b = 3, by hand: d = a·b = −6, e = a + b = 1, f = d·e = −6. Backward runs f, e, d:
+# f's step gives d.grad = e.data × 1 = 1 and e.grad = d.data × 1 = −6; e's (+) passes −6 to a and to b; d's (×)
+# adds b.data × d.grad = 3 × 1 = 3 to a (−6 → −3) and a.data × d.grad = −2 × 1 = −2 to b (−6 → −8).
+
+
+def test_where_a_grad_had_a_value_the_sums_say_the_contribution_and_then_the_grad_it_makes():
+    trace = traced(PRESETS['ab_times_a_plus_b'])
+    assert chain_rule_lines(trace, step_of(trace, 'd')) == [
+        'a.grad += b.data × d.grad = 3.0000 × 1.0000 = 3.0000, so a.grad: −6.0000 → −3.0000',
+        'b.grad += a.data × d.grad = −2.0000 × 1.0000 = −2.0000, so b.grad: −6.0000 → −8.0000',
+    ]
+    # e's step writes a and b first: nothing to go from, the line ends at the contribution, which is the new grad
+    assert chain_rule_lines(trace, step_of(trace, 'e')) == ['a.grad += e.grad = −6.0000', 'b.grad += e.grad = −6.0000']
+    frame = backward_frame(trace, 'd')
+    assert frame_rules(trace, frame) == chain_rule_lines(trace, step_of(trace, 'd'))  # the sums over the graph
+    # the explanation says the grad's change on a line of its own, after the chain rule: once, not twice
+    text = plain_text(explain(trace, frame))
+    assert 'a.grad += b.data × d.grad = 3.0000 × 1.0000 = 3.0000\na.grad: −6.0000 → −3.0000 (final)' in text
+    assert text.count('−6.0000 → −3.0000') == 1
+
+
+def test_on_the_assigning_engine_the_sums_show_the_grad_replaced_not_added_to():
+    # the same f with =: d's step writes a.grad = 3, throwing e's −6 away, and b.grad = −2 in place of −6
+    leaves, out = PRESETS['ab_times_a_plus_b'].build(value_type=assign.Value)
+    trace = trace_backward(out, leaves)
+    assert chain_rule_lines(trace, step_of(trace, 'd')) == [
+        'a.grad = b.data × d.grad = 3.0000 × 1.0000 = 3.0000, so a.grad: −6.0000 → 3.0000',
+        'b.grad = a.data × d.grad = −2.0000 × 1.0000 = −2.0000, so b.grad: −6.0000 → −2.0000',
+    ]
+
+
+def test_a_hidden_grad_gets_no_before_and_after_in_the_sums():
+    trace = traced(PRESETS['ab_times_a_plus_b'])
+    frame = backward_frame(trace, 'd')
+    assert frame_rules(trace, frame, 'new') == [
+        'a.grad += ? × d.grad = ? × 1.0000 = ?',
+        'b.grad += ? × d.grad = ? × 1.0000 = ?',
+    ]
+
+
+def test_a_leaf_on_the_assigning_engine_says_whether_its_grad_is_what_plus_equals_gives():
+    # a ends at 3 with = (−3 with +=), as does b at −2 (−8 with +=); reuse's b is written once: 3, right
+    leaves, out = PRESETS['ab_times_a_plus_b'].build(value_type=assign.Value)
+    trace = trace_backward(out, leaves)
+    assert frame_rules(trace, backward_frame(trace, 'a')) == [
+        'a.grad = 3.0000, as the last = left it: wrong, += gives −3.0000'
+    ]
+    assert frame_rules(trace, backward_frame(trace, 'a'), 'all') == ['a.grad = ?, as the last = left it']
+    leaves, out = PRESETS['reuse'].build(value_type=assign.Value)
+    trace = trace_backward(out, leaves)
+    assert frame_rules(trace, backward_frame(trace, 'b')) == [
+        'b.grad = 3.0000, as the last = left it: right, += gives the same'
+    ]
+    assert frame_rules(trace, backward_frame(trace, 'a')) == [
+        'a.grad = −2.0000, as the last = left it: wrong, += gives 4.0000'
     ]
 
 

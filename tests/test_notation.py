@@ -203,7 +203,13 @@ def test_the_explanation_and_the_sums_print_each_nodes_name_as_the_trace_gives_i
         step = trace.steps[frame.steps_done - 1]
         for c, line, row in zip(step.contributions, frame_rules(trace, frame), parts[3][1], strict=True):
             child = owner(trace.nodes[c.child].name)
-            assert line.startswith(f'{child}.grad += ') and row[0] == ('c', line)
+            # the sums go on to the grad made where there was one; the explanation says so on the row's next line
+            change = '' if c.before is None else f', so {child}.grad: {number(c.before)} → {number(c.after)}'
+            assert (
+                line.startswith(f'{child}.grad += ')
+                and line.endswith(change)
+                and row[0] == ('c', line[: len(line) - len(change)])
+            )
             assert row[2] == ('', f'{child}.grad: {number(c.before)} → ')
 
 

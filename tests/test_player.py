@@ -350,7 +350,7 @@ def test_an_edge_label_is_the_chain_rule_on_lines_the_player_patches_one_text_ea
     assert group.count('<text') == 3  # the product, the row the edge runs along, the amount
     tanh = next(f for f in frames(trace) if f.kind == 'backward' and trace.nodes[f.node].op == 'tanh')
     (label,) = hot_edges(trace, tanh, width).values()
-    assert label.split('\n') == [' 0.5000 ×  1.0000', ' ' * 17, '        =  0.5000']  # (1 - 0.7071²) × o.grad = 0.5
+    assert label.split('\n') == [' 0.5000 ×  1.0000', ' ' * 17, '       +=  0.5000']  # (1 - 0.7071²) × o.grad += 0.5
 
 
 # --- the layout's two sources: the server's dot, and the browser's Graphviz as WebAssembly ---------------------

@@ -152,7 +152,8 @@ def frame_patches(trace, all_frames, width, hide='none', right=None):
 
     A patch: 'v' [[node, data text, grad text, grad state, mark]], 'o' the op whose _backward runs (-1: none),
     'e' [['op_slot', edge label (its lines joined by a newline) or '']], 'a' the node the frame is about, and on
-    the `=` engine 'x' ['op_slot'], the edges whose contribution this frame throws away, struck through.
+    the `=` engine 'x' ['op_slot'], the edges whose contribution this frame throws away, each drawn dashed in ink
+    with the label it had, its amount marked lost (graph.lost_label).
     `hide`: which grads show '?'. With `right`, the `+=` trace of the same graph, each look has a fifth text: the
     grad `+=` gives at the frame, for the node table's column beside the `=` one.
     """
@@ -187,8 +188,8 @@ def frame_patches(trace, all_frames, width, hide='none', right=None):
                 changed.append([i, *look])
         hot = {f'{i}_{slot}': text for (i, slot), text in hot_edges(trace, frame, width, hidden, local_width).items()}
         lost = lost_edges(trace, frame, width, local_width, hide)
-        thrown = {f'{i}_{slot}': _struck(text) for (i, slot), text in lost.items()}
-        hot = thrown | hot  # an edge of this same step (a*a's first) keeps its label, struck through
+        thrown = {f'{i}_{slot}': text for (i, slot), text in lost.items()}
+        hot = hot | thrown  # an edge of this same step (a*a's first): its label as thrown away (graph.lost_label)
         edges = [
             [key, hot.get(key, '')] for key in sorted(set(labels) | set(hot)) if labels.get(key, '') != hot.get(key, '')
         ]
@@ -198,13 +199,6 @@ def frame_patches(trace, all_frames, width, hide='none', right=None):
             patches[-1]['x'] = sorted(thrown)
         previous = frame
     return patches
-
-
-def _struck(label):
-    """A label as player.css strikes it through: without the padding and the middle line, whose spaces would be
-    struck too."""
-    product, _, amount = label.split('\n')
-    return f'{product.strip()}\n\n{amount.strip()}'
 
 
 def make_body(trace, all_frames, width, numeric, graph, hide='none', right=None, learning=None, in_pass=None):
