@@ -3,6 +3,7 @@ presentation view, every exercise-sized graph is shown whole at a readable size,
 text cut off by the window or by any scrolling box around it, and no sideways scroll of the page."""
 
 import pytest
+from playwright.sync_api import expect
 from test_browser_demo import wait_for_player
 
 from engine.presets import PRESETS
@@ -52,7 +53,10 @@ TEXTS = """root => {
     text: t.textContent.trim(), value: t.classList.contains('value'), box: t.getBoundingClientRect().toJSON(),
     px: parseFloat(t.getAttribute('font-size')) * scale,
   }));
-  return { texts, clips, width: innerWidth, height: innerHeight, pageWidth: document.documentElement.scrollWidth };
+  // the page scrolls inside Streamlit's own containers: the widest of them and the document
+  const scrollers = [document.documentElement, ...document.querySelectorAll('[data-testid="stMain"]')];
+  const pageWidth = Math.max(...scrollers.map((e) => e.scrollWidth - e.clientWidth + innerWidth));
+  return { texts, clips, width: innerWidth, height: innerHeight, pageWidth };
 }"""
 
 
@@ -132,3 +136,99 @@ def test_the_browsers_own_layout_fits_a_phone_and_a_laptop_as_the_servers_does(b
             assert shown['pageWidth'] <= shown['width']
         finally:
             context.close()
+
+
+# --- a phone's touch, a big graph's overview, the sidebar -----------------------------------------------------
+
+
+@pytest.fixture
+def phone(browser):
+    context = browser.new_context(**PHONE)
+    yield context.new_page()
+    context.close()
+
+
+def swipe(page, dx):
+    """A finger drawn `dx` px sideways across the middle of the graph, as Chromium's touch screen sends it."""
+    box = page.locator('.player .view').bounding_box()
+    x, y = box['x'] + box['width'] / 2, box['y'] + min(box['height'] / 2, 200)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send('Input.dispatchTouchEvent', {'type': 'touchStart', 'touchPoints': [{'x': x - dx / 2, 'y': y}]})
+    for step in range(1, 6):
+        cdp.send(
+            'Input.dispatchTouchEvent',
+            {'type': 'touchMove', 'touchPoints': [{'x': x - dx / 2 + dx * step / 5, 'y': y}]},
+        )
+    cdp.send('Input.dispatchTouchEvent', {'type': 'touchEnd', 'touchPoints': []})
+
+
+def test_on_a_phone_the_buttons_are_large_enough_to_tap_and_a_swipe_on_the_graph_steps(phone, served):
+    phone.goto(f'{served}/?expr=reuse&step=3')
+    wait_for_player(phone, 3)
+    for name in ('Prev', 'Next', 'Play', 'Share'):
+        box = phone.locator('.player .bar button').filter(has_text=name).bounding_box()
+        assert box['height'] >= 44 and box['width'] >= 44, (name, box)
+        assert box['x'] >= 0 and box['x'] + box['width'] <= 390, (name, box)  # on the screen, none cut off
+    phone.locator('.player .next').tap()
+    wait_for_player(phone, 4)
+    swipe(phone, -120)  # to the left: the next frame, as a page turns
+    wait_for_player(phone, 5)
+    swipe(phone, 120)
+    wait_for_player(phone, 4)
+    swipe(phone, -20)  # too short to be a swipe
+    phone.wait_for_timeout(300)
+    wait_for_player(phone, 4)
+
+
+def test_on_a_phone_the_explanation_and_the_table_stand_under_the_graph(phone, served):
+    phone.goto(f'{served}/?expr=neuron&step=12')
+    wait_for_player(phone, 12)
+    view, words, table = (phone.locator(f'.player {part}').bounding_box() for part in ('.view', '.words', '.table'))
+    assert words['y'] >= view['y'] + view['height'] - 1  # under the graph
+    assert table['y'] >= words['y'] + words['height'] - 1  # and under the words, not beside them
+    assert table['x'] + table['width'] <= 390 and words['x'] + words['width'] <= 390
+
+
+def test_a_big_graph_has_an_overview_that_marks_the_active_node_and_a_click_there_looks_there(page, served):
+    page.goto(f'{served}/?expr=mlp&step=44')
+    wait_for_player(page, 44)
+    overview = page.locator('.player .overview')
+    expect(overview).to_be_visible()
+    page.locator('.player').evaluate("root => root.scrollIntoView({block: 'start'})")
+    box, window = overview.bounding_box(), page.viewport_size
+    assert box['y'] + box['height'] <= window['height'] + 1  # in the window with the view above it
+    in_view, here = (page.locator(f'.player .map .{mark}').bounding_box() for mark in ('in-view', 'here'))
+    assert in_view['width'] > 0 and here['width'] > 0
+    assert (
+        in_view['x'] - 1 <= here['x'] and here['x'] + here['width'] <= in_view['x'] + in_view['width'] + 1
+    )  # in sight
+    view = page.locator('.player .view')
+    before = view.evaluate('v => v.scrollLeft')
+    map_box = page.locator('.player .map img').bounding_box()
+    far = map_box['x'] + (map_box['width'] * 0.05 if before > 0 else map_box['width'] * 0.95)  # the other end
+    page.mouse.click(far, map_box['y'] + map_box['height'] / 2)
+    expect(view).not_to_have_js_property('scrollLeft', before)
+    page.locator('.player .next').click()  # a step brings the detail back to the active node
+    wait_for_player(page, 45)
+
+
+def test_an_exercise_graph_that_fits_has_no_overview(page, served):
+    page.goto(f'{served}/?expr=lecture&step=9')
+    wait_for_player(page, 9)
+    expect(page.locator('.player .overview')).to_be_hidden()
+
+
+def test_the_sidebar_closes_once_for_a_graph_only_closing_it_makes_readable(browser, served):
+    context = browser.new_context(viewport={'width': 1366, 'height': 768})
+    page = context.new_page()
+    try:
+        page.goto(f'{served}/?expr=chain&n=3&step=5')
+        wait_for_player(page, 5)
+        sidebar = page.locator('[data-testid="stSidebar"]')
+        expect(sidebar).to_have_attribute('data-collapsed', 'true')
+        page.locator('[data-testid="stExpandSidebarButton"]').click()  # the visitor opens it again: it stays open
+        expect(sidebar).to_have_attribute('data-collapsed', 'false')
+        page.wait_for_timeout(500)
+        expect(sidebar).to_have_attribute('data-collapsed', 'false')
+    finally:
+        context.close()

@@ -102,7 +102,9 @@ def tangled_page_gets_the_quick_layout(page, url):
     expect(notice).to_have_text(layout.QUICK_NOTE)
     wait_for_player(page)
     frames, longest = page.evaluate(LONGEST_GAP_WHILE_LAYING_OUT)
-    assert frames > 10 and longest < 250  # ms: the tab painted on while Graphviz worked (over 1 s here)
+    # ms: the tab painted on while Graphviz worked (a frozen tab: over 1 s here); a busy machine drops a few frames,
+    # so the bar is well above a frame's 16 ms
+    assert frames > 10 and longest < 700
     expect(page.locator('.player .caption')).to_have_text(re.compile(r'Frame (\d+) of \1\b'))
     expect(page.locator('[data-testid="stException"]')).to_have_count(0)
 

@@ -14,7 +14,7 @@ import graphviz
 import pytest
 
 from components import graph
-from components.graph import ACTIVE, COLOUR_MEANINGS, LEGEND, MARK_STYLE, build_dot, label_width
+from components.graph import ACTIVE, COLOUR_MEANINGS, LEGEND, MARK_STYLE, SHAPES, build_dot, label_width
 from components.numbers import number_width
 from engine import PRESETS, Value, assign, chain, parse_expression, trace_backward
 from engine.frames import frames
@@ -283,9 +283,9 @@ def layout(source):
     return laid['bb'], {obj['name']: obj['pos'] for obj in laid['objects']}
 
 
-def assert_layout_never_moves(trace):
+def assert_layout_never_moves(trace, shape='wide'):
     width = number_width(trace)
-    sources = [build_dot(trace, frame, width).source for frame in frames(trace)]
+    sources = [build_dot(trace, frame, width, shape=shape).source for frame in frames(trace)]
     with ThreadPoolExecutor(max_workers=8) as pool:
         layouts = list(pool.map(layout, sources))
     first_bb, first_pos = layouts[0]
@@ -303,6 +303,12 @@ def test_graphviz_dot_is_installed():
 @pytest.mark.parametrize('key', EXPRESSIONS)
 def test_layout_is_identical_at_every_frame(key):
     assert_layout_never_moves(traced(EXPRESSIONS[key]))
+
+
+@pytest.mark.parametrize('shape', [s for s in SHAPES if s != 'wide'])
+@pytest.mark.parametrize('key', ['neuron', 'reuse', 'lecture'])
+def test_every_shape_keeps_its_layout_at_every_frame(key, shape):
+    assert_layout_never_moves(traced(EXPRESSIONS[key]), shape)
 
 
 def test_layout_is_identical_at_every_frame_when_an_amount_is_tiny():

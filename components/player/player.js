@@ -17,6 +17,7 @@ const NARROW_PX = 640;
 const PHONE_TEXT_PX = 12.2; // 12 px and a margin for the SVG's rounding
 const RULES_PX = 56; // room for the sums over a graph without labels: two lines, whichever shape is shown
 const BETTER = 1.1; // the presentation view takes a later shape only for numbers this much larger
+const OVERVIEW_GAP_PX = 8; // the overview's margin above it
 const SWIPE_PX = 50; // a swipe on a phone's graph steps once it has moved this far sideways
 // on a phone, Streamlit's margins beside the page are halved: room for the graph (the page's style, not the player's)
 const PHONE_PAGE_STYLE = `@media (max-width: ${NARROW_PX}px) {
@@ -250,7 +251,8 @@ class Player {
   // shows over the graph (whichever shape is shown, so that choosing one never changes the room)
   room() {
     const top = this.captionBox.getBoundingClientRect().bottom - this.root.getBoundingClientRect().top;
-    return Math.max(160, window.innerHeight - top - RULES_PX - BOTTOM_PX - SCROLLBAR_PX);
+    const overview = this.overview.hidden ? 0 : this.overview.offsetHeight + OVERVIEW_GAP_PX; // under the view
+    return Math.max(160, window.innerHeight - top - RULES_PX - overview - BOTTOM_PX - SCROLLBAR_PX);
   }
 
   // the screen changed: another shape if another reads better (the frame shown is drawn again in it), else the zoom
@@ -301,7 +303,7 @@ class Player {
       const key = g.id.slice(1);
       const parts = [`#e${key}`, `#e${key}_in`].map((id) => this.view.querySelector(id)).filter(Boolean);
       g.classList.add('lab');
-      // its lines: local gradient × upstream grad, a blank one where the edge runs, = amount (none in a shape
+      // its lines: local gradient × upstream grad, a blank one where the edge runs, += amount (none in a shape
       // without labels, where it is a point)
       this.edges[key] = { g, parts, texts: [...g.querySelectorAll('text')], label: null, lost: false };
     });
@@ -531,12 +533,22 @@ class Player {
     this.svg.style.width = this.shown ? `${this.natural * this.shown}px` : fitted;
     this.svg.style.maxWidth = this.shown || this.present ? 'none' : `${this.natural * MOST}px`; // a small graph is not blown up
     this.svg.style.height = 'auto';
-    // the page's view ends where the window does, once scrolled to the player; a phone's page scrolls instead
-    this.view.style.maxHeight = this.present || window.innerWidth <= NARROW_PX ? '' : `${this.room() + SCROLLBAR_PX}px`;
+    // the page's view ends where the window does (above the overview, if any), once scrolled to the player; a
+    // phone's page scrolls instead
+    const view = this.view;
+    const fitHeight = () => {
+      view.style.maxHeight = this.present || window.innerWidth <= NARROW_PX ? '' : `${this.room() + SCROLLBAR_PX}px`;
+    };
+    fitHeight();
+    const sideways = view.scrollWidth > view.clientWidth + 1;
+    const hidden = !sideways && view.scrollHeight <= view.clientHeight + 1;
+    if (hidden !== this.overview.hidden) {
+      this.overview.hidden = hidden;
+      fitHeight();
+    }
+    view.style.touchAction = sideways ? '' : 'pan-y pinch-zoom'; // a sideways swipe steps, unless the graph scrolls
     this.followActive(this.cur);
     this.makeRoom();
-    const view = this.view;
-    this.overview.hidden = view.scrollWidth <= view.clientWidth + 1 && view.scrollHeight <= view.clientHeight + 1;
     this.markOverview();
   }
 
