@@ -442,6 +442,31 @@ def modes(results):
     ])  # fmt: skip
 
 
+def _listed(shapes):
+    """'the tall shape', 'the compact and wide shapes', 'the tall, wide and compact shapes'."""
+    shapes = list(shapes)
+    if len(shapes) == 1:
+        return f'the {shapes[0]} shape'
+    return f'the {", ".join(shapes[:-1])} and {shapes[-1]} shapes'
+
+
+def screens(results):
+    rows = results['screens']['rows']
+    whole = sum(r['whole'] and r['readable'] for r in rows)
+    said = [
+        f'Measured by `python -m bench.bench_screens` (`bench/results/screens.txt`): {whole} of {len(rows)} '
+        'graph-and-screen pairs are whole and readable.'
+    ]
+    for screen in dict.fromkeys(r['screen'] for r in rows):
+        on = [r for r in rows if r['screen'] == screen]
+        share = span([100 * r['height_share'] for r in on], 1, ' %')
+        wide = sum(r['wide_whole'] and r['wide_px'] >= r['px'] - 0.05 for r in on)
+        said.append(f'- {screen}: numbers {span([r["px"] for r in on], 1, " px")} ({share} of the height), in '
+                    f'{_listed(dict.fromkeys(r["shape"] for r in on))}; the wide shape alone was whole '
+                    f'at that size for {wide} of the {len(on)}.')  # fmt: skip
+    return joined(said)
+
+
 BLOCKS = {  # name: (the results it is made from, how)
     'engine': (('engine',), engine),
     'page': (('page',), page),
@@ -451,6 +476,7 @@ BLOCKS = {  # name: (the results it is made from, how)
     'layout': (('layout',), layout),
     'layout-chains': (('layout',), chains),
     'exports': (('exports',), exports),
+    'screens': (('screens',), screens),
 }
 
 

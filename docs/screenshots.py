@@ -202,7 +202,7 @@ def main():
             page, k, n = open_view(browser, url, '?expr=regression&mode=learn&step=end')
             assert k == n, (k, n)
             expect(caption(page)).to_contain_text('· loss 1.5625 → 0.1914')
-            expect(page.locator('[data-testid="stVegaLiteChart"]')).to_be_visible()
+            expect(page.locator('.player .plot svg')).to_be_visible()  # the loss over the steps, in the player
             page.locator('.player button.fit').click()  # the whole graph: w and b with the loss they lowered
             save(page, 'mode-learn.png')
         finally:

@@ -110,7 +110,7 @@ def test_hiding_the_new_grads_asks_at_a_backward_frame_and_the_next_step_shows_t
     show_shape(page, 'wide')  # the shape with the chain rule on its edges
     squeezed = 'g => [...g.querySelectorAll("text")].map(t => t.textContent).join(" ").split(/\\s+/).join(" ").trim()'
     labels = page.locator('.player g.lab.hot').evaluate_all(f'gs => gs.map({squeezed})')  # each label's lines
-    assert labels == ['? × 0.5000 = ?'] * 2  # the local grad is the question too: only the upstream grad is given
+    assert labels == ['? × 0.5000 += ?'] * 2  # the local grad is the question too: only the upstream grad is given
     expect(page.locator('.player .rules')).to_contain_text('x1.grad += ? × (x1*w1).grad = ? × 0.5000 = ?')
     page.keyboard.press('ArrowRight')
     wait_for_player(page, X1_W1 + 1)
