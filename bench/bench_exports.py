@@ -14,7 +14,6 @@ import platform
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import exports
 import layout
@@ -23,9 +22,6 @@ from components.numbers import number_width
 from engine import PRESETS, chain, trace_backward
 from engine.frames import frames
 
-ROOT = Path(__file__).resolve().parent.parent
-
-RESULTS = ROOT / 'bench' / 'results'
 GRAPHS = {'neuron': PRESETS['neuron'], 'reuse': PRESETS['reuse'], 'lecture': PRESETS['lecture'],
           'mlp': PRESETS['mlp'], 'chain(10)': chain(10)}  # fmt: skip
 
@@ -81,12 +77,7 @@ def main():
         'frame svg / png: the last frame; pass: every frame with the forward pass. total: wall time of the call;',
         "dot: dot's own time in it (paid from the session's allowance); the rest is Pillow, pypdf or python-pptx.",
     ]
-    text = '\n'.join(lines) + '\n'
-    print(text)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / 'exports.txt').write_text(text)
-    (RESULTS / 'exports.json').write_text(json.dumps({'rows': rows}, indent=1) + '\n')
-    readme_tables.update('exports')
+    readme_tables.write_results('exports', '\n'.join(lines) + '\n', {'rows': rows})
 
 
 if __name__ == '__main__':

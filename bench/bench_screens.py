@@ -22,7 +22,6 @@ from devtools.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'tests'))
 from test_browser_fit import GRAPHS, SCREENS, TEXTS, inside, settle  # noqa: E402
 
-RESULTS = Path(__file__).resolve().parent / 'results'
 WIDE = "root => { const p = root.__player; p.pinned = 'wide'; p.refit(); }"
 
 
@@ -75,12 +74,7 @@ def main():
     line = lambda row: ' | '.join(c.ljust(w) for c, w in zip(row, widths))  # noqa: E731
     lines = ['Screens benchmark: bench/bench_screens.py', '', line(head), '-+-'.join('-' * w for w in widths)]
     lines += [line(row) for row in cells]
-    text = '\n'.join(lines) + '\n'
-    print(text)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / 'screens.txt').write_text(text)
-    (RESULTS / 'screens.json').write_text(json.dumps({'rows': rows}, indent=1) + '\n')
-    readme_tables.update('screens')
+    readme_tables.write_results('screens', '\n'.join(lines) + '\n', {'rows': rows})
 
 
 if __name__ == '__main__':

@@ -514,6 +514,15 @@ def rewrite(text, blocks):
     return text
 
 
+def write_results(stem, text, results):
+    """A benchmark's results: printed, written to bench/results/STEM.txt and .json, and into the README's blocks."""
+    print(text)
+    RESULTS.mkdir(exist_ok=True)
+    (RESULTS / f'{stem}.txt').write_text(text)
+    (RESULTS / f'{stem}.json').write_text(json.dumps(results, indent=1) + '\n')
+    update(stem)
+
+
 def update(*stems):
     """Rewrite README.md's blocks made from these results (a benchmark calls it after writing them)."""
     names = [name for name, (sources, _) in BLOCKS.items() if set(sources) & set(stems)]
