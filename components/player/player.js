@@ -223,16 +223,15 @@ class Player {
       const box = svg.match(/viewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"/);
       this.sizes[name] = { width: (box[1] * 4) / 3, height: (box[2] * 4) / 3 }; // pt to px
     }
-    this.shape = null;
     this.drawShape(this.pickShape());
   }
 
   // the shape whose numbers this screen shows largest: in the page's view micrograd's wide one while its numbers
   // are readable there; a phone's page scrolls down, so only its width counts. The layout never changes between
   // frames, only when the window does
-  pickShape(width = this.view.clientWidth || window.innerWidth) {
+  pickShape() {
     if (this.shapes[this.pinned]) return this.pinned;
-    return this.bestShape(width)[0];
+    return this.bestShape(this.view.clientWidth || window.innerWidth)[0];
   }
 
   // [the shape, its numbers' size in px] for a view `width` px wide
