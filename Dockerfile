@@ -2,9 +2,10 @@
 #   docker build -t backprop . && docker run --rm -p 8501:8501 backprop
 FROM python:3.11-slim-bookworm
 
-# dot lays the graph out once per expression for every visitor, and draws the whole-pass exports
+# dot lays the graph out once per expression for every visitor, and draws the whole-pass exports; rsvg-convert
+# (librsvg2-bin) makes their slides into the PDF's pages and the deck's pictures
 RUN apt-get update \
- && apt-get install -y --no-install-recommends graphviz fonts-dejavu-core \
+ && apt-get install -y --no-install-recommends graphviz librsvg2-bin fonts-dejavu-core \
  && rm -rf /var/lib/apt/lists/*
 
 RUN useradd --create-home --uid 10001 app

@@ -92,7 +92,8 @@ if learning is not None and not page.present:  # after more steps, the player sh
 page.frame = state.frame_to_share(share_at, len(all_frames) + tail_length(trace, learning))
 if page.frame is not None:  # a Share button was clicked: the panel, for the frame it was clicked at
     numbered = len(frames(trace, page.forward, page.leaves)) + tail_length(trace, learning)  # as the caption counts
-    share_panel(page, expression, values, trace, all_frames, width, quick, of=numbered)
+    shape = state.shape_to_share(share_at)  # the frame's files are drawn in the shape the player showed it in
+    share_panel(page, expression, values, trace, all_frames, width, quick, of=numbered, shape=shape)
 
 link = state.link_to_write(s, expression.defaults, followed=opened is not None)
 if link is not None:

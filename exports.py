@@ -5,23 +5,35 @@ in its speaker notes. Pure server-side: the page offers the bytes as downloads.
 Every picture is drawn by Graphviz's dot through layout._dot, as the page's graph is: a subprocess with a time budget,
 killed at it or when the visitor leaves, paid from the session's layout.Allowance, on one of layout's slots (one dot
 per core). A frame of a graph the page laid out quickly is drawn with layout.QUICK, so it is the same picture. A
-whole-pass export takes at most EXPORT_FRAMES frames and EXPORT_BUDGET s of dot, else ExportRefused says why.
+whole-pass export takes at most EXPORT_FRAMES frames and EXPORT_BUDGET s of dot, else ExportRefused says why; it waits
+its turn in LINE, first come, first served, on at most EXPORT_LANES of the slots: the others stay the page's own.
 
 Measured in bench/bench_exports.py (results in bench/results/exports.txt).
 """
 
+import contextlib
+import dataclasses
+import functools
 import io
+import math
+import os
 import platform
 import re
+import shutil
+import tempfile
+import threading
 import time
 import unicodedata
 import zipfile
+from pathlib import Path
 
 import graphviz
 from PIL import Image, ImageColor, ImageDraw, ImageFont
 
 import layout
-from components.explanation import caption, chain_rule_lines, explain, plain_text
+import picture
+import slides
+from components.explanation import caption, explain, local_gradient_lines, plain_text
 from components.graph import (
     ACCUMULATING_FILL,
     ACTIVE,
@@ -31,21 +43,34 @@ from components.graph import (
     INK,
     SECONDARY,
     SEED,
+    SHAPES,
     UNDEFINED,
     build_dot,
 )
 
 EXPORT_FRAMES = 200  # frames in a whole-pass export: chain(30) with its forward pass has 123, chain(100) 404
 EXPORT_BUDGET = 20.0  # s of dot per export: the mlp's 66 frames take 1.1 s of it as SVGs, 3.1 s as the slides' PNGs
+# whole-pass exports drawing at once: all cores but one, so that a page's first layout never waits behind a class's
+# exports (it waits SLOT_WAIT, 0.5 s, for a core: less than one of the mlp's PNGs takes); on 2 cores one
+# (bench/bench_class_exports.py: 20 sessions on one scenario have the mlp's deck in 20 s, made once)
+EXPORT_LANES = max(1, (os.cpu_count() or 1) - 1)
 PNG_DPI = 192  # twice the screen's 96 px per inch: sharp on a projector and when a slide is zoomed
 GIF_DPI = 96  # the page's own size at 100 %: the neuron's GIF is about 1,860 px wide
 GIF_PIXELS = 30_000_000  # width x height x frames: Pillow peaks at ~3.3 bytes a pixel (55 M: +183 MB); neuron 14 M
-FRAME_MS, LAST_MS = 1200, 4000  # a GIF frame, and the last one held for the class to read the grads
+GIF_SECONDS = (1, 2, 4)  # s a GIF frame, to choose from: 2 by default, time to read a step's arithmetic aloud
+LAST_MS = 4000  # the last frame is held at least this long, for the class to read the grads
 CAPTION_PX = 24  # the GIF's caption, px at GIF_DPI: larger than the graph's 14 pt (19 px) labels
 STEM_CHARS = 48  # a file name's stem; the inputs are left out of it when they would make it longer
 TITLE_FONT = 'Helvetica,Arial,sans-serif'  # the PDF page's caption
-SLIDE_W, SLIDE_H = 13.333, 7.5  # in: a 16:9 slide
-MARGIN, TITLE_H = 0.4, 1.1  # in: around the slide, and the title's box (two lines of 24 pt)
+RENDER_BUDGET = 30.0  # s of rsvg-convert per export, drawing its slides: the mlp's PDF takes 2.1 s, its deck 9 s
+# a deck's pictures: a 1080p projector's own pixels, 1920 across the slide. PNG_DPI's 192 took rsvg-convert 1.5 times
+# as long (the mlp's 66 slides: 0.21 s a slide, against 0.135)
+SLIDE_DPI = 144
+SLIDE_MONO = 'Consolas'  # a deck's sums: the monospace font of every PowerPoint (LibreOffice finds one like it)
+NO_RSVG = (
+    'The PDF and the slides need rsvg-convert on this server, which it does not have: sudo apt-get install '
+    'librsvg2-bin (Debian, Ubuntu), brew install librsvg (macOS).'
+)
 
 
 def install_graphviz(system=None):
@@ -144,31 +169,86 @@ def frame_title(trace, frames, index, of=None):
     return f'{frame_labels(frames, of)[index]}: {caption(trace, frames[index])}'
 
 
-def pass_contents(frames, of=None, whole=True):
+def pass_contents(frames, of=None, whole=True, keep=None):
     """What a whole-pass export of `frames` holds, as the share panel says it (markdown): its frames by the numbers
     the page gives them (frame_numbers), and a quiz's questions, each a picture of its own before its answer's.
-    `whole`: whether the frames reach the pass's end (a quiz holds back those after its question)."""
+    `whole`: whether the frames reach the pass's end (a quiz holds back those after its question); `keep`: the
+    indices chosen (chosen_frames), all by default."""
     numbers, count = frame_numbers(frames, of)
-    last = numbers[-1] - frames[-1].ask  # the last frame there whole: a question's own frame is still to come
-    held = (
-        f'{count} frames' if last == count else f'frame 1 of {count}' if last == 1 else f'frames 1 to {last} of {count}'
-    )
-    questions = sum(f.ask for f in frames)
+    keep = range(len(frames)) if keep is None else keep
+    chosen = [frames[k] for k in keep]
+    watched = [numbers[k] for k in keep if not frames[k].ask]  # a question's own frame may still be to come
+    if watched == list(range(1, count + 1)):
+        held = f'{count} frames'
+    elif watched and watched == list(range(watched[0], watched[-1] + 1)):
+        first, last = watched[0], watched[-1]
+        held = f'frame {first} of {count}' if first == last else f'frames {first} to {last} of {count}'
+    else:
+        held = f'{len(watched)} of the {count} frames' + (
+            f', from frame {watched[0]} to {watched[-1]}' if watched else ''
+        )
+    questions = sum(f.ask for f in chosen)
     if questions:
         plural = 's' if questions > 1 else ''
-        held += f' and {questions} question{plural}: {len(frames)} pictures, pages or slides, each question before '
+        held += f' and {questions} question{plural}: {len(chosen)} pictures, pages or slides, each question before '
         held += 'the frame that answers it'
-        if frames[-1].ask:
-            held += f' (frame {numbers[-1]}’s answer is still to come)'
+        if chosen[-1].ask:
+            later = 'still to come' if keep[-1] == len(frames) - 1 else 'not among them'
+            held += f' (frame {numbers[keep[-1]]}’s answer is {later})'
     else:
         held += ', one per picture, page or slide'
-    return f'**{"The whole pass" if whole else "The pass so far"}**: {held}'
+    heading = 'The pass so far' if not whole else 'The whole pass' if len(chosen) == len(frames) else 'Chosen'
+    return f'**{heading}**: {held}'
 
 
-def frame_dot(trace, frame, width, quick=False, title=None, hide='none'):
-    """The DOT source of the graph at `frame`, as the page draws it (with layout.QUICK when the page's layout was
-    quick); with `title`, that text (escaped: it holds names a student typed) above the graph."""
-    graph = build_dot(trace, frame, width, hide)
+# which of the page's frames a whole-pass export holds (chosen_frames), as the share panel offers them
+FRAME_CHOICES = {
+    'all': 'Every frame',
+    'backward': 'The backward pass',  # the seed and each _backward
+    'ops': 'Without the leaves',  # every frame but a leaf's _backward, which does nothing
+}
+
+
+def chosen_frames(trace, frames, choice='all', first=1, last=None, of=None):
+    """The indices of the frames of `frames` that a whole-pass export of `choice` (FRAME_CHOICES) holds, from frame
+    number `first` to `last` (as the page numbers them, frame_numbers read against `of`; by default to the last).
+    ExportRefused where the range is not one of the pass's, or nothing is left."""
+    numbers, count = frame_numbers(frames, of)
+    last = numbers[-1] if last is None else last
+    if choice not in FRAME_CHOICES:
+        raise ExportRefused(f'Choose the frames from: {", ".join(FRAME_CHOICES.values())}.')
+    if not 1 <= first <= last <= numbers[-1]:
+        raise ExportRefused(
+            f'Frames {first} to {last} are not in this pass: choose from frame 1 to frame {numbers[-1]}, the first '
+            'no later than the last.'
+        )
+    kept = {
+        'all': lambda f: True,
+        'backward': lambda f: f.kind in ('seed', 'backward'),
+        'ops': lambda f: f.kind != 'backward' or bool(trace.nodes[f.node].op),
+    }[choice]
+    keep = [k for k, (f, n) in enumerate(zip(frames, numbers)) if kept(f) and first <= n <= last]
+    if not keep:
+        raise ExportRefused(
+            f'{FRAME_CHOICES[choice]}, from frame {first} to {last}, leaves no frame to export: widen the range, or '
+            'choose every frame.'
+        )
+    return keep
+
+
+def too_many(pictures):
+    """Why a whole-pass export of `pictures` pictures is refused, and how to choose fewer."""
+    return (
+        f'This export would be {pictures:,} pictures, pages or slides; a whole-pass export takes at most '
+        f'{EXPORT_FRAMES}. Choose fewer frames: the backward pass, without the leaves, or a range of at most '
+        f'{EXPORT_FRAMES} frames.'
+    )
+
+
+def frame_dot(trace, frame, width, quick=False, title=None, hide='none', shape='wide'):
+    """The DOT source of the graph at `frame`, as the page draws it in `shape` (graph.SHAPES; with layout.QUICK when
+    the page's layout was quick); with `title`, that text (escaped: it holds names a student typed) above the graph."""
+    graph = build_dot(trace, frame, width, hide, shape)
     if quick:
         graph = layout.quickened(graph)
     if title:
@@ -178,9 +258,103 @@ def frame_dot(trace, frame, width, quick=False, title=None, hide='none'):
     return graph.source
 
 
+BUSY = 'The server is busy laying out other graphs. Try again in a few seconds.'
+# s a picture, by file, to tell those in line how long they wait, until turns taken tell better: measured one at a time
+# on the mlp (the deck 17.2 s for 66 slides, the PDF 4.9 s, the ZIP 3.7 s) and the neuron's GIF (1.4 s for 17)
+SECONDS_A_PICTURE = {'gif': 0.08, 'pdf': 0.075, 'pptx': 0.26, 'zip': 0.055}
+
+
+@dataclasses.dataclass(eq=False)  # each turn is itself: two alike are still two in line
+class _Turn:
+    kind: str
+    pictures: int
+    started: float | None = None
+
+
+class Line:
+    """Whole-pass exports waiting for dot, served first come, first served: `lanes` of them draw at once, the others
+    wait their turn, told their place and about how long. A turn is a whole export, not a picture, so that the first
+    in line has its file soonest rather than every file coming at the end. One line for every session."""
+
+    def __init__(self, lanes=EXPORT_LANES, clock=time.monotonic):
+        self.lanes, self.clock = lanes, clock
+        self._changed = threading.Condition()
+        self._line = []  # the turns in the order they were asked for: the first `lanes` draw
+        self._rates = dict(SECONDS_A_PICTURE)
+        self._mine = threading.local()  # whether this thread is in its turn: its dot runs wait for a slot (_slot)
+
+    @contextlib.contextmanager
+    def turn(self, kind, pictures, waiting=lambda: True, told=lambda place, seconds: None):
+        """Wait for a turn to draw `pictures` pictures of `kind` (SECONDS_A_PICTURE's), calling told(place in line,
+        from 1; about how many s) whenever either changes; hold it while the block runs. A visitor who leaves
+        (waiting() false) leaves the line: VisitorLeft."""
+        turn = _Turn(kind, pictures)
+        with self._changed:
+            self._line.append(turn)
+        try:
+            last = None
+            while (news := self._place(turn)) is not None:
+                if news != last:
+                    told(*news)
+                    last = news
+                if not waiting():
+                    raise layout.VisitorLeft()
+                with self._changed:
+                    if self._line.index(turn) >= self.lanes:
+                        self._changed.wait(layout.POLL)
+            turn.started = self.clock()
+            self._mine.holding = True
+            try:
+                yield
+            finally:
+                self._mine.holding = False
+            self._rates[kind] = (self._rates[kind] + (self.clock() - turn.started) / max(1, pictures)) / 2
+        finally:
+            with self._changed:
+                self._line.remove(turn)
+                self._changed.notify_all()
+
+    def holding(self):
+        """Whether this thread is in its turn."""
+        return getattr(self._mine, 'holding', False)
+
+    def _place(self, turn):
+        """(place in line from 1, about how many s until its turn), or None once it is its turn."""
+        with self._changed:
+            place = self._line.index(turn)
+            if place < self.lanes:
+                return None
+            now, ahead = self.clock(), 0.0
+            for other in self._line[:place]:
+                seconds = self._rates[other.kind] * other.pictures
+                ahead += seconds if other.started is None else max(0.0, seconds - (now - other.started))
+            return place - self.lanes + 1, max(1, math.ceil(ahead / self.lanes))
+
+
+LINE = Line()
+TURN_SLOT_WAIT = layout.SLOT_WAIT + layout.FULL_BUDGET + layout.QUICK_BUDGET  # the longest a page's layout holds one
+
+
+@contextlib.contextmanager
+def _slot(waiting):
+    """One of layout's slots (a core) for one run. In a turn of LINE, waited for as long as a page's layout can hold
+    one (no more than LINE.lanes exports draw at once, so one frees by then); out of turn (a frame's file), as a
+    page's layout waits, SLOT_WAIT, then BUSY."""
+    deadline = time.monotonic() + (TURN_SLOT_WAIT if LINE.holding() else layout.SLOT_WAIT)
+    while not layout._slots.acquire(timeout=max(0.0, min(layout.POLL, deadline - time.monotonic()))):
+        if time.monotonic() >= deadline:
+            raise ExportRefused(BUSY)
+        if not waiting():
+            raise layout.VisitorLeft()
+    try:
+        yield
+    finally:
+        layout._slots.release()
+
+
 class _Dot:
     """The dot runs of one export: EXPORT_BUDGET s in all (each run gets what is left), every run on one of layout's
-    slots and paid from the session's allowance."""
+    slots (_slot) and paid from the session's allowance."""
 
     def __init__(self, allowance=None, waiting=lambda: True):
         if not layout.has_dot():
@@ -193,16 +367,14 @@ class _Dot:
             raise ExportRefused(self._spent())
         if self.left <= 0:
             raise ExportRefused(self._too_long())
-        if not layout._slots.acquire(timeout=layout.SLOT_WAIT):
-            raise ExportRefused('The server is busy laying out other graphs. Try again in a few seconds.')
-        start = time.monotonic()
-        try:
-            out = layout._dot(source, min(self.left, self.allowance.left()), self.waiting, self.allowance, args)
-        except (OSError, RuntimeError) as e:  # dot gone since the check, or it failed on this graph
-            raise ExportRefused(f"Graphviz's dot could not draw this graph: {e}") from e
-        finally:
-            layout._slots.release()
-            self.left -= time.monotonic() - start
+        with _slot(self.waiting):
+            start = time.monotonic()
+            try:
+                out = layout._dot(source, min(self.left, self.allowance.left()), self.waiting, self.allowance, args)
+            except (OSError, RuntimeError) as e:  # dot gone since the check, or it failed on this graph
+                raise ExportRefused(f"Graphviz's dot could not draw this graph: {e}") from e
+            finally:
+                self.left -= time.monotonic() - start
         if out is None:
             raise ExportRefused(self._spent() if self.allowance.left() <= 0 else self._too_long())
         self.runs += 1
@@ -225,35 +397,43 @@ def _png_args(dpi, size=None):
     return ['-Tpng', f'-Gdpi={dpi}', *([f'-Gsize={size[0]:.3f},{size[1]:.3f}'] if size else [])]
 
 
-def frame_svg(trace, frame, width, quick=False, allowance=None, waiting=lambda: True, hide='none'):
-    """The frame as an SVG file (bytes): the page's layout, colours and labels, in vector."""
-    return _Dot(allowance, waiting).run(frame_dot(trace, frame, width, quick, hide=hide), ['-Tsvg'])
+def frame_svg(
+    trace, frame, width, quick=False, allowance=None, waiting=lambda: True, hide='none', shape='wide', legend=False
+):  # fmt: skip
+    """The frame as an SVG file (bytes), the page's picture in `shape` (picture.page_svg: its layout, colours, labels
+    and font, titled by the expression); with `legend`, the colour legend under it."""
+    svg = _Dot(allowance, waiting).run(frame_dot(trace, frame, width, quick, hide=hide, shape=shape), ['-Tsvg'])
+    return picture.page_svg(svg, picture.expression(trace), trace if legend else None).encode()
 
 
-def frame_png(trace, frame, width, quick=False, allowance=None, waiting=lambda: True, hide='none'):
-    """The frame as a PNG at PNG_DPI (twice its size on the screen), on white."""
-    return _Dot(allowance, waiting).run(frame_dot(trace, frame, width, quick, hide=hide), _png_args(PNG_DPI))
+def frame_png(trace, frame, width, quick=False, allowance=None, waiting=lambda: True, hide='none', shape='wide'):
+    """The frame as a PNG at PNG_DPI (twice its size on the screen), on white, in `shape`."""
+    dot = frame_dot(trace, frame, width, quick, hide=hide, shape=shape)
+    return _Dot(allowance, waiting).run(dot, _png_args(PNG_DPI))
 
 
 # --- the whole pass ----------------------------------------------------------------------------------------------
 
 
-def _drawn(trace, frames, width, quick, args, progress, allowance, waiting, titled=False, hide='none', of=None):
-    """(index, frame, dot's output) for each frame in turn: the one loop every whole-pass export goes through.
-    Refuses a pass of more than EXPORT_FRAMES pictures before any dot runs; calls progress(done, total) after each.
-    `titled`: each picture with its frame's title (frame_title, its number read against `of`)."""
-    if len(frames) > EXPORT_FRAMES:
-        raise ExportRefused(
-            f'This pass would be {len(frames):,} pictures, pages or slides; whole-pass exports take at most '
-            f'{EXPORT_FRAMES}.'
-        )
+def _drawn(
+    trace, frames, width, quick, args, progress, allowance, waiting, titled=False, hide='none', of=None, keep=None,
+    shape='wide',
+):  # fmt: skip
+    """(index, frame, dot's output) for each frame of `frames` whose index is in `keep` (chosen_frames; all by
+    default), in turn: the one loop every whole-pass export goes through. The frames are the page's, so that each
+    keeps the number the page gives it. Refuses more than EXPORT_FRAMES pictures before any dot runs; calls
+    progress(done, total) after each. `titled`: each picture with its frame's title (frame_title, its number read
+    against `of`); `shape`: the layout (graph.SHAPES)."""
+    keep = range(len(frames)) if keep is None else keep
+    if len(keep) > EXPORT_FRAMES:
+        raise ExportRefused(too_many(len(keep)))
     dot = _Dot(allowance, waiting)
     labels = frame_labels(frames, of)
-    for k, frame in enumerate(frames):
-        title = f'{labels[k]}: {caption(trace, frame)}' if titled else None
-        yield k, frame, dot.run(frame_dot(trace, frame, width, quick, title, hide), args)
+    for done, k in enumerate(keep, start=1):
+        title = f'{labels[k]}: {caption(trace, frames[k])}' if titled else None
+        yield k, frames[k], dot.run(frame_dot(trace, frames[k], width, quick, title, hide, shape), args)
         if progress:
-            progress(k + 1, len(frames))
+            progress(done, len(keep))
 
 
 def _font(px):
@@ -288,22 +468,24 @@ def _palette():
 
 
 def pass_gif(
-    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none', of=None
-):
-    """An animated GIF of the pass: one image per frame at the page's size, its title (frame_title, read against
-    `of`) under the graph, all on one white canvas; FRAME_MS a frame, the last held LAST_MS, looping. Refused past
-    GIF_PIXELS, after the first frame."""
+    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none', of=None,
+    keep=None, seconds=2,
+):  # fmt: skip
+    """An animated GIF of the frames `keep` chooses (chosen_frames): one image per frame at the page's size, its
+    title (frame_title, read against `of`) under the graph, all on one white canvas; `seconds` a frame (GIF_SECONDS),
+    the last held at least LAST_MS, looping. Refused past GIF_PIXELS, after the first frame."""
     shots = []  # (PNG, its size, title): each decoded only when its GIF frame is made, then let go
     labels = frame_labels(frames, of)
     args = _png_args(GIF_DPI)
-    for k, frame, png in _drawn(trace, frames, width, quick, args, progress, allowance, waiting, hide=hide):
+    pictures = len(frames) if keep is None else len(keep)
+    for k, frame, png in _drawn(trace, frames, width, quick, args, progress, allowance, waiting, hide=hide, keep=keep):
         with Image.open(io.BytesIO(png)) as picture:  # reads the size only
             size = picture.size
-        if k == 0 and size[0] * size[1] * len(frames) > GIF_PIXELS:
+        if not shots and size[0] * size[1] * pictures > GIF_PIXELS:
             raise ExportRefused(
-                f'This GIF would be {size[0]:,} × {size[1]:,} px × {len(frames)} pictures; GIFs take at most '
+                f'This GIF would be {size[0]:,} × {size[1]:,} px × {pictures} pictures; GIFs take at most '
                 f'{GIF_PIXELS // 10**6} million pixels, {GIF_PIXELS // (size[0] * size[1])} pictures of this graph. '
-                'Export the PDF or the slides instead, which have no such limit.'
+                'Choose fewer frames, or export the PDF or the slides, which have no such limit.'
             )
         shots.append((png, size, f'{labels[k]}: {caption(trace, frame)}'))
     font, pad, palette = _font(CAPTION_PX), CAPTION_PX // 2, _palette()
@@ -323,81 +505,168 @@ def pass_gif(
         )
         images.append(image.quantize(palette=palette, dither=Image.Dither.NONE))
     out = io.BytesIO()
-    durations = [FRAME_MS] * (len(images) - 1) + [LAST_MS]
+    durations = [1000 * seconds] * (len(images) - 1) + [max(LAST_MS, 1000 * seconds)]
     images[0].save(out, 'GIF', save_all=True, append_images=images[1:], duration=durations, loop=0)
     return out.getvalue()
 
 
 def pass_zip(
-    trace, frames, width, stem, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none', of=None
-):
-    """A ZIP of one SVG per frame, named {stem}_f03.svg by the frame's number (frame_suffix, read against `of`)."""
+    trace, frames, width, stem, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none', of=None,
+    keep=None,
+):  # fmt: skip
+    """A ZIP of one SVG per frame, named {stem}_f03.svg by the frame's number (frame_suffix, read against `of`), each
+    the page's picture (picture.page_svg), without the legend, as a frame's SVG is."""
     out = io.BytesIO()
     suffixes = frame_suffixes(frames, of)
     with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as archive:
-        for k, _, svg in _drawn(trace, frames, width, quick, ['-Tsvg'], progress, allowance, waiting, hide=hide):
-            archive.writestr(f'{stem}{suffixes[k]}.svg', svg)
+        for k, _, svg in _drawn(
+            trace, frames, width, quick, ['-Tsvg'], progress, allowance, waiting, hide=hide, keep=keep
+        ):
+            archive.writestr(f'{stem}{suffixes[k]}.svg', picture.page_svg(svg, picture.expression(trace)))
     return out.getvalue()
+
+
+def _slides(trace, frames, width, quick, progress, allowance, waiting, hide, of, keep, legend, text):
+    """(index, frame, its slide as SVG, the deck's slides.Plan, its (title, sums) lines) for each frame `keep` chooses
+    (chosen_frames; all by default), framed as the presentation view frames it (slides.py): the deck's plan from the
+    graph laid out without values in each shape the page has (the wide one alone when quick), then each frame drawn
+    by dot in the shape chosen (_drawn) and put on its slide, with `text` its title and sums (the PDF's), and with
+    `legend` the colour legend."""
+    keep = range(len(frames)) if keep is None else keep
+    if len(keep) > EXPORT_FRAMES:
+        raise ExportRefused(too_many(len(keep)))  # before any dot runs, as _drawn refuses it
+    dot = _Dot(allowance, waiting)
+    if shutil.which('rsvg-convert') is None:
+        raise ExportRefused(NO_RSVG)
+    shapes = ['wide'] if quick else SHAPES  # a tangled graph's page has the wide shape alone
+    laid = {shape: dot.run(frame_dot(trace, None, width, quick, shape=shape), ['-Tsvg']) for shape in shapes}
+    chosen, labels = [frames[k] for k in keep], frame_labels(frames, of)
+    lines = slides.texts(trace, chosen, [f'{labels[k]}: {caption(trace, frames[k])}' for k in keep], hide)
+    key = functools.partial(picture.legend_svg, trace) if legend else None
+    plan = slides.plan({shape: slides.size_of(svg) for shape, svg in laid.items()}, lines, key)
+    layout_drawing = slides.Drawing(laid[plan.shape])
+    views = slides.views(plan, layout_drawing, trace, chosen)
+    drawn = _drawn(
+        trace, frames, width, quick, ['-Tsvg'], progress, allowance, waiting, hide=hide, keep=keep, shape=plan.shape
+    )
+    for n, (k, frame, svg) in enumerate(drawn):
+        drawing = slides.Drawing(svg, layout_drawing.boxes)
+        yield k, frame, slides.slide_svg(plan, drawing, views[n], lines[n], frame.node, text), plan, lines[n]
+
+
+class _Rsvg:
+    """The rsvg-convert runs of one export, bounded as its dot runs are (layout._dot, on one of layout's slots, paid
+    from the session's allowance): RENDER_BUDGET s in all."""
+
+    def __init__(self, allowance=None, waiting=lambda: True):
+        self.allowance, self.waiting = allowance or layout.Allowance(), waiting
+        self.left = RENDER_BUDGET
+
+    def run(self, args, svg=''):
+        if self.allowance.left() <= 0:
+            raise ExportRefused(_Dot._spent(self))
+        with _slot(self.waiting):  # in its turn, as _Dot's runs
+            start = time.monotonic()
+            try:
+                budget = min(self.left, self.allowance.left())
+                out = layout._dot(svg, budget, self.waiting, self.allowance, args, program='rsvg-convert')
+            except (OSError, RuntimeError) as e:  # rsvg-convert gone since the check, or it failed
+                raise ExportRefused(f'rsvg-convert could not draw these slides: {e}') from e
+            finally:
+                self.left -= time.monotonic() - start
+        if out is None:
+            raise ExportRefused(
+                _Dot._spent(self) if self.allowance.left() <= 0 else
+                f'These slides need more than {RENDER_BUDGET:g} s to draw. Export fewer frames, or one at a time.'
+            )  # fmt: skip
+        return out
 
 
 def pass_pdf(
-    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none', of=None
-):
-    """A PDF with one vector page per frame, its title (frame_title, read against `of`) above the graph; every page
-    the size of the largest, the drawing centred at its top, so the graph stays put from page to page."""
-    from pypdf import PdfReader, PdfWriter  # 90 ms to import: only when a PDF is asked for
-    from pypdf.generic import RectangleObject
-
-    writer = PdfWriter()
-    for _, _, pdf in _drawn(
-        trace, frames, width, quick, ['-Tpdf'], progress, allowance, waiting, titled=True, hide=hide, of=of
-    ):
-        writer.append(PdfReader(io.BytesIO(pdf)))
-    boxes = [page.mediabox for page in writer.pages]
-    w, h = max(b.width for b in boxes), max(b.height for b in boxes)  # a caption wider than the graph widens its page
-    for page, box in zip(writer.pages, boxes):
-        side = (w - box.width) / 2  # the page grows around its drawing: moving the drawing would mean parsing it
-        page.mediabox = RectangleObject([box.left - side, box.top - h, box.right + side, box.top])
-    writer.compress_identical_objects()  # the fonts each page embeds again: the mlp's PDF 2.3 MB -> 1.6 MB, in 50 ms
-    out = io.BytesIO()
-    writer.write(out)
-    return out.getvalue()
+    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none', of=None,
+    keep=None, legend=True,
+):  # fmt: skip
+    """A PDF of 16:9 pages (slides.SLIDE, 960 × 540 pt), one per frame `keep` chooses (chosen_frames), each as the
+    presentation view shows the frame (slides.py): its title (frame_title, read against `of`), its sums under it,
+    the graph whole or the part around the active node with an overview, and with `legend` the colour legend. In
+    vector, every text text: the slides' SVGs made one PDF by one run of rsvg-convert (cairo), which embeds each
+    font once, where pages merged with pypdf would each hold their own."""
+    with tempfile.TemporaryDirectory() as folder:
+        pages = []
+        for n, (_, _, svg, _, _) in enumerate(
+            _slides(trace, frames, width, quick, progress, allowance, waiting, hide, of, keep, legend, text=True)
+        ):
+            pages.append(Path(folder) / f'{n:03d}.svg')
+            pages[-1].write_text(svg)
+        return _Rsvg(allowance, waiting).run(['-f', 'pdf', *map(str, pages)])
 
 
 def speaker_notes(trace, frame):
-    """A backward step of an op: its chain-rule lines; any other frame: its explanation, in plain text."""
-    if frame.kind == 'backward' and trace.nodes[frame.node].op:
-        return '\n'.join(chain_rule_lines(trace, trace.steps[frame.steps_done - 1]))
-    return plain_text(explain(trace, frame))
+    """What the lecturer reads at `frame`, as the page's explanation says it: at an op's backward step, its local
+    gradients, then each chain-rule line and the grad it makes, before → after, final or more to come (reuse's
+    a*a: 'a.grad: · → 3.0000 (more to come)', then 'a.grad: 3.0000 → 6.0000 (more to come)'); at any other frame,
+    the explanation. Nothing hidden: a question's notes hold its answer."""
+    parts = explain(trace, dataclasses.replace(frame, ask=False))
+    if frame.kind != 'backward' or not trace.nodes[frame.node].op:
+        return plain_text(parts)
+    rows = [part for part in parts if part[0] == 'list']
+    return '\n'.join([*local_gradient_lines(trace, trace.steps[frame.steps_done - 1]), plain_text(rows)])
+
+
+def _paletted(png):
+    """The PNG in 256 colours, which a graph's few fills and inks and their blends need: the mlp's slide 330 KB ->
+    87 KB, in 40 ms (Pillow's fast octree). Its most common colour, the paper, made white again: the octree's average
+    of it and the near-white edges of lines is 254 grey, a box that shows on the slide's white."""
+    with Image.open(io.BytesIO(png)) as image:
+        colours = image.convert('RGB').quantize(256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    palette = colours.getpalette()
+    paper = max(colours.getcolors(256))[1]
+    palette[3 * paper : 3 * paper + 3] = [255, 255, 255]
+    colours.putpalette(palette)
+    out = io.BytesIO()
+    colours.save(out, 'PNG')
+    return out
 
 
 def pass_pptx(
-    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none', of=None
-):
-    """A 16:9 PowerPoint deck, a slide per frame: its title (frame_title, read against `of`), the frame's PNG under
-    it (fitted to the slide, never enlarged past its natural size), the chain-rule lines in the speaker notes."""
+    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none', of=None,
+    keep=None, legend=True,
+):  # fmt: skip
+    """A 16:9 PowerPoint deck (slides.SLIDE), a slide per frame `keep` chooses (chosen_frames), each as the
+    presentation view shows the frame (slides.py): its title (frame_title, read against `of`) and its sums as text,
+    under them a picture (SLIDE_DPI) of the graph whole or of the part around the active node with an overview, and
+    with `legend` the colour legend; the step's explanation in the speaker notes."""
     from pptx import Presentation  # 130 ms to import: only when a deck is asked for
-    from pptx.util import Emu, Inches, Pt
+    from pptx.enum.text import MSO_ANCHOR, MSO_AUTO_SIZE, PP_ALIGN
+    from pptx.util import Pt
 
     deck = Presentation()
-    deck.slide_width, deck.slide_height = Inches(SLIDE_W), Inches(SLIDE_H)
-    box_w, box_h = SLIDE_W - 2 * MARGIN, SLIDE_H - 2 * MARGIN - TITLE_H
-    args = _png_args(PNG_DPI, (box_w, box_h))  # dot scales a larger drawing down to the box: PNG_DPI on the slide
+    deck.slide_width, deck.slide_height = (Pt(side) for side in slides.SLIDE)
     labels = frame_labels(frames, of)
-    for k, frame, png in _drawn(trace, frames, width, quick, args, progress, allowance, waiting, hide=hide):
+    render = _Rsvg(allowance, waiting)
+    args = ['-f', 'png', '-d', str(SLIDE_DPI), '-p', str(SLIDE_DPI)]
+    for k, frame, svg, plan, (title_lines, sums_lines) in _slides(
+        trace, frames, width, quick, progress, allowance, waiting, hide, of, keep, legend, text=False
+    ):
         slide = deck.slides.add_slide(deck.slide_layouts[5])  # 'Title Only'
         title = slide.shapes.title
-        title.left, title.top, title.width, title.height = (Inches(x) for x in (MARGIN, MARGIN, box_w, TITLE_H))
-        title.text_frame.word_wrap = True
+        title.left, title.top, title.width, title.height = (Pt(x) for x in plan.title)
         title.text = f'{labels[k]}: {caption(trace, frame)}'
-        for paragraph in title.text_frame.paragraphs:
-            paragraph.font.size = Pt(24)
-        with Image.open(io.BytesIO(png)) as picture:
-            w, h = Emu(int(Inches(1) * picture.width / PNG_DPI)), Emu(int(Inches(1) * picture.height / PNG_DPI))
-        scale = min(1.0, Inches(box_w) / w, Inches(box_h) / h)
-        w, h = int(w * scale), int(h * scale)
-        left, top = Inches(MARGIN) + (Inches(box_w) - w) // 2, Inches(MARGIN + TITLE_H) + (Inches(box_h) - h) // 2
-        slide.shapes.add_picture(io.BytesIO(png), left, top, w, h)
+        if title_lines[-1].endswith(' …'):  # longer than the room kept for it: cut as the PDF's page cuts it
+            title.text = ' '.join(title_lines)
+        sums = slide.shapes.add_textbox(*(Pt(x) for x in plan.sums))
+        for box in (title, sums):
+            box.text_frame.word_wrap = True
+            box.text_frame.auto_size = MSO_AUTO_SIZE.NONE
+            box.text_frame.vertical_anchor = MSO_ANCHOR.TOP
+            box.text_frame.margin_left = box.text_frame.margin_right = 0
+            box.text_frame.margin_top = box.text_frame.margin_bottom = 0
+        sums.text_frame.text = '\n'.join(sums_lines)  # wrapped as the PDF's page wraps them, in the room kept for them
+        for paragraph in title.text_frame.paragraphs:  # as the PDF's page has it
+            paragraph.font.size, paragraph.font.bold, paragraph.alignment = Pt(slides.TITLE_PT), True, PP_ALIGN.LEFT
+        for paragraph in sums.text_frame.paragraphs:
+            paragraph.font.size, paragraph.font.name = Pt(slides.SUMS_PT), SLIDE_MONO
+        slide.shapes.add_picture(_paletted(render.run(args, svg)), *(Pt(x) for x in plan.picture))
         notes = speaker_notes(trace, frame)
         if frame.ask:  # the question's slide: the lecturer's notes have the answer the room is asked for
             notes = f'The room works out the grads; the next slide, {labels[k]} again, shows them:\n{notes}'

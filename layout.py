@@ -10,6 +10,7 @@ Measured in bench/bench_layout.py (results in bench/results/layout.txt).
 import os
 import shutil
 import subprocess
+import tempfile
 import threading
 import time
 from collections import deque
@@ -127,12 +128,18 @@ def _svg(out):
     return svg[svg.index('<svg') :]
 
 
-def _dot(source, budget, waiting, allowance, args=('-Tsvg',)):
+def _dot(source, budget, waiting, allowance, args=('-Tsvg',), program='dot'):
     """dot on `source` with `args` (the output format, -Tsvg, -Tpng, -Tpdf, and any -G attributes such as
-    -Gdpi=192): its output as bytes, or None past the budget. Killed at the budget or when nobody waits."""
+    -Gdpi=192): its output as bytes, or None past the budget. Killed at the budget or when nobody waits. `program`:
+    another one run the same way (exports runs rsvg-convert so)."""
     start = time.monotonic()
-    process = subprocess.Popen(['dot', *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    data, ended = source.encode(), None
+    # the input from a file, not a pipe: communicate(input, timeout) that times out before the input is written
+    # writes no more of it when called again (CPython 3.11), and a busy server's first POLL often ends that early
+    with tempfile.TemporaryFile() as given:
+        given.write(source.encode())
+        given.seek(0)
+        process = subprocess.Popen([program, *args], stdin=given, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    ended = None
     try:
         while ended is None:
             left = budget - (time.monotonic() - start)
@@ -141,15 +148,15 @@ def _dot(source, budget, waiting, allowance, args=('-Tsvg',)):
             if not waiting():
                 raise VisitorLeft()
             try:
-                out, err = process.communicate(data, timeout=min(POLL, left))
+                out, err = process.communicate(timeout=min(POLL, left))
                 ended = process.returncode
             except subprocess.TimeoutExpired:
-                data = None  # communicate() keeps writing what it started; it must not be given the input again
+                pass
     finally:
         if process.poll() is None:
             process.kill()
             process.communicate()
         allowance.spend(time.monotonic() - start)
     if ended != 0:
-        raise RuntimeError(f'dot failed: {err.decode(errors="replace")[:300]}')
+        raise RuntimeError(f'{program} failed: {err.decode(errors="replace")[:300]}')
     return out

@@ -1,5 +1,5 @@
-"""What the server keeps for every visitor: traces, layouts and player bodies, each cached by what it depends on
-and bounded by bytes, not entries (a 500-step chain's body is 6.3 MB, a neuron's 41 kB). A key holds an
+"""What the server keeps for every visitor: traces, layouts, player bodies and whole-pass files, each cached by what
+it depends on and bounded by bytes, not entries (a 500-step chain's body is 6.3 MB, a neuron's 41 kB). A key holds an
 expression (its Expression.key) and its inputs, never a visitor, so two visitors with the same key see the same
 bytes, and a cache never ships one visitor's values to another. While one session makes an entry, others asking for
 it wait. Whoever asks says how an entry is made (the player: its layout and body); this module says what it is kept
@@ -15,7 +15,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from components.numbers import number_width
 from engine import Value, assign, numeric_grads, trace_backward
-from layout import Allowance, LayoutRefused
+from layout import POLL, Allowance, LayoutRefused, VisitorLeft
 
 MB = 2**20
 TRACE_BYTES_PER_NODE = 2_000  # measured: a trace holds 0.9-1.2 kB a node (bench/bench_load.py checks the total)
@@ -32,6 +32,11 @@ def _layout_bytes(entry):
 
 _layouts = cachetools.LRUCache(32 * MB, getsizeof=_layout_bytes)
 _bodies = cachetools.LRUCache(96 * MB, getsizeof=len)  # caches full: ~176 MB over the 146 MB of a first load
+# whole-pass files (the share panel's GIF, PDF, deck, ZIP): the mlp's deck is 4 MB, so a class's file many times over;
+# a session keeps its own files too (components/export_panel.SESSION_FILE_BYTES), the same bytes, not a copy
+_files = cachetools.LRUCache(64 * MB, getsizeof=len)
+_making = {}  # file key: what the session making that file shows while it does, (fraction done, text)
+_files_changed = threading.Condition()
 ALLOWANCE = 'layout_allowance'  # session state: the visitor's layout.Allowance (session_allowance)
 
 
@@ -83,6 +88,60 @@ def player_body(*, expression, values, view, make):
     return make()
 
 
+def exact_key(key):
+    """`key` (tuples of str, int, bool, float, None) with each float as its exact bits, so that two keys are equal only
+    where the files made from them are the same bytes: in Python -0.0 == 0.0, and a file shows -0.0000 or 0.0000."""
+    if isinstance(key, float):
+        return ('float', key.hex())
+    if isinstance(key, tuple | list):
+        return tuple(map(exact_key, key))
+    return key
+
+
+def made_file(key, make, waiting, show):
+    """The file (bytes) `make(tell)` makes for `key` (exact_key's, of a scenario: never a visitor's), kept for every
+    session that asks for the same. While another session makes it, this one waits for theirs (and pays nothing),
+    shown what they are shown; when theirs fails or they leave, this one makes it. `tell(fraction, text)` is how
+    `make` shows its progress: by show(fraction, text) here, and to those waiting. VisitorLeft when waiting() is
+    false while it waits."""
+    shown = None
+    while True:
+        with _files_changed:
+            if key in _files:
+                return _files[key]
+            news = _making.get(key)
+            if news is None:
+                _making[key] = (0.0, '')
+                break
+        if news != shown and news[1]:
+            show(*news)
+            shown = news
+        if not waiting():
+            raise VisitorLeft()
+        with _files_changed:
+            if key in _making:
+                _files_changed.wait(POLL)
+
+    def tell(fraction, text):
+        with _files_changed:
+            _making[key] = (fraction, text)
+            _files_changed.notify_all()
+        show(fraction, text)
+
+    try:
+        data = make(tell)
+        with _files_changed:
+            try:
+                _files[key] = data
+            except ValueError:  # larger than the whole cache: kept by the session that made it alone
+                pass
+        return data
+    finally:
+        with _files_changed:
+            del _making[key]
+            _files_changed.notify_all()
+
+
 def session_waiting():
     """A function that says whether this script run's visitor is still connected: a layout nobody waits for stops."""
     ctx = get_script_run_ctx()
@@ -99,4 +158,6 @@ def session_allowance():
 
 def cached_bytes():
     """Bytes held by each cache, as their size functions count them."""
-    return {'traces': _traces.currsize, 'layouts': _layouts.currsize, 'bodies': _bodies.currsize}
+    return {
+        'traces': _traces.currsize, 'layouts': _layouts.currsize, 'bodies': _bodies.currsize, 'files': _files.currsize
+    }  # fmt: skip

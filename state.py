@@ -15,6 +15,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 
+from components.graph import SHAPES
 from engine import MAX_LENGTH, PRESETS
 from engine.frames import HIDE, clamp_frame
 from engine.learn import DEFAULT_LR, LEARNING_RATES, MAX_STEPS
@@ -185,12 +186,22 @@ def from_query(query):
 
 
 def frame_to_share(value, n_frames):
-    """The frame a share request names, within 0..n_frames - 1, or None when it is not a frame number (the request
-    comes from the browser, so it may be anything); the last frame is END, so that its link says step=end."""
+    """The frame a share request names ({'frame', 'shape'} as the player sends it, or the frame alone), within
+    0..n_frames - 1, or None when it is not a frame number (the request comes from the browser, so it may be
+    anything); the last frame is END, so that its link says step=end."""
+    if isinstance(value, dict):
+        value = value.get('frame')
     if type(value) is not int:
         return None
     k = clamp_frame(value, n_frames)
     return END if k == n_frames - 1 else k
+
+
+def shape_to_share(value):
+    """The shape (graph.SHAPES) a share request says the player showed its frame in, for the frame's files to be drawn
+    in; 'wide', micrograd's, where it names none of them (a request comes from the browser)."""
+    shape = value.get('shape') if isinstance(value, dict) else None
+    return shape if isinstance(shape, str) and shape in SHAPES else 'wide'
 
 
 def scenario(query):

@@ -2,8 +2,10 @@
 a PDF, a PowerPoint deck or a ZIP of SVGs. exports.py makes every file on the server from the frames the page steps
 through; this opens the panel (share_panel: components/share.py's link and QR code, then these) and draws the
 buttons. A frame's files are made when their button is clicked, without a rerun; a whole pass is made when asked,
-with a progress bar, and kept for this session until the picture changes."""
+with a progress bar, after its turn in exports.LINE, or had from another session that asked for the same
+(shared.made_file), and each file made stays for this session until the scenario changes, within SESSION_FILE_BYTES."""
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 
@@ -15,7 +17,7 @@ import state
 from components.markdown import md
 from components.share import link_url, share_dialog
 from engine.frames import clamp_frame, frames
-from shared import session_allowance, session_waiting
+from shared import exact_key, made_file, session_allowance, session_waiting
 
 PPTX = 'application/vnd.openxmlformats-officedocument.presentationml.presentation'
 # label, file extension, mime type, the function of exports.py that makes it
@@ -31,7 +33,11 @@ PASS_FILES = (
     ('ZIP of SVGs', 'zip', 'application/zip', None),  # exports.pass_zip, which also needs the files' stem
 )
 UNITS = {'gif': 'picture', 'pdf': 'page', 'pptx': 'slide', 'zip': 'SVG'}  # what the progress bar counts
-MADE = 'export_made'  # session state: (what the pass depends on, extension, bytes), the last pass file made
+MADE = 'export_made'  # session state: (file_scenario, {extension: bytes, or None once let go for room}), oldest first
+MB = 2**20
+# the whole-pass files a session keeps: all the mlp's, 6.3 MB (its deck 4.0, the PDF 1.1, the ZIP 1.2; its GIF is
+# refused), twice over; so a class of 30 on scenarios of their own holds at most 480 MB, on one the same bytes once
+SESSION_FILE_BYTES = 16 * MB
 
 
 @dataclass(frozen=True)
@@ -48,13 +54,18 @@ class Shown:
     key: tuple  # what the whole pass depends on: the expression, its inputs and the frames
     of: int | None = None  # the count the page reads the frames' numbers against (exports.frame_numbers)
     whole: bool = True  # the frames reach the pass's end (a quiz holds back those after its question)
+    questions: list | None = None  # the frames with a question before each step, where the page has none and is whole
+    keep: tuple | None = None  # the indices of the frames a whole-pass file holds (exports.chosen_frames): all if None
+    seconds: int = 2  # a GIF's seconds a frame (exports.GIF_SECONDS)
+    shape: str = 'wide'  # the shape the player showed the frame in (graph.SHAPES): the frame's files are drawn in it
 
 
-def share_panel(page, expression, values, trace, all_frames, width, quick, of=None):
+def share_panel(page, expression, values, trace, all_frames, width, quick, of=None, shape='wide'):
     """The share panel for the frame `page` names (page.frame, END for the last) of `expression` at `values`
     ({name: value}): a link to the page at that frame, its QR code, and the exports. `quick`: whether the page's
     layout was the quick one; `of`: the count the page's caption reads the frames' numbers against, where it
-    counts more than `all_frames` (exports.frame_numbers): the panel and the files number them as the page does."""
+    counts more than `all_frames` (exports.frame_numbers): the panel and the files number them as the page does;
+    `shape`: the shape the player showed the frame in (state.shape_to_share), which the frame's files are drawn in."""
     index = clamp_frame(page.frame, len(all_frames))
     asked = any(f.ask for f in all_frames)
     whole = len(all_frames) == len(frames(trace, page.forward, page.leaves, ask=asked))
@@ -62,7 +73,8 @@ def share_panel(page, expression, values, trace, all_frames, width, quick, of=No
         trace, all_frames, index, width, quick, page.hide, stem=exports.file_stem(expression.key, values),
         key=(expression.key, tuple(values.items()), page.forward, page.leaves, page.hide, page.mode, len(all_frames),
              of),
-        of=of, whole=whole,
+        of=of, whole=whole, questions=None if asked or not whole else frames(trace, page.forward, page.leaves, True),
+        shape=shape,
     )  # fmt: skip
     allowance, waiting = session_allowance(), session_waiting()
     share_dialog(
@@ -79,7 +91,8 @@ def show_exports(shown, allowance, waiting):
     frame = shown.frames[shown.index]
     name = shown.stem + exports.frame_suffix(shown.frames, shown.index, shown.of)
     st.markdown('**This frame, for a slide**')
-    picture = {'trace': shown.trace, 'frame': frame, 'width': shown.width, 'quick': shown.quick, 'hide': shown.hide}
+    picture = {'trace': shown.trace, 'frame': frame, 'width': shown.width, 'quick': shown.quick, 'hide': shown.hide,
+               'shape': shown.shape}  # fmt: skip
     if not can_draw:  # the player laid this frame out in the browser, so the browser saves it; the DOT needs no dot
         browser_save_buttons([file for file in FRAME_FILES if file[3] is not None])
     served = FRAME_FILES if can_draw else [file for file in FRAME_FILES if file[3] is None]
@@ -94,17 +107,58 @@ def show_exports(shown, allowance, waiting):
         st.info(exports.no_dot(f'The whole pass ({names})'), icon=':material/info:')
         return
 
-    st.markdown(exports.pass_contents(shown.frames, shown.of, shown.whole))
-    made = st.session_state.get(MADE)
+    shown = choose_frames(shown)
+    if shown is None:
+        return
+    kept = _kept(shown)
     for column, (label, ext, mime, make) in zip(st.columns(len(PASS_FILES)), PASS_FILES):
-        file_name = f'{shown.stem}.{ext}'
-        if made and made[:2] == (shown.key, ext):
-            column.download_button(
-                f'{label} ({len(made[2]) / 2**20:.1f} MB)', made[2], file_name, mime, on_click='ignore',
-                type='primary', icon=':material/download:', width='stretch',
-            )  # fmt: skip
-        elif column.button(f'Make the {label}', key=f'make_{ext}', width='stretch'):
-            _make_pass(shown, ext, make or functools.partial(exports.pass_zip, stem=shown.stem), allowance, waiting)
+        kind = made_as(shown, ext)
+        if kept.get(kind) is not None:
+            _download(column, shown, label, ext, mime, kept[kind])
+            continue
+        if column.button(f'Make the {label}', key=f'make_{ext}', width='stretch'):
+            make = functools.partial(make or functools.partial(exports.pass_zip, stem=shown.stem), keep=shown.keep)
+            if ext == 'gif':
+                make = functools.partial(make, seconds=shown.seconds)
+            _make_pass(shown, (label, ext, mime), make, allowance, waiting, kept)
+        if kind in kept:  # made in this session, then let go for a newer file
+            column.caption(f'Let go to keep newer files within {SESSION_FILE_BYTES // MB} MB: make it again.')
+
+
+def choose_frames(shown):
+    """What the whole-pass files hold, as the lecturer chooses it: which frames (exports.FRAME_CHOICES), from which
+    frame to which, a question before each step, and a GIF's seconds a frame. `shown` with its frames, `keep`, key
+    and seconds set to the choice, or None, with the reason on the page, where the choice leaves nothing."""
+    st.markdown('**The whole pass, for slides**')
+    which, asking = st.columns([3, 2], vertical_alignment='bottom')
+    choice = which.segmented_control(
+        'Frames', list(exports.FRAME_CHOICES), format_func=exports.FRAME_CHOICES.get, default='all', required=True,
+        key='export_choice',
+    )  # fmt: skip
+    questions = shown.questions is not None and asking.toggle(
+        'A question before each step', key='export_questions',
+        help='A picture of each step with its new grads as ?, as Hide new grads shows them, before the one that '
+        'answers it.',
+    )  # fmt: skip
+    all_frames = shown.questions if questions else shown.frames
+    numbers, _ = exports.frame_numbers(all_frames, shown.of)
+    first, last = 1, numbers[-1]
+    if last > 1:  # the key follows the pass's length: a new scenario starts from its whole range
+        first, last = st.slider('From frame … to frame …', 1, last, (1, last), key=f'export_range_{last}')
+    seconds = st.segmented_control(
+        'A GIF frame for', exports.GIF_SECONDS, format_func=lambda s: f'{s} s', default=2, required=True,
+        key='export_seconds',
+    )  # fmt: skip
+    try:
+        keep = exports.chosen_frames(shown.trace, all_frames, choice, first, last, shown.of)
+    except exports.ExportRefused as refused:
+        st.warning(refused.message, icon=':material/filter_alt_off:')
+        return None
+    st.markdown(exports.pass_contents(all_frames, shown.of, shown.whole, keep))
+    if len(keep) > exports.EXPORT_FRAMES:
+        st.info(exports.too_many(len(keep)), icon=':material/filter_alt:')
+    key = (*shown.key, choice, first, last, questions)
+    return dataclasses.replace(shown, frames=all_frames, keep=tuple(keep), key=key, seconds=seconds)
 
 
 # the frame's SVG and PNG from the graph the player laid out in the browser: a button asks the player (player.js,
@@ -131,22 +185,97 @@ def browser_save_buttons(files):
     _BROWSER_SAVE(key='browser_save', data=[[label, ext] for label, ext, *_ in files])
 
 
-def _make_pass(shown, ext, make, allowance, waiting):
-    """Make one whole-pass file with a progress bar; keep it in the session (only the last one: bounded memory)."""
-    unit = UNITS[ext]  # the pictures it draws, not the frames' numbers: a quiz's question is a picture of its own
-    bar = st.progress(0.0, text=f'Drawing {unit} 1 of {len(shown.frames)}…')
+def file_scenario(shown):
+    """What the whole-pass files of `shown` are made from, its floats by their bits (shared.exact_key): the same for
+    two sessions only where their files are the same bytes."""
+    return exact_key((shown.key, shown.width, shown.quick))
 
-    def progress(done, total):
-        bar.progress(done / total, text=f'Drawing {unit} {min(done + 1, total)} of {total}…')
+
+def made_as(shown, ext):
+    """What a whole-pass file of `ext` is kept and shared as, besides its scenario: a GIF by its seconds a frame too,
+    so another frame time is another file, and changing it leaves the other kinds' files be."""
+    return f'{ext} at {shown.seconds} s' if ext == 'gif' else ext
+
+
+def _kept(shown):
+    """This session's whole-pass files of the scenario shown, {extension: bytes, or None once let go for room}, oldest
+    first; another scenario's are let go."""
+    scenario = file_scenario(shown)
+    if st.session_state.get(MADE, (None,))[0] != scenario:
+        st.session_state[MADE] = (scenario, {})
+    return st.session_state[MADE][1]
+
+
+def _keep(kept, ext, data):
+    """Keep `data` as the file of `ext` among `kept`, letting the oldest go while they are more than
+    SESSION_FILE_BYTES; False, keeping nothing, when it alone is."""
+    if len(data) > SESSION_FILE_BYTES:
+        return False
+    kept.pop(ext, None)
+    kept[ext] = data
+    for older in kept:  # oldest first; `data` itself fits
+        if sum(len(v) for v in kept.values() if v is not None) <= SESSION_FILE_BYTES:
+            break
+        kept[older] = None
+    return True
+
+
+def _download(place, shown, label, ext, mime, data):
+    place.download_button(
+        f'{label} ({len(data) / MB:.1f} MB)', data, f'{shown.stem}.{ext}', mime, on_click='ignore', type='primary',
+        icon=':material/download:', width='stretch',
+    )  # fmt: skip
+
+
+def ordinal(n):
+    """'1st', '2nd', '3rd', '4th', '11th', '22nd': a place in line."""
+    return f'{n}{"th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")}'
+
+
+def _make_pass(shown, file, make, allowance, waiting, kept):
+    """Make one whole-pass file (`file`: its label, extension and mime type), or have it from a session that made the
+    same (shared.made_file), with a progress bar: while it waits its turn (exports.LINE), its place in line and about
+    how long, then each picture drawn. Kept among this session's files (`kept`, _keep), or, too big to keep,
+    offered once."""
+    label, ext, mime = file
+    unit = UNITS[ext]  # the pictures it draws, not the frames' numbers: a quiz's question is a picture of its own
+    pictures = len(shown.frames if shown.keep is None else shown.keep)
+    bar = st.progress(0.0, text=f'Drawing {unit} 1 of {pictures}…')
+
+    def drawn(tell):  # made here, in this session's turn and on its allowance; tell() shows every session waiting
+        def progress(done, total):
+            tell(done / total, f'Drawing {unit} {min(done + 1, total)} of {total}…')
+
+        def told(place, seconds):
+            tell(0.0, f'{ordinal(place)} in line, about {seconds} s')
+
+        with exports.LINE.turn(ext, pictures, waiting, told):
+            progress(0, pictures)
+            return make(
+                shown.trace, shown.frames, shown.width, quick=shown.quick, hide=shown.hide, progress=progress,
+                allowance=allowance, waiting=waiting, of=shown.of,
+            )  # fmt: skip
 
     try:
-        data = make(
-            shown.trace, shown.frames, shown.width, quick=shown.quick, hide=shown.hide, progress=progress,
-            allowance=allowance, waiting=waiting, of=shown.of,
-        )  # fmt: skip
+        data = made_file(
+            (file_scenario(shown), made_as(shown, ext)),
+            drawn,
+            waiting,
+            lambda done, text: bar.progress(done, text=text),
+        )
     except exports.ExportRefused as refused:
         bar.empty()
         st.warning(refused.message, icon=':material/hourglass_disabled:')
         return
-    st.session_state[MADE] = (shown.key, ext, data)
+    except layout.VisitorLeft:
+        return  # nobody is there to see it
+    if not _keep(kept, made_as(shown, ext), data):
+        bar.empty()
+        st.warning(
+            f'This {label} is {len(data) / MB:.1f} MB, more than the {SESSION_FILE_BYTES // MB} MB of files this page '
+            'keeps for each visitor: download it now, it is not kept.',
+            icon=':material/download:',
+        )
+        _download(st, shown, label, ext, mime, data)
+        return
     st.rerun(scope='fragment')  # the dialog again, with this file's download button in place of "Make"

@@ -1,20 +1,99 @@
 """The share panel: a link that reopens the exact frame shown, as text to copy and as a QR code a room can scan off
-a projector, and the exports of that frame and of the whole pass for slides."""
+a projector, and the exports of that frame and of the whole pass for slides.
+
+A page opened on the lecturer's own machine (http://localhost:8501) has a link no student's phone can open; the
+panel then gives the link at the address other machines reach the server at, as `streamlit run` prints it."""
 
 import io
-from urllib.parse import quote, urlencode
+import ipaddress
+from dataclasses import dataclass
+from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 import segno
 import streamlit as st
+from streamlit import config, net_util
+from streamlit.web.server.server import server_address_is_unix_socket
+from streamlit.web.server.server_util import get_url
 
-QR_PIXELS = 480  # on screen: a 600-character link is a 77-module code, 6 px a module, scannable across a room
-QR_SCALE = 10  # px per module in the PNG download, for slides
+QR_PIXELS = 480  # on screen at least (a phone's narrower panel: its width): a 600-character link's code is 101
+# modules wide with its border, 5 px a module, 505 px, scannable across a room
+QR_SCALE = 10  # px per module in the SVG download, for slides
+
+FOR_OTHERS = "**For students on other machines** (your network's address)"
+FOR_HERE = '**On this machine**'
+FOR_HERE_ONLY = '**On this machine only**'
+NO_NETWORK = (
+    'Students on other machines cannot open `{host}`, and this server has no address on a network. On the '
+    "room's network, run the page with the command below, or host it (the README's *Hosting for a class*)."
+)
+RUN_ON_THE_NETWORK = './run.sh --server.address 0.0.0.0'  # the command NO_NETWORK means, with a copy button
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link the panel shows: `words` say who it is for (None: the only one), `scan` whether its QR code is drawn."""
+
+    url: str
+    words: str | None = None
+    scan: bool = True
 
 
 def link_url(page_url, query):
     """The page's address with `query` as its query string: the link that reopens that picture."""
     base = page_url.split('#', 1)[0].split('?', 1)[0]
     return f'{base}?{urlencode(query, quote_via=quote, safe="")}'
+
+
+def on_this_machine(host):
+    """Whether `host`, a URL's hostname, names only the machine it is opened on: localhost (and *.localhost, which
+    browsers keep local), 127.x.x.x, ::1 (also as ::ffff:127.0.0.1), or 0.0.0.0 and ::, which reach this machine.
+    A name is never looked up: a proxy's or a host's name is what the visitor's browser reached."""
+    host = (host or '').rstrip('.')
+    if host == 'localhost' or host.endswith('.localhost'):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    address = getattr(address, 'ipv4_mapped', None) or address
+    return address.is_loopback or address.is_unspecified
+
+
+def links_to_share(link, network):
+    """The links the panel shows for `link` (the frame's, at the page's own address), and a warning or None.
+
+    `network` is the address other machines reach this server at (network_url), or None. A page opened on this
+    machine gets the link at that address for students, with its QR code, and its own link for this machine;
+    only the scheme, host and port change. Without one (None, or itself on this machine) the page's own link
+    stays, marked as for this machine only, with the warning. A page opened at any other host (hosted, behind a
+    proxy, or at the network's address itself) is what its visitors reached: its link is the one."""
+    page = urlsplit(link)
+    if not on_this_machine(page.hostname):
+        return [Link(link)], None
+    there = urlsplit(network or '')
+    if not there.hostname or on_this_machine(there.hostname):
+        host = f'[{page.hostname}]' if ':' in page.hostname else page.hostname
+        return [Link(link, FOR_HERE_ONLY)], NO_NETWORK.format(host=host)
+    for_others = urlunsplit((there.scheme, there.netloc, page.path, page.query, ''))
+    return [Link(for_others, FOR_OTHERS), Link(link, FOR_HERE, scan=False)], None
+
+
+def network_url():
+    """The address other machines reach this server at, as `streamlit run` prints it (Streamlit's
+    web/bootstrap.py, _print_url): browser.serverAddress if set; else server.address if the server is bound to one
+    address; else the "Network URL", this machine's address on its network (net_util.get_internal_ip, which says
+    127.0.0.1 when there is none). None on a Unix socket, which only a proxy on this machine reaches."""
+    if config.is_manually_set('browser.serverAddress'):
+        host = config.get_option('browser.serverAddress')
+    elif server_address_is_unix_socket():
+        return None
+    elif config.is_manually_set('server.address') and config.get_option('server.address') not in {'0.0.0.0', '::'}:
+        host = config.get_option('server.address')
+    else:
+        host = net_util.get_internal_ip()
+    if not host:
+        return None
+    return get_url(f'[{host}]' if ':' in host and not host.startswith('[') else host)  # an IPv6 address, bracketed
 
 
 def qr_code(url):
@@ -26,8 +105,11 @@ def qr_code(url):
 
 
 def qr_png(code):
+    """The PNG on screen: whole pixels a module, at least QR_PIXELS wide. st.image shows it at that width, or as
+    wide as the panel where it is narrower (a phone's): a fixed width would overflow the panel and cut it."""
+    modules = code.symbol_size(scale=1, border=4)[0]
     buffer = io.BytesIO()
-    code.save(buffer, kind='png', scale=QR_SCALE, border=4)
+    code.save(buffer, kind='png', scale=-(-QR_PIXELS // modules), border=4)
     return buffer.getvalue()
 
 
@@ -38,14 +120,27 @@ def qr_svg(code):
 
 
 @st.dialog('Share and export', width='large')
-def share_dialog(url, frame_text, show_exports):
-    """The link to this picture, its QR code, then `show_exports()`: the export buttons (components/export_panel)."""
+def share_dialog(link, frame_text, show_exports):
+    """The link to this picture (links_to_share: for students and for this machine, where the page is opened on
+    it), the QR code of the one students open, then `show_exports()`: the export buttons (components/export_panel)."""
     st.markdown(f'**A link to this picture** — {frame_text}')
-    st.code(url, language=None, wrap_lines=True)
+    links, warning = links_to_share(link, network_url())
+    if warning:
+        st.warning(warning, icon=':material/wifi_off:')
+        st.code(RUN_ON_THE_NETWORK, language='bash')
+    for shown in links:
+        if shown.words:
+            st.markdown(shown.words)
+        st.code(shown.url, language=None, wrap_lines=True)
+        if shown.scan:
+            show_qr_code(shown.url)
+    show_exports()
+
+
+def show_qr_code(url):
     code = qr_code(url)
     if code is None:
         st.info('This link is too long for a QR code: share the text above instead.', icon=':material/qr_code:')
     else:
-        st.image(qr_png(code), width=QR_PIXELS, caption='Scan to open this frame')
+        st.image(qr_png(code), caption='Scan to open this frame')
         st.download_button('QR code (SVG)', qr_svg(code), 'backprop-link-qr.svg', 'image/svg+xml', on_click='ignore')
-    show_exports()

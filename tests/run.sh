@@ -8,12 +8,17 @@ cd "$(dirname "$0")/.."
 
 # python3 -m venv needs ensurepip, which Debian and Ubuntu ship apart, in python3-venv
 no_venv() { [ -z "${VIRTUAL_ENV:-}${CONDA_PREFIX:-}" ] && [ ! -x .venv/bin/python ] && ! python3 -c 'import ensurepip' 2>/dev/null; }
-if ! command -v dot >/dev/null || ! command -v node >/dev/null || [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ] || no_venv; then
+# the exports are opened as people open them: LibreOffice (soffice), a PDF's text (poppler's pdftotext), a QR code
+# read back (zbarimg); rsvg-convert draws the slides
+tools=(dot node soffice pdftotext zbarimg rsvg-convert)
+missing() { for tool in "${tools[@]}"; do command -v "$tool" >/dev/null || return 0; done; return 1; }
+if missing || [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ] || no_venv; then
   if command -v apt-get >/dev/null; then
     sudo=$([ "$(id -u)" = 0 ] || echo sudo)
     export DEBIAN_FRONTEND=noninteractive
     $sudo apt-get update -qq
-    $sudo apt-get install -y -qq --no-install-recommends graphviz chromium nodejs fonts-dejavu-core python3-venv >/dev/null
+    $sudo apt-get install -y -qq --no-install-recommends graphviz chromium nodejs fonts-dejavu-core python3-venv \
+      libreoffice-impress poppler-utils zbar-tools librsvg2-bin >/dev/null
   else
     echo "Install Graphviz (dot), Node.js and Chromium, and set CHROMIUM to its path if it is not /usr/bin/chromium." >&2
     exit 1

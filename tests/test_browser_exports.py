@@ -12,6 +12,8 @@ from pptx import Presentation
 from pypdf import PdfReader
 from test_browser_demo import VIEW, wait_for_player
 
+from components.export_panel import PASS_FILES
+
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=30_000)
 
@@ -83,3 +85,12 @@ def test_the_whole_pass_is_made_with_progress_then_downloads_with_a_frame_per_pi
     else:
         names = zipfile.ZipFile(io.BytesIO(data)).namelist()
         assert names == [f'reuse_a3_b-2_f{k:02d}.svg' for k in range(1, REUSE_FRAMES + 1)]
+
+
+def test_every_file_made_stays_downloadable_after_the_next_kind_is_made(share_panel):
+    page, dialog = share_panel  # the test before made the GIF, then the PDF, the PowerPoint and the ZIP
+    for label, *_ in PASS_FILES:
+        expect(dialog.get_by_role('button', name=f'{label} (')).to_be_visible()
+        expect(dialog.get_by_role('button', name=f'Make the {label}')).to_have_count(0)
+    name, data = download(page, dialog.get_by_role('button', name='GIF ('))  # the first made, still there
+    assert name == 'reuse_a3_b-2.gif' and Image.open(io.BytesIO(data)).n_frames == REUSE_FRAMES

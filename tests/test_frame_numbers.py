@@ -11,6 +11,7 @@ import io
 import re
 import zipfile
 
+import cachetools
 import pytest
 from PIL import Image
 from pptx import Presentation
@@ -18,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 from test_app import APP, EXPRESSIONS, Page
 
 import exports
+import shared
 from components import export_panel
 from engine import PRESETS, trace_backward
 from engine.frames import frames
@@ -54,6 +56,9 @@ Image.new('RGB', (8, 8), 'white').save(PNG, 'PNG')
 Image.new('RGB', (8, 8), 'white').save(PDF, 'PDF')
 
 
+SVG = b'<svg xmlns="http://www.w3.org/2000/svg" width="8pt" height="8pt" viewBox="0.00 0.00 8.00 8.00"/>'  # as dot's
+
+
 class StandInDot:
     """exports._Dot without dot: a small picture of the kind asked for; frame_dot's titles are in the sources."""
 
@@ -64,7 +69,7 @@ class StandInDot:
 
     def run(self, source, args):
         StandInDot.sources.append(source)
-        return {'-Tpng': PNG, '-Tpdf': PDF}.get(args[0], io.BytesIO(b'<svg/>')).getvalue()
+        return {'-Tpng': PNG, '-Tpdf': PDF}.get(args[0], io.BytesIO(SVG)).getvalue()
 
 
 @pytest.fixture
@@ -73,6 +78,7 @@ def recorded(monkeypatch):
     GIF's captions}."""
     seen = {'gif': []}
     monkeypatch.setattr(exports, '_Dot', StandInDot)
+    monkeypatch.setattr(shared, '_files', cachetools.LRUCache(2**20, getsizeof=len))  # no file made with real dot
     StandInDot.sources = []
     wrap, show = exports._wrap, export_panel.show_exports
     monkeypatch.setattr(exports, '_wrap', lambda text, *a: seen['gif'].append(text) or wrap(text, *a))
@@ -153,7 +159,7 @@ def test_the_whole_pass_files_number_their_frames_as_the_page_does(expr, query, 
         StandInDot.sources, recorded['gif'] = [], []
         page.at.button(key=f'make_{ext}').click().run()
         assert not page.at.exception
-        made[ext] = page.at.session_state[export_panel.MADE][2]
+        made[ext] = page.at.session_state[export_panel.MADE][1][export_panel.made_as(shown, ext)]
         if ext == 'gif':
             assert [text.split(': ')[0] for text in recorded['gif']] == labels
         if ext == 'pdf':  # each page's title is the DOT graph's label

@@ -12,6 +12,7 @@ from pathlib import Path
 import streamlit as st
 
 import layout
+import picture
 import shared
 from components.bug import bug_caption, bug_parts, bug_summary_html
 from components.depth_plot import depth_plots
@@ -40,6 +41,7 @@ _PLAYER = st.components.v2.component(
     'backprop_graph_player', css=(HERE / 'player.css').read_text(), js=(HERE / 'player.js').read_text()
 )
 GRAPHVIZ_JS = 'app/static/graphviz/index.js'  # static/graphviz/, served by Streamlit (server.enableStaticServing)
+FONTS = 'app/static/fonts/'  # static/fonts/: the page's font, DejaVu Sans Mono (scripts/update-fonts.sh)
 GOTO = 'player_goto'  # session state: where the page last sent the player, {'id', 'frame', 'open'} (go_to)
 NO_GOTO = {'id': 0, 'frame': 0, 'open': True}  # before any: the first frame
 
@@ -283,6 +285,18 @@ def encode_body(
     return json.dumps(body, separators=(',', ':')).encode()
 
 
+def font_faces():
+    """The page's @font-face rules for DejaVu Sans Mono, served from static/fonts/ (under server.baseUrlPath): the
+    graph is drawn in it on every machine (a Mac has none of its own), as its exported files are (picture.py)."""
+    base = (st.get_option('server.baseUrlPath') or '').strip('/')
+    url = '/' + '/'.join(filter(None, [base, FONTS]))
+    return ' '.join(
+        f"@font-face {{ font-family: '{picture.FAMILY}'; font-weight: {weight}; font-display: swap; "
+        f"src: url('{url}{file.name}') format('truetype'); }}"
+        for weight, file in picture.FONT_FILES.items()
+    )
+
+
 def graph_player(layout, body, speed, answers, goto, present=False, table=False, key='graph', of=None, stem='graph'):
     """Draw the player.
 
@@ -294,10 +308,11 @@ def graph_player(layout, body, speed, answers, goto, present=False, table=False,
     `of`: how many frames the whole pass has, where the body holds fewer (a quiz, up to its question).
     `stem`: the name of the files the player saves of a frame it laid out itself (exports.file_stem).
     Each run sends one line of JSON, a newline, then `body`; while nothing changes they are the same bytes,
-    so Streamlit does not send them again. Returns the frame whose Share button was clicked in this run, or None.
+    so Streamlit does not send them again. Returns what the Share button clicked in this run sent ({'frame', 'shape'}:
+    the frame, and the shape it was shown in; state.frame_to_share and state.shape_to_share read it), or None.
     """
     head = {'layout': layout, 'speed': speed, 'answers': answers, 'goto': goto, 'present': present, 'table': table,
-            'of': of, 'stem': stem}  # fmt: skip
+            'of': of, 'stem': stem, 'fonts': font_faces()}  # fmt: skip
     head = json.dumps(head).encode()
     result = _PLAYER(key=key, data=head + b'\n' + body, default={}, on_share_change=lambda: None)
     return result.get('share')

@@ -187,7 +187,7 @@ class Player {
     $('.in').onclick = () => this.zoom(this.shownScale() * 1.25);
     $('.fit').onclick = () => this.zoom(null);
     // the server does not follow the frame; the share panel is made for the frame this button sends
-    $('.share').onclick = () => { this.stop(); this.component?.setTriggerValue('share', this.cur); };
+    $('.share').onclick = () => { this.stop(); this.component?.setTriggerValue('share', { frame: this.cur, shape: this.shape }); };
     new ResizeObserver(() => this.refit()).observe(this.view);
     window.addEventListener('resize', () => (this.present ? this.fitStage() : this.refit()));
     this.swipes();
@@ -657,6 +657,10 @@ class Player {
   update(bytes) {
     const cut = bytes.indexOf(10);
     this.head = JSON.parse(utf8.decode(bytes.subarray(0, cut)));
+    // the page's font (static/fonts/), in the page's head: Chromium ignores an @font-face in a shadow root
+    if (!document.getElementById('backprop-fonts')) {
+      document.head.append(Object.assign(document.createElement('style'), { id: 'backprop-fonts', textContent: this.head.fonts || '' }));
+    }
     if (this.layout === null) this.checkLink();
     if (this.head.layout !== this.layout) {
       this.stop();
