@@ -27,7 +27,6 @@ import unicodedata
 import zipfile
 from pathlib import Path
 
-import graphviz
 from PIL import Image, ImageColor, ImageDraw, ImageFont
 
 import layout
@@ -61,7 +60,6 @@ GIF_SECONDS = (1, 2, 4)  # s a GIF frame, to choose from: 2 by default, time to 
 LAST_MS = 4000  # the last frame is held at least this long, for the class to read the grads
 CAPTION_PX = 24  # the GIF's caption, px at GIF_DPI: larger than the graph's 14 pt (19 px) labels
 STEM_CHARS = 48  # a file name's stem; the inputs are left out of it when they would make it longer
-TITLE_FONT = 'Helvetica,Arial,sans-serif'  # the PDF page's caption
 RENDER_BUDGET = 30.0  # s of rsvg-convert per export, drawing its slides: the mlp's PDF takes 2.1 s, its deck 9 s
 # a deck's pictures: a 1080p projector's own pixels, 1920 across the slide. PNG_DPI's 192 took rsvg-convert 1.5 times
 # as long (the mlp's 66 slides: 0.21 s a slide, against 0.135)
@@ -245,17 +243,11 @@ def too_many(pictures):
     )
 
 
-def frame_dot(trace, frame, width, quick=False, title=None, hide='none', shape='wide'):
+def frame_dot(trace, frame, width, quick=False, hide='none', shape='wide'):
     """The DOT source of the graph at `frame`, as the page draws it in `shape` (graph.SHAPES; with layout.QUICK when
-    the page's layout was quick); with `title`, that text (escaped: it holds names a student typed) above the graph."""
+    the page's layout was quick)."""
     graph = build_dot(trace, frame, width, hide, shape)
-    if quick:
-        graph = layout.quickened(graph)
-    if title:
-        graph.graph_attr.update(
-            label=graphviz.escape(title), labelloc='t', fontname=TITLE_FONT, fontsize='20', pad='0.3'
-        )
-    return graph.source
+    return (layout.quickened(graph) if quick else graph).source
 
 
 BUSY = 'The server is busy laying out other graphs. Try again in a few seconds.'
@@ -415,23 +407,17 @@ def frame_png(trace, frame, width, quick=False, allowance=None, waiting=lambda: 
 # --- the whole pass ----------------------------------------------------------------------------------------------
 
 
-def _drawn(
-    trace, frames, width, quick, args, progress, allowance, waiting, titled=False, hide='none', of=None, keep=None,
-    shape='wide',
-):  # fmt: skip
+def _drawn(trace, frames, width, quick, args, progress, allowance, waiting, hide='none', keep=None, shape='wide'):
     """(index, frame, dot's output) for each frame of `frames` whose index is in `keep` (chosen_frames; all by
     default), in turn: the one loop every whole-pass export goes through. The frames are the page's, so that each
     keeps the number the page gives it. Refuses more than EXPORT_FRAMES pictures before any dot runs; calls
-    progress(done, total) after each. `titled`: each picture with its frame's title (frame_title, its number read
-    against `of`); `shape`: the layout (graph.SHAPES)."""
+    progress(done, total) after each. `shape`: the layout (graph.SHAPES)."""
     keep = range(len(frames)) if keep is None else keep
     if len(keep) > EXPORT_FRAMES:
         raise ExportRefused(too_many(len(keep)))
     dot = _Dot(allowance, waiting)
-    labels = frame_labels(frames, of)
     for done, k in enumerate(keep, start=1):
-        title = f'{labels[k]}: {caption(trace, frames[k])}' if titled else None
-        yield k, frames[k], dot.run(frame_dot(trace, frames[k], width, quick, title, hide, shape), args)
+        yield k, frames[k], dot.run(frame_dot(trace, frames[k], width, quick, hide, shape), args)
         if progress:
             progress(done, len(keep))
 
