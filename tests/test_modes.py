@@ -398,7 +398,7 @@ def test_an_exported_frame_of_the_assigning_engine_marks_it_lost_as_the_page_doe
     leaves, out = PRESETS['ab_times_a_plus_b'].build(value_type=assign.Value)
     trace = trace_backward(out, leaves)
     svg = frame_svg(trace, frames(trace)[7], number_width(trace)).decode()  # d's step: e's two −6 thrown away
-    assert svg.count('✗ lost &#45;6.0000') == 2 and 'line-through' not in svg  # no strike to hide the minus
+    assert svg.count('✗ lost -6.0000') == 2 and 'line-through' not in svg  # no strike to hide the minus
     assert svg.count(f'fill="{WRONG_FILL.lower()}"') == 2  # a and b: final, and wrong
     assert '✗' not in frame_svg(trace, frames(trace)[8], number_width(trace)).decode()
 
