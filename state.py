@@ -8,7 +8,7 @@ default for the rest.
 
 The session-state keys this module owns: each field of PageState under its name (the widgets that set a field are
 drawn with that key; `frame` is the link's step, which the player keeps in the address bar), each input's box
-(input_key), and LINK_IN_BROWSER and LINK_OF_PAGE.
+(input_key), and LINK_IN_BROWSER, LINK_OF_PAGE and LINKS_BEHIND.
 """
 
 import math
@@ -35,6 +35,10 @@ NOT_SCENARIO = ('step', *STREAMLITS_OWN)  # in the address bar, but not what the
 INPUT_KEYS = 'input:'  # session state: 'input:<expr>:<name>', an input's box (input_key)
 LINK_IN_BROWSER = 'link_in_browser'  # session state: the scenario of the link in the browser's address bar
 LINK_OF_PAGE = 'link_of_page'  # session state: the scenario of the page's own link, as last written
+# session state: the scenarios the address bar held before the page's latest writes, which a run may still carry
+# until the browser has applied them (follow_link)
+LINKS_BEHIND = 'links_behind'
+KEPT_BEHIND = 8
 
 
 @dataclass(frozen=True)
@@ -218,18 +222,28 @@ class Opened:
     ignored: list  # the names of the parameters that could not be read, in the link's order
 
 
-def follow_link(session, query):
+def follow_link(session, query, navigated=True):
     """At a visitor's first run, or when the browser went Back to another link: the page's state from `query`.
 
     Returns None when the page already shows this link, else what was Opened: the player is to be sent to its
     frame (components.player.go_to), and the parameters that could not be read are to be named.
+
+    `navigated`: this run is the browser's Back or Forward (True where that cannot be known). Any other run that
+    carries a link the address bar held before the page last wrote its own is late, not a way back: the browser
+    applies a written link when that run's messages arrive, and a click made meanwhile reruns the script with the
+    address bar as it was. Following it would undo the click.
     """
     first = 'expr' not in session
-    if not first and scenario(query) == session.get(LINK_IN_BROWSER):
+    here = scenario(query)
+    if not first and here == session.get(LINK_IN_BROWSER):
+        session[LINKS_BEHIND] = []  # the browser shows the page's own link: no run can carry an older one now
+        return None
+    if not first and not navigated and here in session.get(LINKS_BEHIND, []):
         return None
     page, ignored = from_query(query)
     session.update(to_session(page))
-    session[LINK_IN_BROWSER] = scenario(query)  # what the browser's address bar holds, as Streamlit sends it
+    session[LINK_IN_BROWSER] = here  # what the browser's address bar holds, as Streamlit sends it
+    session[LINKS_BEHIND] = []
     session[LINK_OF_PAGE] = None  # the page's own link, taken as it is at the end of this run (link_to_write)
     return Opened(page.frame, first, ignored)
 
@@ -246,5 +260,6 @@ def link_to_write(session, input_names, followed):
     if followed or session.get(LINK_OF_PAGE) == query:
         session[LINK_OF_PAGE] = query
         return None
+    session[LINKS_BEHIND] = [*session.get(LINKS_BEHIND, []), session[LINK_IN_BROWSER]][-KEPT_BEHIND:]
     session[LINK_OF_PAGE] = session[LINK_IN_BROWSER] = query
     return query

@@ -7,6 +7,8 @@ import pytest
 from playwright.sync_api import expect
 from test_browser_demo import VIEW, wait_for_player
 
+from engine import PRESETS
+
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=20_000)
 
@@ -59,4 +61,25 @@ def test_back_after_playing_leaves_the_page_instead_of_stepping_through_frames(b
     assert 'step=end' in page.url
     page.go_back()
     expect(page).to_have_url(re.compile(r'expr=neuron'))
+    context.close()
+
+
+def test_back_and_forward_after_choosing_another_expression_go_between_the_two(browser, served):
+    context = browser.new_context(viewport=VIEW)
+    page = context.new_page()
+    page.goto(f'{served}/?expr=reuse')
+    wait_for_player(page, 0)
+    expression = page.locator('[data-testid="stSidebar"]').get_by_role('combobox', name='Expression')
+    expression.click()
+    page.get_by_role('option', name=PRESETS['neuron'].menu).click()
+    expect(page).to_have_url(re.compile(r'expr=neuron'))
+    wait_for_player(page, 0)
+    page.go_back()  # the run it makes carries the link from before the page wrote its own, and is followed
+    expect(page).to_have_url(re.compile(r'expr=reuse'))
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    first_input = lambda name: sidebar.get_by_role('spinbutton', name=next(iter(PRESETS[name].defaults)), exact=True)  # noqa: E731
+    expect(first_input('reuse')).to_be_visible()
+    page.go_forward()
+    expect(page).to_have_url(re.compile(r'expr=neuron'))
+    expect(first_input('neuron')).to_be_visible()
     context.close()

@@ -247,7 +247,7 @@ def test_following_a_link_sets_the_page_and_says_where_the_player_goes_writing_o
     assert opened == state.Opened(frame=3, first=True, ignored=['foo'])
     assert session['expr'] == 'reuse' and session['frame'] == 3 and session[state.input_key('reuse', 'a')] == 2.0
     page_fields = {f.name for f in dataclasses.fields(PageState)} - {'inputs'}
-    own = page_fields | {state.input_key('reuse', 'a'), state.LINK_IN_BROWSER, state.LINK_OF_PAGE}
+    own = page_fields | {state.input_key('reuse', 'a'), state.LINK_IN_BROWSER, state.LINK_OF_PAGE, state.LINKS_BEHIND}
     assert set(session) == own  # the player's goto is the player's to write (components.player.go_to)
 
 
@@ -274,6 +274,41 @@ def test_a_click_that_cuts_short_the_run_that_followed_a_link_is_still_written()
     session['learned'] = 1  # the click's callback, before the next run
     link = state.link_to_write(session, ['x', 'w', 'y', 'b'], followed=False)
     assert link is not None and link['learned'] == '1' and link['mode'] == 'learn'
+
+
+def test_a_late_run_carrying_the_link_from_before_the_page_wrote_its_own_does_not_undo_the_visitors_change():
+    # the page writes a link at the end of a run; the browser applies it when that run's messages arrive, so a click
+    # made meanwhile reruns the script with the address bar as it was: that is not the visitor going Back
+    session = {}
+    state.follow_link(session, {'expr': 'reuse'})
+    session['expr'] = state.CUSTOM  # run 1: the visitor chose to type a formula; the page writes its link
+    written = state.link_to_write(session, ['a', 'b'], followed=False)
+    session['formula'] = 'tanh(x*y + z)'  # run 2, started before the browser applied run 1's link
+    assert state.follow_link(session, {'expr': 'reuse'}, navigated=False) is None
+    assert session['formula'] == 'tanh(x*y + z)' and session['expr'] == state.CUSTOM
+    assert state.link_to_write(session, ['x', 'y', 'z'], followed=False)['formula'] == 'tanh(x*y + z)'
+    assert state.follow_link(session, {**written, 'step': '2'}, navigated=False) is None  # run 1's, late too
+
+
+@pytest.mark.parametrize('shown_first', [True, False])
+def test_going_back_to_the_link_before_the_pages_own_is_followed(shown_first):
+    session = {}
+    state.follow_link(session, {'expr': 'reuse'})
+    session['expr'] = 'chain'
+    written = state.link_to_write(session, ['a', 'b'], followed=False)
+    if shown_first:  # a run in between carried the page's link, or none did: Back is followed either way
+        assert state.follow_link(session, written, navigated=False) is None
+    assert state.follow_link(session, {'expr': 'reuse'}, navigated=True) == state.Opened(0, False, [])
+    assert session['expr'] == 'reuse'
+
+
+def test_a_link_from_before_is_followed_once_the_browser_has_shown_the_pages_own():
+    session = {}  # then only a Back can have brought the old link into the address bar
+    state.follow_link(session, {'expr': 'reuse'})
+    session['expr'] = 'chain'
+    written = state.link_to_write(session, ['a', 'b'], followed=False)
+    state.follow_link(session, written, navigated=False)
+    assert state.follow_link(session, {'expr': 'reuse'}, navigated=False) == state.Opened(0, False, [])
 
 
 @pytest.mark.parametrize(

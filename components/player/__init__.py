@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 import layout
 import picture
@@ -54,6 +55,12 @@ def go_to(frame, opening):
     """
     goto = st.session_state.get(GOTO, NO_GOTO)
     st.session_state[GOTO] = {'id': goto['id'] + 1, 'frame': frame, 'open': opening}
+
+
+def went_back_or_forward():
+    """Whether this run is the browser's Back or Forward (state.follow_link). Streamlit keeps that on the run's
+    context and has no public call for it; where it has none, True: every link that arrives is followed."""
+    return getattr(get_script_run_ctx(), 'is_history_navigation', True)
 
 
 def send_to(frame):
