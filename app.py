@@ -6,11 +6,10 @@ import state
 from components.bug import show_bug_note
 from components.export_panel import share_panel
 from components.inputs import input_values, show_learned
-from components.learning import learning_after, learning_panel, tail_length
+from components.learning import learning_after, learning_panel
 from components.markdown import md, printable
 from components.modes import mode_control, mode_in_force
 from components.nonfinite import show_nonfinite
-from components.numbers import number_width
 from components.picker import choose_expression, chosen_expression, show_formula_error, show_heading
 from components.player import go_to, send_to, show_player, went_back_or_forward
 from components.present import hide_control, presentation_controls
@@ -18,6 +17,8 @@ from components.quiz import quiz_panel
 from engine import first_nonfinite
 from engine.frames import frames
 from shared import traced
+from view.learning import tail_length
+from view.numbers import number_width
 
 st.set_page_config(page_title='Backprop, step by step', page_icon='∂', layout='wide')
 

@@ -32,8 +32,8 @@ from PIL import Image, ImageColor, ImageDraw, ImageFont
 import layout
 import picture
 import slides
-from components.explanation import caption, explain, local_gradient_lines, plain_text
-from components.graph import (
+from view.explanation import caption, explain, local_gradient_lines, plain_text
+from view.graph import (
     ACCUMULATING_FILL,
     ACTIVE,
     FAINT,

@@ -15,7 +15,9 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from components.graph import (
+from engine import ops
+from engine.frames import frames
+from view.graph import (
     COLOUR_MEANINGS,
     INK,
     MARK_STYLE,
@@ -26,9 +28,7 @@ from components.graph import (
     VALUE_TEXTS,
     wrong_grads,
 )
-from components.numbers import HIDDEN, NOT_COMPUTED
-from engine import ops
-from engine.frames import frames
+from view.numbers import HIDDEN, NOT_COMPUTED
 
 SVG_NS = 'http://www.w3.org/2000/svg'
 XML_SPACE = '{http://www.w3.org/XML/1998/namespace}space'

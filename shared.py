@@ -13,9 +13,9 @@ import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from components.numbers import number_width
 from engine import Value, assign, numeric_grads, trace_backward
 from layout import POLL, Allowance, LayoutRefused, VisitorLeft
+from view.numbers import number_width
 
 MB = 2**20
 TRACE_BYTES_PER_NODE = 2_000  # measured: a trace holds 0.9-1.2 kB a node (bench/bench_load.py checks the total)

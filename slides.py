@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from lxml import etree
 from PIL import ImageFont
 
-from components.explanation import frame_rules
-from components.graph import ACTIVE, ACTIVE_TINT, FAINT, INK, SCREEN_FONT, SHAPES, VALUE_TEXTS
 from picture import BOLD_TEXTS
+from view.explanation import frame_rules
+from view.graph import ACTIVE, ACTIVE_TINT, FAINT, INK, SCREEN_FONT, SHAPES, VALUE_TEXTS
 
 SLIDE = (960.0, 540.0)  # pt: the deck's 13.333 × 7.5 in, 16:9
 EDGE = 24.0  # pt of white around what a slide shows

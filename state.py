@@ -15,10 +15,10 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 
-from components.graph import SHAPES
 from engine import MAX_LENGTH, PRESETS
 from engine.frames import HIDE, clamp_frame
 from engine.learn import DEFAULT_LR, LEARNING_RATES, MAX_STEPS
+from view.graph import SHAPES
 
 CUSTOM = 'custom'
 EXPRESSIONS = (*PRESETS, CUSTOM)

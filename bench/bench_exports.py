@@ -18,9 +18,9 @@ import time
 import exports
 import layout
 from bench import readme_tables
-from components.numbers import number_width
 from engine import PRESETS, chain, trace_backward
 from engine.frames import frames
+from view.numbers import number_width
 
 GRAPHS = {'neuron': PRESETS['neuron'], 'reuse': PRESETS['reuse'], 'lecture': PRESETS['lecture'],
           'mlp': PRESETS['mlp'], 'chain(10)': chain(10)}  # fmt: skip

@@ -28,9 +28,9 @@ from pathlib import Path
 
 import layout
 from bench import readme_tables
-from components.graph import build_dot
-from components.numbers import number_width
 from engine import PRESETS, chain, parse_expression, trace_backward
+from view.graph import build_dot
+from view.numbers import number_width
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -17,9 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from components.graph import build_dot
-from components.numbers import number_width
 from engine import PRESETS, chain, trace_backward
+from view.graph import build_dot
+from view.numbers import number_width
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / 'bench' / 'results'

@@ -5,8 +5,8 @@ import math
 import streamlit as st
 
 from components.markdown import md
-from components.numbers import fmt
 from state import CUSTOM, forget_other_formulas, input_key
+from view.numbers import fmt
 
 LIMIT = 1e6  # inputs stay within ±LIMIT: wide enough for any lesson, and far from overflow in the ops
 

@@ -142,9 +142,9 @@ def quiz_answered_wrongly(browser, url):
 def exported_gif(name):
     """The whole pass of `reuse` as the share panel's GIF export makes it (exports.pass_gif, on the server)."""
     import exports
-    from components.numbers import number_width
     from engine import PRESETS, trace_backward
     from engine.frames import frames
+    from view.numbers import number_width
 
     leaves, out = PRESETS['reuse'].build(None)
     trace = trace_backward(out, leaves)

@@ -1,11 +1,11 @@
 """The autograd core: a scalar Value that remembers what it was made from, and backward()."""
 
-import math
-import operator
+from engine import ieee as math  # Python's math, with inf and nan where it raises: the page shows numbers
+from engine.ieee import as_float
 
 # The rule every op keeps (the trace and the explanation rely on it, and tests/test_value.py checks it): its
-# _backward has one `.grad +=` line per input, in _prev order, and nothing else writes a grad. Math other than
-# + - * and negation goes through _ieee below, so inf and nan come out as numbers, never as exceptions.
+# _backward has one `.grad +=` line per input, in _prev order, and nothing else writes a grad. Its math is
+# engine/ieee.py's, and + - * and negation never raise on floats, so inf and nan come out as numbers.
 
 
 class Value:
@@ -44,7 +44,7 @@ class Value:
         return out
 
     def tanh(self):
-        t = _ieee(math.tanh, self.data)
+        t = math.tanh(self.data)
         out = Value(t, (self,), 'tanh')
 
         def _backward():
@@ -77,8 +77,8 @@ class Value:
 
     def __truediv__(self, other):
         other = as_value(other)
-        inv = _div(1.0, other.data)  # 1/b: inf rather than an error at b = 0
-        out = Value(_div(self.data, other.data), (self, other), '/')
+        inv = math.pow(other.data, -1)  # 1/b, as micrograd's a / b is a * b**-1
+        out = Value(self.data * inv, (self, other), '/')
 
         def _backward():
             self.grad += inv * out.grad
@@ -89,8 +89,8 @@ class Value:
 
     def __pow__(self, n):
         assert isinstance(n, (int, float)), 'the exponent must be a number'
-        slope = 0.0 if n == 0 else n * _pow(self.data, n - 1)  # x**0 is 1 everywhere: not 0 * inf = nan at 0
-        out = Value(_pow(self.data, n), (self,), f'**{n:g}')
+        slope = 0.0 if n == 0 else n * math.pow(self.data, n - 1)  # x**0 is 1 everywhere: not 0 * inf = nan at 0
+        out = Value(math.pow(self.data, n), (self,), f'**{n:g}')
 
         def _backward():
             self.grad += slope * out.grad
@@ -99,7 +99,7 @@ class Value:
         return out
 
     def exp(self):
-        e = _exp(self.data)
+        e = math.exp(self.data)
         out = Value(e, (self,), 'exp')
 
         def _backward():
@@ -109,8 +109,8 @@ class Value:
         return out
 
     def log(self):
-        inv = _div(1.0, self.data)
-        out = Value(_log(self.data), (self,), 'log')
+        inv = math.pow(self.data, -1)
+        out = Value(math.log(self.data), (self,), 'log')
 
         def _backward():
             self.grad += inv * out.grad
@@ -119,7 +119,7 @@ class Value:
         return out
 
     def relu(self):
-        out = Value(_ieee(max, self.data, 0.0), (self,), 'relu')  # max(nan, 0.0) is nan: nan stays nan
+        out = Value(max(self.data, 0.0), (self,), 'relu')  # max(nan, 0.0) is nan: nan stays nan
 
         def _backward():
             self.grad += (self.data > 0) * out.grad
@@ -128,7 +128,7 @@ class Value:
         return out
 
     def sigmoid(self):
-        s = _ieee(_sigmoid, self.data)
+        s = 1 / (1 + math.exp(-self.data))
         out = Value(s, (self,), 'sigmoid')
 
         def _backward():
@@ -138,19 +138,19 @@ class Value:
         return out
 
     def sin(self):
-        out = Value(_ieee(math.sin, self.data), (self,), 'sin')  # math.sin(inf) raises: nan
+        out = Value(math.sin(self.data), (self,), 'sin')
 
         def _backward():
-            self.grad += _ieee(math.cos, self.data) * out.grad
+            self.grad += math.cos(self.data) * out.grad
 
         out._backward = _backward
         return out
 
     def cos(self):
-        out = Value(_ieee(math.cos, self.data), (self,), 'cos')
+        out = Value(math.cos(self.data), (self,), 'cos')
 
         def _backward():
-            self.grad += -_ieee(math.sin, self.data) * out.grad
+            self.grad += -math.sin(self.data) * out.grad
 
         out._backward = _backward
         return out
@@ -181,7 +181,7 @@ def as_value(x):
     """A number becomes a constant leaf; a Value stays itself."""
     if isinstance(x, Value):
         return x
-    x = _float(x)
+    x = as_float(x)
     return Value(x, label=f'{x:g}')
 
 
@@ -214,57 +214,3 @@ def backward(out):
     out.grad = 1.0
     for v in reversed(order):
         v._backward()
-
-
-# Python raises where IEEE 754 floats give inf or nan. Every op's math but + - * and negation (which never
-# raise on floats) goes through _ieee, so one rule holds for all: the page shows a number, never a traceback.
-def _ieee(f, *args, pole=1.0):
-    """f(*args) on floats: an overflow or a pole gives inf times `pole` (its sign, or nan), outside f's domain nan."""
-    try:
-        y = f(*map(_float, args))
-    except (OverflowError, ZeroDivisionError):  # 1e200 ** 2, 0.0 ** -1, math.exp(1000)
-        return pole * math.inf
-    except ValueError:  # math.log(-1), math.sin(inf)
-        return math.nan
-    return math.nan if isinstance(y, complex) else y  # (-8.0) ** 0.5 is not real
-
-
-def _float(x):
-    """x as a float; an int too large for one (10 ** 400) is ±inf, as the float it stands for would be."""
-    try:
-        return float(x)
-    except OverflowError:
-        return math.inf if x > 0 else -math.inf
-
-
-def _div(a, b):
-    a, b = _float(a), _float(b)
-    # a/0 is inf with the signs of a and of the zero, as in IEEE; 0/0 and nan/0 are nan
-    sign = math.copysign(1.0, a) * math.copysign(1.0, b)
-    return _ieee(operator.truediv, a, b, pole=math.nan if a == 0 or a != a else sign)
-
-
-def _pow(x, n):
-    x, n = _float(x), _float(n)  # floats, so 10 ** 400 overflows to inf rather than making a 401-digit int
-    # the infinity's sign: that of x for an odd power (-0.0 ** -1 is -inf); none where x < 0 has no real power
-    if n.is_integer() and n % 2 == 1:
-        pole = math.copysign(1.0, x)
-    else:
-        pole = math.nan if x < 0 and not n.is_integer() else 1.0
-    return _ieee(operator.pow, x, n, pole=pole)
-
-
-def _log(x):
-    return -math.inf if x == 0 else _ieee(math.log, x)  # math.log(0) is a domain error; the limit is -inf
-
-
-def _exp(x):
-    return _ieee(math.exp, x)
-
-
-def _sigmoid(x):
-    # two forms, so that exp never overflows
-    if x >= 0:
-        return 1 / (1 + math.exp(-x))
-    e = math.exp(x)
-    return e / (1 + e)

@@ -17,11 +17,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from test_player import replay
 
-from components.graph import LEGEND
-from components.node_table import ANSWER_COLUMN as ANSWERS
-from components.node_table import BESIDE_COLUMN as BESIDE
-from components.node_table import STATE_COLUMN as STATE
 from devtools.serve import LAYOUT_SOURCES, NO_DOT_PATH
+from view.graph import LEGEND
+from view.node_table import ANSWER_COLUMN as ANSWERS
+from view.node_table import BESIDE_COLUMN as BESIDE
+from view.node_table import STATE_COLUMN as STATE
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / 'app.py')

@@ -12,11 +12,11 @@ from playwright.sync_api import expect
 from test_layout import tangled_formula
 
 import layout
-from components.explanation import caption, explain, explanation_html
-from components.node_table import node_table
 from devtools.serve import free_port, serve_app
 from engine import PRESETS, parse_expression, trace_backward
 from engine.frames import frames
+from view.explanation import caption, explain, explanation_html
+from view.node_table import node_table
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=20_000)

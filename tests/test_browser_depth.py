@@ -5,10 +5,10 @@ import pytest
 from playwright.sync_api import expect
 from test_browser_demo import VIEW, wait_for_player
 
-from components.depth_plot import plot_points, w_line
-from components.numbers import fmt
 from engine import PRESETS, chain, trace_backward
 from engine.frames import frames
+from view.depth_plot import plot_points, w_line
+from view.numbers import fmt
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=20_000)

@@ -12,8 +12,8 @@ from playwright.sync_api import expect
 from pypdf import PdfReader
 from test_browser_demo import VIEW, show_shape, wait_for_player
 
-from components.graph import SHAPES
 from picture import FONT_FILES
+from view.graph import SHAPES
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=30_000)

@@ -6,9 +6,9 @@ from playwright.sync_api import expect
 from test_browser import boxes
 from test_browser_demo import show_shape, wait_for_player
 
-from components.explanation import frame_rules
 from engine import PRESETS, trace_backward
 from engine.frames import frames
+from view.explanation import frame_rules
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=20_000)

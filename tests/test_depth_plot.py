@@ -1,4 +1,4 @@
-"""The chain's |grad| plot (components/depth_plot.py): its path, its numbers against the chain rule by hand, the points
+"""The chain's |grad| plot (view/depth_plot.py): its path, its numbers against the chain rule by hand, the points
 each frame shows, the line on w, its size, and that no other expression gets one."""
 
 import json
@@ -8,7 +8,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from components.depth_plot import (
+from engine import PRESETS, chain, numeric_grads, parse_expression, trace_backward
+from engine.frames import frames, grads_at, hidden_grads
+from view.depth_plot import (
     MAX_POINTS,
     chain_path,
     depth_plots,
@@ -18,10 +20,8 @@ from components.depth_plot import (
     w_line,
     w_uses,
 )
-from components.numbers import fmt, number_width
-from components.player import make_body
-from engine import PRESETS, chain, numeric_grads, parse_expression, trace_backward
-from engine.frames import frames, grads_at, hidden_grads
+from view.numbers import fmt, number_width
+from view.player_body import make_body
 
 SVG = '{http://www.w3.org/2000/svg}'
 

@@ -1,4 +1,4 @@
-"""components.explanation on plain data: the chain rule with the numbers plugged in, the engine's own
+"""view.explanation on plain data: the chain rule with the numbers plugged in, the engine's own
 _backward source, and names printed, never rendered. Expected numbers are derived by hand."""
 
 import inspect
@@ -9,7 +9,10 @@ from html.parser import HTMLParser
 
 import pytest
 
-from components.explanation import (
+from components.markdown import md
+from engine import OPS, PRESETS, Value, assign, parse_expression, topological_order, trace_backward
+from engine.frames import frames
+from view.explanation import (
     caption,
     captured_numbers,
     chain_rule_lines,
@@ -20,9 +23,6 @@ from components.explanation import (
     number,
     plain_text,
 )
-from components.markdown import md
-from engine import OPS, PRESETS, Value, assign, parse_expression, topological_order, trace_backward
-from engine.frames import frames
 
 
 def traced(expression, values=None):

@@ -24,9 +24,9 @@ import exports
 import layout
 import shared
 from components import export_panel
-from components.numbers import number_width
 from engine import PRESETS, trace_backward
 from engine.frames import frames
+from view.numbers import number_width
 
 WAIT = 30  # s: only a bound on a test that fails; nothing here waits that long when it passes
 

@@ -15,12 +15,12 @@ from pypdf import PdfReader
 import exports
 import layout
 import picture
-from components.explanation import caption, chain_rule_lines
-from components.graph import build_dot
-from components.numbers import number_width
 from engine import PRESETS, Value, chain, parse_expression, trace_backward
 from engine.frames import frames
 from exports import ExportRefused
+from view.explanation import caption, chain_rule_lines
+from view.graph import build_dot
+from view.numbers import number_width
 
 SVG = '{http://www.w3.org/2000/svg}'
 

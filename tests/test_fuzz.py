@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 
 import engine.parse
 import state
-from components.numbers import fmt, number_width
 from engine import (
     MAX_DEPTH,
     MAX_LENGTH,
@@ -31,6 +30,7 @@ from engine import (
     parse_expression,
     trace_backward,
 )
+from view.numbers import fmt, number_width
 
 EDGES = [0.0, -0.0, 1e308, -1e308, 1e-320, math.nan, math.inf, -math.inf, 1e6, -1e6]
 PER_INPUT = 0.5  # seconds for one input, parsed, built and traced: a guard against a pathological case

@@ -1,4 +1,4 @@
-"""components.graph.build_dot on plain data: one op node per op, one edge per input slot, the active step
+"""view.graph.build_dot on plain data: one op node per op, one edge per input slot, the active step
 highlighted with its amounts, escaped labels, and a layout that never moves between frames (laid out by `dot`)."""
 
 import colorsys
@@ -13,11 +13,13 @@ from pathlib import Path
 import graphviz
 import pytest
 
-from components import graph
-from components.graph import ACTIVE, COLOUR_MEANINGS, LEGEND, MARK_STYLE, SHAPES, build_dot, label_width
-from components.numbers import number_width
 from engine import PRESETS, Value, assign, chain, parse_expression, trace_backward
 from engine.frames import frames
+from view import graph
+from view.graph import ACTIVE, COLOUR_MEANINGS, LEGEND, MARK_STYLE, SHAPES, build_dot, label_width
+from view.numbers import number_width
+
+ROOT = Path(__file__).parent.parent
 
 EXPRESSIONS = {**PRESETS, 'chain5': chain(5), 'typed': parse_expression('L=tanh(x*w + b) * y - x/2 + exp(-y)')}
 
@@ -397,7 +399,7 @@ def test_a_thrown_away_amount_keeps_its_minus_sign_and_no_line_is_drawn_through_
         assert label_nodes(source)[f'l3_{slot}']['fontcolor'] == graph.INK
     assert '<S>' not in source and '<s>' not in graph.LOST_LEGEND
     assert f'{graph.LOST_MARK} −6.0000' in graph.LOST_LEGEND  # the legend's example is negative, and reads so
-    css = (Path(graph.__file__).parent / 'player' / 'player.css').read_text()
+    css = (ROOT / 'components' / 'player' / 'player.css').read_text()
     assert 'line-through' not in css
     svg = graphviz.Source(source).pipe(format='svg').decode()  # what the exports draw: no strike either
     assert 'line-through' not in svg and svg.count('✗ lost &#45;6.0000</text>') == 2  # its minus is a minus
@@ -516,7 +518,7 @@ def test_the_legend_of_the_assigning_engine_shows_the_wrong_look_as_the_graph_dr
     assert graph.WRONG_FILL in graph.LOST_LEGEND and 'dotted' in graph.LOST_LEGEND
     assert graph.COLOUR_MEANINGS[graph.WRONG_FILL] in graph.LOST_LEGEND
     assert graph.STATE_STYLE['wrong'] == {'style': 'rounded,filled,dotted', 'fillcolor': graph.WRONG_FILL}
-    css = (Path(graph.__file__).parent / 'player' / 'player.css').read_text()
+    css = (ROOT / 'components' / 'player' / 'player.css').read_text()
     assert (
         'g.v.wrong > path { fill: var(--wrong-fill);' in css and graph.CSS_VARIABLES['--wrong-fill'] == graph.WRONG_FILL
     )

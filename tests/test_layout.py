@@ -15,10 +15,10 @@ from streamlit.testing.v1 import AppTest
 
 import components.player
 import layout
-from components.graph import build_dot
-from components.numbers import number_width
 from engine import ExpressionError, parse_expression, trace_backward
 from layout import Allowance, LayoutRefused, VisitorLeft, lay_out
+from view.graph import build_dot
+from view.numbers import number_width
 
 APP = str(Path(__file__).resolve().parent.parent / 'app.py')
 PAGE_ANSWERS = 10.0  # s: the bound for any formula on the 2-core machine

@@ -4,7 +4,7 @@ grad, or the contribution made from it.
 
 The bodies are made by make_body, as the page makes them (the quiz's: up to each question, without the check; in the
 presentation view, the whole pass). What is forbidden is worked out here from the trace's raw floats, written as the
-page writes numbers (components.numbers.fmt). A forbidden number can still be on the page for a reason of its own
+page writes numbers (view.numbers.fmt). A forbidden number can still be on the page for a reason of its own
 (a local gradient of 1.0000 where the upstream grad is 1.0000 too, or a data value): so each text is allowed the
 visible numbers it may name, each as often as it may name them, and a leak is a forbidden number found more often than
 that. The sums and the edge labels must also say '?' for the local gradient itself, not only for the result: a line
@@ -18,14 +18,14 @@ from collections import Counter
 
 import pytest
 
-from components.depth_plot import plot_html
-from components.graph import build_dot
 from components.learning import learning_after
-from components.numbers import fmt, number_width
-from components.player import make_body
 from engine import PRESETS, learn
 from engine.frames import frames
 from shared import traced
+from view.depth_plot import plot_html
+from view.graph import build_dot
+from view.numbers import fmt, number_width
+from view.player_body import make_body
 
 HIDDEN = '?'
 NOTHING = Counter()  # a text that may name no forbidden number

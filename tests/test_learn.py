@@ -13,15 +13,15 @@ from test_app import text_of
 from test_player import replay
 
 import shared
-from components.depth_plot import plot_html
-from components.explanation import number
 from components.learning import learning_after
-from components.numbers import fmt, number_width
-from components.player import make_body
 from engine import PRESETS, parse_expression
 from engine.frames import frames
 from engine.learn import DEFAULT_LR, LEARNING_RATES, MAX_STEPS, applies, descend, loss, step
 from engine.presets import numeric_grads
+from view.depth_plot import plot_html
+from view.explanation import number
+from view.numbers import fmt, number_width
+from view.player_body import make_body
 
 REGRESSION = PRESETS['regression']
 MLP = PRESETS['mlp']
@@ -178,7 +178,7 @@ def test_a_loss_that_overflows_becomes_inf_then_nan_and_does_not_raise():
     assert math.isnan(losses[-1])
 
 
-# --- the page's frames of one step of learning (components/learning.py) ---------------------------------------
+# --- the page's frames of one step of learning (view/learning.py) ---------------------------------------
 # The regression by hand: err_j = -1.25 · 0.35^j after j steps at lr = 0.1 (each step multiplies err by
 # 1 - 2·lr·(x² + 1) = 1 - 0.2·3.25 = 0.35), L_j = err_j²: 1.5625, 0.19140625, 0.0234473, 0.0028723, 0.0003519.
 # Its pass: the inputs (frame 0), w*x, pred, pred - y, L (1-4), the seed and 8 steps back (5-13); then w (14), b (15),

@@ -312,7 +312,7 @@ def test_the_loss_goes_down_over_ten_steps_at_the_default_rate_on_the_page(start
 
 
 def loss_plot(page):
-    """The loss plot in the player at the frame shown, as text (components/learning.py's loss_plots)."""
+    """The loss plot in the player at the frame shown, as text (view/learning.py's loss_plots)."""
     plots = page.body()['plots']
     return text_of(plots['head'] + plots['parts'][plots['at'][page.frame]])
 
@@ -389,11 +389,11 @@ def test_the_node_table_puts_what_plus_equals_gives_beside_each_grad_frame_by_fr
 
 @pytest.mark.parametrize('source', ['dot'], indirect=True)  # the server draws exports
 def test_an_exported_frame_of_the_assigning_engine_marks_it_lost_as_the_page_does():
-    from components.graph import WRONG_FILL
-    from components.numbers import number_width
     from engine import PRESETS, assign, trace_backward
     from engine.frames import frames
     from exports import frame_svg
+    from view.graph import WRONG_FILL
+    from view.numbers import number_width
 
     leaves, out = PRESETS['ab_times_a_plus_b'].build(value_type=assign.Value)
     trace = trace_backward(out, leaves)

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 import engine.value
-from components.numbers import fmt, number_width
-from components.summary import UNDEFINED, grad_check
 from engine import OPS, Value, backward, first_nonfinite, numeric_grads, parse_expression, trace_backward
+from engine.ieee import _ieee
 from engine.ops import formula, op_of, symbol, why_nonfinite
-from engine.value import _ieee
+from view.numbers import fmt, number_width
+from view.summary import UNDEFINED, grad_check
 
 INF, NAN = math.inf, math.nan
 
@@ -116,7 +116,7 @@ def test_whole_numbers_too_large_for_a_float_act_as_infinities():
 
 def test_every_math_call_goes_through_one_rule_that_never_raises():
     # math.sin(inf) and math.sqrt(-1) raise ValueError, math.exp(1000) OverflowError, 0.0 ** -1 ZeroDivisionError:
-    # through _ieee a domain error is nan and an overflow or a pole is inf with the sign it is given
+    # through engine.ieee's _ieee a domain error is nan and an overflow or a pole is inf with the sign it is given
     assert math.isnan(_ieee(math.sin, INF))
     assert math.isnan(_ieee(math.sqrt, -1.0))
     assert _ieee(math.exp, 1000.0) == INF

@@ -12,14 +12,14 @@ import math
 import pytest
 from graphviz import quoting
 
-from components.explanation import caption, explain, formula, frame_rules, number, owner, plain_text
-from components.graph import build_dot
-from components.node_table import table_columns
 from engine import OPS, PRESETS, Value, chain, parse_expression, trace_backward, value
 from engine.frames import frames
 from engine.ops import CALL, MINUS, binding, bracket, op_of, symbol
 from engine.ops import formula as op_formula
 from engine.trace import MAX_FORMULA_NAME
+from view.explanation import caption, explain, formula, frame_rules, number, owner, plain_text
+from view.graph import build_dot
+from view.node_table import table_columns
 
 TYPED = [
     'tanh(x*w)', 'a*b + a*a', '-(a*b)', '(a+b)**2', 'a - (b - c)', 'a/b/c', 'a/(b/c)', '-a*b', '-a**2', '(-a)**2',

@@ -1,4 +1,4 @@
-"""How numbers are written (components/numbers.py): 4 decimals, e-notation at the extremes, nan, inf and −inf by
+"""How numbers are written (view/numbers.py): 4 decimals, e-notation at the extremes, nan, inf and −inf by
 name, and one width per graph so that no box changes size between frames.
 
 Every expected string is worked out by hand from the rule in fmt's docstring, not read back from fmt.
@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from components.numbers import HIDDEN, NOT_COMPUTED, fmt, number_width, padded
 from engine import PRESETS, parse_expression, trace_backward
+from view.numbers import HIDDEN, NOT_COMPUTED, fmt, number_width, padded
 
 MINUS = '\N{MINUS SIGN}'  # U+2212, as the page writes −inf; a finite negative number keeps the ASCII hyphen
 

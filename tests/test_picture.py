@@ -14,7 +14,9 @@ import exports
 import layout
 import picture
 import state
-from components.graph import (
+from engine import PRESETS, assign, chain, parse_expression, trace_backward
+from engine.frames import frames, grads_at
+from view.graph import (
     COLOUR_MEANINGS,
     MARK_STYLE,
     SHAPES,
@@ -23,9 +25,7 @@ from components.graph import (
     build_dot,
     value_look,
 )
-from components.numbers import number_width
-from engine import PRESETS, assign, chain, parse_expression, trace_backward
-from engine.frames import frames, grads_at
+from view.numbers import number_width
 
 SVG = '{http://www.w3.org/2000/svg}'
 XML_SPACE = '{http://www.w3.org/XML/1998/namespace}space'

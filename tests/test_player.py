@@ -15,17 +15,19 @@ from streamlit.testing.v1 import AppTest
 
 import layout
 import state
-from components import graph
-from components import node_table as node_table_module
-from components.explanation import caption, explain, explanation_html
-from components.graph import CSS_VARIABLES, PLAYER_STYLE, VALUE_ROWS, VALUE_TEXTS, build_dot, hot_edges, value_look
-from components.node_table import node_table, table_columns
-from components.numbers import fmt, number_width
-from components.player import GOTO, encode_body, frame_patches, layout_svg
-from components.summary import grad_check, summary_html
+from components.player import GOTO, layout_svg
 from devtools.serve import NO_DOT_PATH
 from engine import PRESETS, chain, numeric_grads, parse_expression, trace_backward
 from engine.frames import frames, grads_at
+from view import graph
+from view import node_table as node_table_module
+from view.explanation import caption, explain, explanation_html
+from view.graph import CSS_VARIABLES, PLAYER_STYLE, VALUE_ROWS, VALUE_TEXTS, build_dot, hot_edges, value_look
+from view.node_table import node_table, table_columns
+from view.numbers import fmt, number_width
+from view.patches import frame_patches
+from view.player_body import encode_body
+from view.summary import grad_check, summary_html
 
 APP = str(Path(__file__).resolve().parent.parent / 'app.py')
 EXPRESSIONS = {**PRESETS, 'chain12': chain(12), 'typed': parse_expression('L = tanh(x*w + b) * y - x/2 + exp(-y)')}
@@ -222,7 +224,7 @@ def test_the_layout_body_is_sent_unchanged_until_the_layout_changes():
     assert json.loads(new_head)['layout'] != json.loads(head)['layout'] and new_body != body
 
 
-# --- player.js and player.css read the graph as components/graph.py draws it -----------------------------
+# --- player.js and player.css read the graph as view/graph.py draws it -----------------------------
 
 PLAYER_DIR = Path(__file__).resolve().parent.parent / 'components' / 'player'
 PLAYER_JS = (PLAYER_DIR / 'player.js').read_text()

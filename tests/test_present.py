@@ -17,11 +17,11 @@ from streamlit.testing.v1 import AppTest
 from test_player import player_bytes, replay
 
 import state
-from components.explanation import chain_rule_lines, explain, frame_rules, plain_text
-from components.numbers import HIDDEN, number_width
-from components.player import frame_patches
 from engine import PRESETS, chain, parse_expression, trace_backward
 from engine.frames import HIDE, frames
+from view.explanation import chain_rule_lines, explain, frame_rules, plain_text
+from view.numbers import HIDDEN, number_width
+from view.patches import frame_patches
 
 APP = str(Path(__file__).resolve().parent.parent / 'app.py')
 EXPRESSIONS = {**PRESETS, 'chain5': chain(5), 'typed': parse_expression('L = a*a*b + tanh(a) / b')}

@@ -18,11 +18,11 @@ from scipy import ndimage
 import exports
 import layout
 import slides
-from components.explanation import frame_rules
-from components.graph import ACTIVE, COLOUR_MEANINGS, FORWARD, SEED, SHAPES, build_dot
-from components.numbers import fmt, number_width
 from engine import PRESETS, chain, trace_backward
 from engine.frames import frames
+from view.explanation import frame_rules
+from view.graph import ACTIVE, COLOUR_MEANINGS, FORWARD, SEED, SHAPES, build_dot
+from view.numbers import fmt, number_width
 
 BACK_ROW_PT = 14  # the numbers' least size on a 960 pt wide slide: the issue's, the graph's own size
 SUMS_LEAST_PT = 18

@@ -15,27 +15,11 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 import layout
 import picture
 import shared
-from components.bug import bug_caption, bug_parts, bug_summary_html
-from components.depth_plot import depth_plots
-from components.explanation import caption, explain, explanation_html, frame_rules
-from components.graph import (
-    LEGEND,
-    LOST_LEGEND,
-    SHAPES,
-    blank_label,
-    build_dot,
-    hot_edges,
-    label_width,
-    lost_edges,
-    value_look,
-)
-from components.learning import learning_tail
-from components.node_table import table_columns
-from components.numbers import HIDDEN, fmt
-from components.summary import grad_check, summary_html
-from engine.frames import frames, hidden_grads
-from exports import file_stem, frame_labels, frame_suffixes
+from engine.frames import frames
+from exports import file_stem
 from layout import QUICK_NOTE, LayoutRefused, has_dot, lay_out, quickened
+from view.graph import SHAPES, build_dot
+from view.player_body import make_body
 
 HERE = Path(__file__).parent
 _PLAYER = st.components.v2.component(
@@ -154,142 +138,6 @@ def layout_svg(trace, width, waiting=lambda: True, allowance=None, shape='wide')
     layout, only texts and colours differ, and frame 0's patch writes every number. So a layout shared between
     visitors holds none of their values. Within layout.py's budget, or LayoutRefused."""
     return lay_out(build_dot(trace, None, width, shape=shape), waiting, allowance)
-
-
-def frame_patches(trace, all_frames, width, hide='none', right=None):
-    """Frame 0 whole, then for each frame only what changed: linear in the graph and the number of frames.
-
-    A patch: 'v' [[node, data text, grad text, grad state, mark]], 'o' the op whose _backward runs (-1: none),
-    'e' [['op_slot', edge label (its lines joined by a newline) or '']], 'a' the node the frame is about, and on
-    the `=` engine 'x' ['op_slot'], the edges whose contribution this frame throws away, each drawn dashed in ink
-    with the label it had, its amount marked lost (graph.lost_label).
-    `hide`: which grads show '?'. With `right`, the `+=` trace of the same graph, each look has a fifth text: the
-    grad `+=` gives at the frame, for the node table's column beside the `=` one.
-    """
-    final_after = trace.final_after()
-    local_width = label_width(trace, width)
-    grads = [None] * len(trace.nodes)
-    right_grads = [None] * len(trace.nodes)  # on the `+=` trace: the same graph, so the same steps write them
-    looks, labels, patches = {}, {}, []
-    previous = None
-
-    def touched(frame):  # the nodes a frame marks or writes: the next frame may show them otherwise
-        nodes = {frame.node, trace.output} - {-1}
-        return nodes | set(trace.nodes[frame.node].children) if frame.kind == 'backward' else nodes
-
-    for frame in all_frames:
-        if frame.kind == 'seed':
-            grads[trace.output] = right_grads[trace.output] = 1.0
-        elif frame.kind == 'backward':
-            for c in trace.steps[frame.steps_done - 1].contributions:
-                grads[c.child] = c.after
-            for c in right.steps[frame.steps_done - 1].contributions if right is not None else ():
-                right_grads[c.child] = c.after
-        candidates = range(len(trace.nodes)) if previous is None else touched(previous) | touched(frame)
-        hidden = hidden_grads(trace, frame, hide)
-        changed = []
-        for i in sorted(candidates):
-            look = value_look(trace, frame, i, grads, final_after, width, hidden)
-            if right is not None:
-                look += (HIDDEN if i in hidden and right_grads[i] is not None else fmt(right_grads[i]),)
-            if looks.get(i) != look:
-                looks[i] = look
-                changed.append([i, *look])
-        hot = {f'{i}_{slot}': text for (i, slot), text in hot_edges(trace, frame, width, hidden, local_width).items()}
-        lost = lost_edges(trace, frame, width, local_width, hide)
-        thrown = {f'{i}_{slot}': text for (i, slot), text in lost.items()}
-        hot = hot | thrown  # an edge of this same step (a*a's first): its label as thrown away (graph.lost_label)
-        edges = [
-            [key, hot.get(key, '')] for key in sorted(set(labels) | set(hot)) if labels.get(key, '') != hot.get(key, '')
-        ]
-        labels = hot
-        patches.append({'v': changed, 'o': frame.node if hot else -1, 'e': edges, 'a': frame.node})
-        if thrown:
-            patches[-1]['x'] = sorted(thrown)
-        previous = frame
-    return patches
-
-
-def make_body(trace, all_frames, width, numeric, graph, hide='none', right=None, learning=None, in_pass=None):
-    """The graph (server_layout's {'svg'} or browser_layout's {'dot', …}) with each frame's patch, caption,
-    explanation, sums and node table, encoded for the player; the grads that `hide` names show '?' in all of them,
-    and hiding every grad leaves out the grad check too, as do a last frame that hides grads and `numeric` None (a
-    quiz not finished). On the `=` engine, `right` is the `+=` trace beside it; `learning`
-    (components.learning.Learning) adds the frames of one step of learning after the pass. Each frame's number, as
-    its caption says it, and its file's (exports.frame_numbers) count `in_pass` frames in the pass where given (a quiz
-    held at its question counts the whole pass as watched)."""
-    patches = frame_patches(trace, all_frames, width, hide, right)
-    captions = [caption(trace, f) for f in all_frames]
-    parts = [explain(trace, f, hide) for f in all_frames]
-    if right is not None:
-        parts = [p + bug_parts(trace, right, f, hide) for p, f in zip(parts, all_frames)]
-        captions = [c + bug_caption(trace, f, hide) for c, f in zip(captions, all_frames)]
-    explanations = [explanation_html(p) for p in parts]
-    rules = [frame_rules(trace, f, hide) for f in all_frames]
-    plots = depth_plots(trace, all_frames, hide)
-    # the check, at the last frame, would show the grads it hides (hide=new without the leaves' steps)
-    if hide == 'all' or numeric is None or hidden_grads(trace, all_frames[-1], hide):
-        summary = ''
-    elif right is not None:
-        summary = bug_summary_html(trace, right, numeric)
-    else:
-        summary = summary_html(grad_check(trace, numeric), trace.nodes[-1].name)
-    if learning is not None:
-        tail = learning_tail(trace, learning, width, patches, frame_patches, all_frames)
-        patches += tail.patches
-        captions += tail.captions
-        explanations += tail.explanations
-        rules += tail.rules
-        summary, plots = tail.summary, tail.plots  # the loss over the steps (the chain has no loss to learn)
-    after = len(captions) - len(all_frames)  # the learning step's frames
-    count = None if in_pass is None else in_pass + after
-    labels, files = frame_labels(all_frames, count, after), frame_suffixes(all_frames, count, after)
-    table = table_columns(trace, beside=right is not None)
-    if hide != 'none' or any(f.ask for f in all_frames):
-        table['finals'] = [HIDDEN] * len(trace.nodes)  # the answers are never sent where grads are asked for
-    return encode_body(
-        graph, patches, blank_label(width, label_width(trace, width)),
-        captions=captions, explanations=explanations, rules=rules, table=table, near=neighbours(trace),
-        summary=summary, plots=plots, legend=LEGEND + (LOST_LEGEND if right is not None else ''), labels=labels,
-        files=files,
-    )  # fmt: skip
-
-
-def neighbours(trace):
-    """Per value: [its inputs, the values it feeds], which the player keeps in sight with it when it scrolls."""
-    feeds = [[] for _ in trace.nodes]
-    for i, node in enumerate(trace.nodes):
-        for child in dict.fromkeys(node.children):
-            feeds[child].append(i)
-    return [[list(dict.fromkeys(node.children)), feeds[i]] for i, node in enumerate(trace.nodes)]
-
-
-def encode_body(
-    graph, patches, blank, captions, explanations, table, summary, rules=(), plots=None, near=(), legend=LEGEND,
-    labels=None, files=None
-):  # fmt: skip
-    """The bulk of what the player is sent, for one expression, its inputs and the forward switch: encoded once.
-
-    graph: the layout, {'svg': dot's SVG}, or what the browser lays out itself (browser_layout).
-    blank: what an edge that carries nothing shows (graph.blank_label), its lines joined by a newline.
-    captions, explanations: one per frame (plain text; HTML made by components.explanation).
-    rules: one list of plain-text lines per frame, the presentation view's sums (explanation.frame_rules).
-    table: {'names': [...], 'ops': [...], 'finals': [...]}, the node table's columns that no frame changes;
-    the others are the value boxes' own texts. summary: the grad check's HTML, shown at the last frame.
-    plots: the chain's |grad| plot (components.depth_plot.depth_plots) or learning's loss plot
-    (components.learning.loss_plots), or None where neither applies.
-    near: per value, [its inputs, the values it feeds] (neighbours), kept in sight with it when the view scrolls.
-    labels, files: per frame, 'Frame 3 of 16' before its caption and '_f03' in a saved frame's file name
-    (exports.frame_labels, exports.frame_suffixes); by default the frames counted from 1.
-    """
-    body = {
-        **graph, 'patches': patches, 'blank': blank, 'legend': legend,
-        'captions': captions, 'explanations': explanations, 'table': table, 'summary': summary,
-        'rules': list(rules) or [[] for _ in patches], 'plots': plots, 'near': list(near),
-        'labels': frame_labels([], after=len(patches)) if labels is None else list(labels),
-        'files': frame_suffixes([], after=len(patches)) if files is None else list(files),
-    }  # fmt: skip
-    return json.dumps(body, separators=(',', ':')).encode()
 
 
 def font_faces():

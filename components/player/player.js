@@ -2,8 +2,8 @@
 // and the grad check that follow the frame. Everything here was made by Python and sent once per expression and
 // inputs; stepping and playing never ask the server anything. The frame shown is kept in the address bar.
 const NOT_COMPUTED = '·';
-const NOT_FINITE = ['nan', 'inf', '−inf']; // as components/numbers.py writes them
-const HIDDEN = '?'; // a grad the class is asked to work out (components/numbers.py)
+const NOT_FINITE = ['nan', 'inf', '−inf']; // as view/numbers.py writes them
+const HIDDEN = '?'; // a grad the class is asked to work out (view/numbers.py)
 // the numbers are 14 pt text, 18.7 px at the graph's natural size. The page's view shows the graph as large as
 // fits its width and height, but never so small that the numbers are under MIN_TEXT_PX (read from a classroom's
 // back row): a graph too big for that is shown at it and scrolled to follow the active node. "Fit" shows it whole.
@@ -30,7 +30,7 @@ const BOTTOM_PX = 12; // the presentation view's graph ends this far above the w
 const SCROLLBAR_PX = 16; // room for the sideways scrollbar of a graph too big to fit
 // Chrome refuses more than ~100 history.replaceState calls in 10 s; playing at 10 steps/s would reach that
 const URL_EVERY_MS = 300;
-// where a value box's texts fall among its SVG texts: components/graph.py's VALUE_TEXTS (tests/test_player.py checks
+// where a value box's texts fall among its SVG texts: view/graph.py's VALUE_TEXTS (tests/test_player.py checks
 // the two agree, and lays a box out with dot to check the order)
 const VALUE_TEXTS = { name: 0, data: 2, grad: 4 };
 const utf8 = new TextDecoder();
@@ -138,7 +138,7 @@ class Player {
     this.layingBox = $('.laying'); // the browser's layout: while it runs, and why it gave none or a quick one
     this.explainBox = $('.explain');
     this.summaryBox = $('.summary');
-    this.plotBox = $('.plot'); // the chain's |grad| plot (components/depth_plot.py); empty for other expressions
+    this.plotBox = $('.plot'); // the chain's |grad| plot (view/depth_plot.py); empty for other expressions
     this.tableBox = $('.table');
     this.playButton = $('.play');
     this.prevButton = $('.prev');
@@ -318,7 +318,7 @@ class Player {
     const cell = (tag, text) => Object.assign(document.createElement(tag), { textContent: text });
     const t = document.createElement('table');
     const head = t.createTHead().insertRow();
-    // components/node_table.py's columns: node, op, data, grad now, on the `=` engine the grad += gives (beside),
+    // view/node_table.py's columns: node, op, data, grad now, on the `=` engine the grad += gives (beside),
     // the grad's state in the legend's words (when it sends them), and the answers last
     const titles = table.columns || ['node', 'op', 'data', 'grad now', 'final grad'];
     titles.forEach((title, j) => head.appendChild(cell('th', title)).classList.toggle('state', j === this.stateCell(table)));

@@ -14,10 +14,10 @@ import math
 import re
 import textwrap
 
-from components.graph import plus_equals_grads, wrong_grads
-from components.numbers import HIDDEN, fmt
 from engine import ops
 from engine.frames import hidden_grads
+from view.graph import plus_equals_grads, wrong_grads
+from view.numbers import HIDDEN, fmt
 
 
 def number(x):

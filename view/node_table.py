@@ -3,10 +3,10 @@
 
 import pandas as pd
 
-from components.graph import value_look
-from components.numbers import HIDDEN, fmt
 from engine import ops
 from engine.frames import grads_at, hidden_grads
+from view.graph import value_look
+from view.numbers import HIDDEN, fmt
 
 # a grad's state (graph.value_look) in the legend's words: 'grad not computed yet', 'grad has more += to come',
 # 'grad is final'; the cell reads after the column's title, 'grad …'
@@ -22,7 +22,7 @@ ANSWER_COLUMN = 'answer: grad at the end'
 COLUMNS = ('node', 'op', 'data', 'grad now', STATE_COLUMN, ANSWER_COLUMN)  # in the table's order, answer last
 
 
-BESIDE_COLUMN = 'grad with +='  # the `=` bug (components/bug.py): what += gives at the same frame, beside it
+BESIDE_COLUMN = 'grad with +='  # the `=` bug (view/bug.py): what += gives at the same frame, beside it
 # on the `=` engine a grad still to be written is not to be added to: each write replaces the last; and a final grad
 # can be wrong (graph.wrong_grads), as its box shows
 ASSIGNING_WORDS = {**STATE_WORDS, 'accumulating': 'has more = to come', 'wrong': 'is final but wrong: += gives another'}

@@ -11,8 +11,8 @@ import html
 import math
 import re
 
-from components.numbers import fmt
 from engine.frames import hidden_grads
+from view.numbers import fmt
 
 ZERO_ROW = 22  # px under the lowest decade for grads that are 0 (or too small for a float)
 MAX_POINTS = 64  # a longer path is thinned to every s-th node (s even: all h's), its ends kept

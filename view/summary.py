@@ -5,7 +5,7 @@ import math
 
 import pandas as pd
 
-from components.numbers import fmt
+from view.numbers import fmt
 
 UNDEFINED = 'undefined here'
 # the central difference, with its brackets: (f(x+h) − f(x−h)) / 2h would read as divided by 2, times h

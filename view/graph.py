@@ -5,9 +5,9 @@ import html
 
 import graphviz
 
-from components.numbers import HIDDEN, NOT_COMPUTED, fmt, padded
 from engine import ops
 from engine.frames import Frame, grads_at, hidden_grads
+from view.numbers import HIDDEN, NOT_COMPUTED, fmt, padded
 
 # Okabe-Ito colours: safe for colour-blind viewers, and strong enough for a projector
 # each colour means one thing, in the graph, the legend and the table (COLOUR_MEANINGS, checked one-to-one)
@@ -391,7 +391,7 @@ LEGEND = (
     + f'<span style="white-space:nowrap"><b style="color:{UNDEFINED}">nan / inf</b> {COLOUR_MEANINGS[UNDEFINED]}</span>'
     + '</div>'
 )
-# the `=` engine's two more looks (components/bug.py): an edge whose contribution an assignment threw away, in ink and
+# the `=` engine's two more looks (view/bug.py): an edge whose contribution an assignment threw away, in ink and
 # dashed, its amount after LOST_MARK (a negative one as plain as on any edge); and a final grad that is wrong
 LOST_LEGEND = (
     '<div style="font-size:0.85rem;color:#444;margin-top:0.2rem">'

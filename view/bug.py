@@ -1,0 +1,130 @@
+"""The `=` bug beside `+=`: the same graph run on engine.assign, whose `_backward` assigns each grad instead of adding
+to it. What the page adds to that trace's frames: the contribution an assignment threw away (marked lost on its
+edge, named in the explanation), each grad beside what `+=` gives at the same frame (a final grad that differs has
+a look of its own on the graph), and at the end which inputs' grads are wrong next to the finite-difference check."""
+
+import html
+import math
+
+import pandas as pd
+
+from engine import PRESETS
+from engine.frames import grads_at, hidden_grads
+from view.explanation import number, owner, shown
+from view.graph import lost
+from view.numbers import fmt
+from view.summary import CHECK, UNDEFINED
+
+
+def reused(trace):
+    """The values used more than once (by two ops, or twice by one, as in a*a): the only grads `=` can get wrong."""
+    uses = [0] * len(trace.nodes)
+    for node in trace.nodes:
+        for child in node.children:
+            uses[child] += 1
+    return [i for i, n in enumerate(uses) if n > 1]
+
+
+def no_reuse_note(trace):
+    """Why `=` gives the right grads on this graph, or '' where it does not."""
+    if reused(trace):
+        return ''
+    return (
+        'No value in this graph is used twice, so every grad is written exactly once, and `=` writes what `+=` '
+        'would have added to 0: every grad comes out right. The bug shows only where a value is reused: try '
+        f'"{PRESETS["reuse"].menu}" or "{PRESETS["a_plus_a"].menu}".'
+    )
+
+
+BUG_NOTE = (
+    'The same backward pass with one slip: every `_backward` writes `x.grad = …` where micrograd writes '
+    '`x.grad += …`. A value used twice keeps only its last use’s contribution. On the graph, a contribution that `=` '
+    'throws away is marked `✗ lost` on its dashed edge, and a final grad that came out wrong (`+=` gives another) is '
+    'lilac with a dotted border; the table puts what `+=` gives beside each grad, in bold where they differ.'
+)  # to a student: what runs and how to read it, not which files hold it
+
+
+def unseen(frame, hide, k):
+    """Whether hiding `hide`, no frame up to `frame` has shown what step k wrote: a step of its own with hide=new
+    (the next frame shows it), any with hide=all."""
+    return hide == 'all' or (hide == 'new' and k == frame.steps_done - 1)
+
+
+def bug_caption(trace, frame, hide='none'):
+    """What the caption adds where `=` throws a contribution away: ' · = throws away a.grad's 3.0000' (or '?',
+    hiding `hide`, where no frame has shown it yet)."""
+    thrown = [
+        f'{owner(trace.nodes[c.child].name)}.grad’s '
+        + shown(trace.steps[k].contributions[slot].amount, unseen(frame, hide, k))
+        for (k, slot), c in lost(trace, frame)
+    ]
+    return f' · = throws away {", ".join(thrown)}' if thrown else ''
+
+
+def bug_parts(trace, right, frame, hide='none'):
+    """Explanation parts (view.explanation's form) for `frame` of the `=` trace: what was lost here, and
+    the grads that differ from `+=`'s at this frame. Hiding `hide`, a grad hidden there is neither given (what `=`
+    wrote, what `+=` would have) nor said to differ."""
+    hidden = hidden_grads(trace, frame, hide)
+    parts = []
+    for (k, slot), c in lost(trace, frame):
+        earlier = trace.steps[k]
+        thrown = earlier.contributions[slot]
+        child = owner(trace.nodes[c.child].name)
+        by = trace.nodes[earlier.node].name
+        same = ' (this same step, its first line)' if k == frame.steps_done - 1 else ''
+        should = right.grads(frame.steps_done)[c.child]  # the same frame on the += engine
+        asked = c.child in hidden
+        said = [
+            ('b', '= threw a contribution away. '), ('c', f'{child}.grad = …'),
+            ('', f' replaced {shown(thrown.amount, unseen(frame, hide, k))}, which {by}’s _backward had put '
+                 f'there{same}, with {shown(c.amount, asked)}. With '), ('c', '+='),
+            ('', f' it would have added to it, and {child}.grad would be {shown(should, asked)} after this step.'),
+        ]  # fmt: skip
+        parts.append(('p', said))
+    if frame.kind in ('backward', 'seed'):
+        wrong, ok = grads_at(trace, frame), grads_at(right, frame)
+        differ = [i for i, (g, r) in enumerate(zip(wrong, ok)) if g is not None and i not in hidden and not _same(g, r)]
+        visible = ' shown' if hidden else ''
+        if differ:
+            rows = [[('c', f'{owner(trace.nodes[i].name)}.grad'), ('', ': = gives '), ('b', number(wrong[i])),
+                     ('', ', += gives '), ('b', number(ok[i]))] for i in differ]  # fmt: skip
+            parts += [('p', [('b', 'Beside +=: '), ('', f'the grads{visible} that differ so far.')]), ('list', rows)]
+        elif frame.kind == 'backward':
+            parts.append(('p', [('b', 'Beside +=: '), ('', f'every grad{visible} so far is what += gives.')]))
+    return parts
+
+
+def _same(a, b):
+    return a == b or (a != a and b != b)
+
+
+def bug_check(trace, right, numeric):
+    """Each input's grad with `=` and with `+=`, beside the finite difference that says which is right."""
+    wrong, ok = trace.final_grads(), right.final_grads()
+    rows = []
+    for i, node in enumerate(trace.nodes):
+        if not node.is_input:
+            continue
+        d = numeric.get(node.name, math.nan)
+        if not math.isfinite(d):
+            verdict = UNDEFINED
+        elif _same(wrong[i], ok[i]):
+            verdict = 'right'
+        else:
+            verdict = 'WRONG: the finite difference agrees with +='
+        rows.append((node.name, fmt(wrong[i]), fmt(ok[i]), fmt(d) if math.isfinite(d) else UNDEFINED, verdict))
+    columns = ['input', 'grad with =', 'grad with +=', 'finite difference', '= is']
+    return pd.DataFrame({column: [row[j] for row in rows] for j, column in enumerate(columns)})
+
+
+def bug_summary_html(trace, right, numeric):
+    """At the end: the check as HTML, every cell escaped, and a line on what it shows."""
+    table = bug_check(trace, right, numeric)
+    wrong = [name for name, verdict in zip(table['input'], table['= is']) if verdict.startswith('WRONG')]
+    if wrong:
+        said = f'With = the grads of {", ".join(wrong)} are wrong: each kept only its last use’s contribution.'
+    else:
+        said = no_reuse_note(trace).replace('`', '') or 'With = every input’s grad came out right here.'
+    intro = f'<p><b>Done.</b> {html.escape(said)} {html.escape(CHECK)}</p>'
+    return intro + table.to_html(index=False, escape=True, border=0, classes='check')

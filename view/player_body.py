@@ -1,0 +1,98 @@
+"""The bulk of what the player is sent for one expression and its inputs: the layout, then each frame's patch,
+caption, explanation, sums and node table, made once here and encoded as JSON (components/player draws it)."""
+
+import json
+
+from engine.frames import hidden_grads
+from exports import frame_labels, frame_suffixes
+from view.bug import bug_caption, bug_parts, bug_summary_html
+from view.depth_plot import depth_plots
+from view.explanation import caption, explain, explanation_html, frame_rules
+from view.graph import LEGEND, LOST_LEGEND, blank_label, label_width
+from view.learning import learning_tail
+from view.node_table import table_columns
+from view.numbers import HIDDEN
+from view.patches import frame_patches
+from view.summary import grad_check, summary_html
+
+
+def make_body(trace, all_frames, width, numeric, graph, hide='none', right=None, learning=None, in_pass=None):
+    """The graph (server_layout's {'svg'} or browser_layout's {'dot', …}) with each frame's patch, caption,
+    explanation, sums and node table, encoded for the player; the grads that `hide` names show '?' in all of them,
+    and hiding every grad leaves out the grad check too, as do a last frame that hides grads and `numeric` None (a
+    quiz not finished). On the `=` engine, `right` is the `+=` trace beside it; `learning`
+    (view.learning.Learning) adds the frames of one step of learning after the pass. Each frame's number, as
+    its caption says it, and its file's (exports.frame_numbers) count `in_pass` frames in the pass where given (a quiz
+    held at its question counts the whole pass as watched)."""
+    patches = frame_patches(trace, all_frames, width, hide, right)
+    captions = [caption(trace, f) for f in all_frames]
+    parts = [explain(trace, f, hide) for f in all_frames]
+    if right is not None:
+        parts = [p + bug_parts(trace, right, f, hide) for p, f in zip(parts, all_frames)]
+        captions = [c + bug_caption(trace, f, hide) for c, f in zip(captions, all_frames)]
+    explanations = [explanation_html(p) for p in parts]
+    rules = [frame_rules(trace, f, hide) for f in all_frames]
+    plots = depth_plots(trace, all_frames, hide)
+    # the check, at the last frame, would show the grads it hides (hide=new without the leaves' steps)
+    if hide == 'all' or numeric is None or hidden_grads(trace, all_frames[-1], hide):
+        summary = ''
+    elif right is not None:
+        summary = bug_summary_html(trace, right, numeric)
+    else:
+        summary = summary_html(grad_check(trace, numeric), trace.nodes[-1].name)
+    if learning is not None:
+        tail = learning_tail(trace, learning, width, patches, all_frames)
+        patches += tail.patches
+        captions += tail.captions
+        explanations += tail.explanations
+        rules += tail.rules
+        summary, plots = tail.summary, tail.plots  # the loss over the steps (the chain has no loss to learn)
+    after = len(captions) - len(all_frames)  # the learning step's frames
+    count = None if in_pass is None else in_pass + after
+    labels, files = frame_labels(all_frames, count, after), frame_suffixes(all_frames, count, after)
+    table = table_columns(trace, beside=right is not None)
+    if hide != 'none' or any(f.ask for f in all_frames):
+        table['finals'] = [HIDDEN] * len(trace.nodes)  # the answers are never sent where grads are asked for
+    return encode_body(
+        graph, patches, blank_label(width, label_width(trace, width)),
+        captions=captions, explanations=explanations, rules=rules, table=table, near=neighbours(trace),
+        summary=summary, plots=plots, legend=LEGEND + (LOST_LEGEND if right is not None else ''), labels=labels,
+        files=files,
+    )  # fmt: skip
+
+
+def neighbours(trace):
+    """Per value: [its inputs, the values it feeds], which the player keeps in sight with it when it scrolls."""
+    feeds = [[] for _ in trace.nodes]
+    for i, node in enumerate(trace.nodes):
+        for child in dict.fromkeys(node.children):
+            feeds[child].append(i)
+    return [[list(dict.fromkeys(node.children)), feeds[i]] for i, node in enumerate(trace.nodes)]
+
+
+def encode_body(
+    graph, patches, blank, captions, explanations, table, summary, rules=(), plots=None, near=(), legend=LEGEND,
+    labels=None, files=None
+):  # fmt: skip
+    """The bulk of what the player is sent, for one expression, its inputs and the forward switch: encoded once.
+
+    graph: the layout, {'svg': dot's SVG}, or what the browser lays out itself (browser_layout).
+    blank: what an edge that carries nothing shows (graph.blank_label), its lines joined by a newline.
+    captions, explanations: one per frame (plain text; HTML made by view.explanation).
+    rules: one list of plain-text lines per frame, the presentation view's sums (explanation.frame_rules).
+    table: {'names': [...], 'ops': [...], 'finals': [...]}, the node table's columns that no frame changes;
+    the others are the value boxes' own texts. summary: the grad check's HTML, shown at the last frame.
+    plots: the chain's |grad| plot (view.depth_plot.depth_plots) or learning's loss plot
+    (view.learning.loss_plots), or None where neither applies.
+    near: per value, [its inputs, the values it feeds] (neighbours), kept in sight with it when the view scrolls.
+    labels, files: per frame, 'Frame 3 of 16' before its caption and '_f03' in a saved frame's file name
+    (exports.frame_labels, exports.frame_suffixes); by default the frames counted from 1.
+    """
+    body = {
+        **graph, 'patches': patches, 'blank': blank, 'legend': legend,
+        'captions': captions, 'explanations': explanations, 'table': table, 'summary': summary,
+        'rules': list(rules) or [[] for _ in patches], 'plots': plots, 'near': list(near),
+        'labels': frame_labels([], after=len(patches)) if labels is None else list(labels),
+        'files': frame_suffixes([], after=len(patches)) if files is None else list(files),
+    }  # fmt: skip
+    return json.dumps(body, separators=(',', ':')).encode()
