@@ -1,6 +1,7 @@
 """view.explanation on plain data: the chain rule with the numbers plugged in, the engine's own
 _backward source, and names printed, never rendered. Expected numbers are derived by hand."""
 
+import ast
 import inspect
 import math
 import re
@@ -10,8 +11,9 @@ from html.parser import HTMLParser
 import pytest
 
 from components.markdown import md
-from engine import OPS, PRESETS, Value, assign, parse_expression, topological_order, trace_backward
+from engine import OPS, PRESETS, Value, assign, ops, parse_expression, topological_order, trace_backward
 from engine.frames import frames
+from view import worked
 from view.explanation import (
     caption,
     captured_numbers,
@@ -177,7 +179,7 @@ def test_neuron_tanh_step_shows_local_gradient_and_captured_t():
     assert chain_rule_lines(trace, step) == ['n.grad += (1 - t**2) × o.grad = 0.5000 × 1.0000 = 0.5000']
     parts = explain(trace, backward_frame(trace, 'o'))
     text = md_text(parts)
-    assert 't = 0.7071' in text
+    assert 't = tanh(n.data) = tanh(0.8814) = 0.7071' in text  # the forward line that made it
     assert captured_numbers(closures[step.node])['t'] == pytest.approx(2**-0.5, abs=1e-12)
     (code,) = code_text(parts)
     assert 'self.grad += (1 - t**2) * out.grad' in code
@@ -386,7 +388,7 @@ def test_division_works_out_one_over_b_and_minus_the_quotient_over_b():
     # L = a/b at a = 3, b = 2: dL/da = 1/b = 0.5; dL/db = -a/b**2 = -3/4, which the code writes -L.data * (1/b)
     local, lines = lines_for('L = a/b', {'a': 3.0, 'b': 2.0}, 'L')
     assert local == [
-        'local gradient for a: inv = 1 / b.data = 1 / 2.0000 = 0.5000',
+        'local gradient for a: inv = b.data⁻¹ = 2.0000⁻¹ = 0.5000',
         'local gradient for b: −L.data × inv = −1.5000 × 0.5000 = −0.7500',
     ]
     assert lines == [
@@ -398,12 +400,12 @@ def test_division_works_out_one_over_b_and_minus_the_quotient_over_b():
 def test_a_power_works_out_n_times_x_to_the_n_minus_one():
     # a**3 at a = 2: 3 × 2**2 = 12; a**0.5 at a = 4: 0.5 × 4**-0.5 = 0.5 × 0.5 = 0.25; a**2 at a = -3: 2 × (-3) = -6
     local, lines = lines_for('L = a**3', {'a': 2.0}, 'L')
-    assert local == ['local gradient for a: 3 × a.data² = 3 × 2.0000² = 12.0000']
+    assert local == ['local gradient for a: slope = 3 × a.data² = 3 × 2.0000² = 12.0000']
     assert lines == ['a.grad += slope × L.grad = 12.0000 × 1.0000 = 12.0000']
     local, _ = lines_for('L = a**0.5', {'a': 4.0}, 'L')
-    assert local == ['local gradient for a: 0.5 × a.data^(−0.5) = 0.5 × 4.0000^(−0.5) = 0.2500']
+    assert local == ['local gradient for a: slope = 0.5 × a.data^(−0.5) = 0.5 × 4.0000^(−0.5) = 0.2500']
     local, _ = lines_for('L = a**2', {'a': -3.0}, 'L')
-    assert local == ['local gradient for a: 2 × a.data = 2 × (−3.0000) = −6.0000']
+    assert local == ['local gradient for a: slope = 2 × a.data = 2 × (−3.0000) = −6.0000']
 
 
 def test_exp_and_log_work_out_their_local_gradients():
@@ -411,7 +413,7 @@ def test_exp_and_log_work_out_their_local_gradients():
     local, _ = lines_for('L = exp(a)', {'a': 0.0}, 'L')
     assert local == ['local gradient for a: e = exp(a.data) = exp(0.0000) = 1.0000']
     local, lines = lines_for('L = 2*log(a)', {'a': 4.0}, 'log(a)')
-    assert local == ['local gradient for a: inv = 1 / a.data = 1 / 4.0000 = 0.2500']
+    assert local == ['local gradient for a: inv = a.data⁻¹ = 4.0000⁻¹ = 0.2500']
     assert lines == ['a.grad += inv × log(a).grad = 0.2500 × 2.0000 = 0.5000']  # log(a).grad = 2
 
 
@@ -435,18 +437,47 @@ def test_sin_and_cos_work_out_their_local_gradients():
     assert local == ['local gradient for a: −sin(a.data) = −sin(0.5236) = −0.5000']
 
 
-def test_every_op_in_the_table_has_words_for_its_local_gradient():
-    formulas = {'+': 'a + b', '-': 'a - b', '*': 'a*b', '/': 'a/b', 'neg': '-a', '**': 'a**2', 'tanh': 'tanh(a)',
-                'exp': 'exp(a)', 'log': 'log(a)', 'relu': 'relu(a)', 'sigmoid': 'sigmoid(a)', 'sin': 'sin(a)',
-                'cos': 'cos(a)'}  # fmt: skip
-    assert set(formulas) == set(OPS)
-    for op, text in formulas.items():
-        trace = traced(parse_expression(f'L = {text}'), {'a': 0.5, 'b': 2.0})
+def test_every_op_in_the_table_has_its_local_gradient_worked_out_from_its_code():
+    for op, entry in OPS.items():
+        name = '**2' if op == '**' else op  # '**' stands for every power
+        trace = traced(parse_expression(f'L = {ops.formula(name, ["a", "b"][: entry.arity])}'), {'a': 0.5, 'b': 2.0})
         step = trace.steps[0]
         for line, c in zip(local_gradient_lines(trace, step), step.contributions, strict=True):
-            assert line.endswith(f'local gradient {number(c.local_grad).rstrip("0").rstrip(".")}') or (
-                '=' in line and line.endswith(f'= {number(c.local_grad)}')
-            ), (op, line)
+            if 'passes the grad through' in line:
+                assert line.endswith(('local gradient 1', 'local gradient −1')), (op, line)
+            else:  # by name, then with numbers or by the line that made it, then the number: never the number alone
+                worked_out = line.split(': ', 1)[1].split(' = ')
+                assert len(worked_out) >= 2 and worked_out[-1] == number(c.local_grad), (op, line)
+
+
+class WithSqrt(Value):
+    """An op the page has never heard of, written in the four beats, to be explained from its code alone."""
+
+    def sqrt(self):
+        r = math.pow(self.data, 0.5)
+        out = WithSqrt(r, (self,), 'sqrt')
+
+        def _backward():
+            self.grad += 0.5 / r * out.grad
+
+        out._backward = _backward
+        return out
+
+
+def test_an_op_with_no_words_of_its_own_is_worked_out_from_its_code():
+    # d sqrt(a)/da = 1 / (2 sqrt(a)) = 0.25 at a = 4, where r = sqrt(4) = 2
+    a = WithSqrt(4.0)
+    out = a.sqrt()
+    scope = worked.Scope({'self': 'a', 'out': 'L'}, {('self', 'data'): 4.0, ('out', 'data'): 2.0}, {'r': 2.0})
+    assert worked.local_gradient(out._backward, 0, scope, '0.2500') == '0.5 ÷ r = 0.5 ÷ 2.0000 = 0.2500'
+    assert worked.made(out._backward, 'r', scope, '2.0000') == 'r = a.data^0.5 = 4.0000^0.5 = 2.0000'
+
+
+def test_code_the_page_has_no_words_for_gives_no_arithmetic_rather_than_a_wrong_one():
+    scope = worked.Scope({'self': 'a', 'out': 'L'}, {('self', 'data'): 4.0}, {})
+    for code in ['print(self.data)', 'self.data[0]', 'os.system(self.data)', 'self.grad', 'lambda: 1', 'x']:
+        with pytest.raises(worked.Unreadable):
+            worked.write(ast.parse(code, mode='eval').body, scope)
 
 
 def test_the_where_line_says_out_is_this_node_and_one_input_is_its_input():
@@ -470,7 +501,11 @@ def test_a_step_whose_grads_are_hidden_asks_for_its_local_gradients_and_shows_on
     # o = tanh(n): t = 0.7071 is o's own data, which the graph shows; its local gradient 1 − t² = 0.5 is asked for
     trace = traced(PRESETS['neuron'])
     text = plain_text(explain(trace, backward_frame(trace, 'o'), 'new'))
-    assert 't = 0.7071' in text and '0.5000' not in text and 'local gradient for n: ?' in text
+    assert (
+        't = tanh(n.data) = tanh(0.8814) = 0.7071' in text
+        and '0.5000' not in text
+        and 'local gradient for n: ?' in text
+    )
     # + passes its grad through: saying so would give the local gradient 1, and with it the answer
     text = plain_text(explain(trace, backward_frame(trace, 'n'), 'new'))
     assert 'passes the grad through' not in text and 'b.grad += ? × n.grad = ? × 0.5000 = ?' in text

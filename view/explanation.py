@@ -10,25 +10,14 @@ renderer shows the same HTML with st.html.
 import functools
 import html
 import inspect
-import math
 import re
 import textwrap
 
 from engine import ops
 from engine.frames import hidden_grads
 from view.graph import plus_equals_grads, wrong_grads
-from view.numbers import HIDDEN, fmt
-
-
-def number(x):
-    """A number as the explanation writes it: fmt's digits with a true minus, as in −inf: '−2.0000'."""
-    text = fmt(x)
-    return f'−{text[1:]}' if text.startswith('-') else text
-
-
-def owner(name):
-    """A node's name before .grad or .data: 'a', 'tanh(a)', '(a*b)'."""
-    return ops.bracket(name, ops.CALL)
+from view.numbers import HIDDEN
+from view.worked import INPUTS, Scope, local_gradient, made, number, owner, passes_through
 
 
 def formula(trace, i, numbers=False):
@@ -68,95 +57,37 @@ def same(a, b):
 # a _backward's line that writes a grad: with += (engine.value), or with = (engine.assign, the bug)
 GRAD_WRITE = re.compile(r'\.grad \+?= ')
 TIMES = f' {ops.OPS["*"].text} ', f' {ops.OPS["*"].pretty} '  # the code's * as the page writes it
-SUPERSCRIPTS = str.maketrans('0123456789-', '⁰¹²³⁴⁵⁶⁷⁸⁹⁻')
 
 
-def passes_through(op, slot):
-    """1 or −1 where an op hands its grad on unchanged or negated (+, −, negation), else None."""
-    if op == '+' or (op == '-' and slot == 0):
-        return 1
-    if (op == '-' and slot == 1) or op == 'neg':
-        return -1
-    return None
-
-
-def power(base, n):
-    """base to the power n as the page writes it: 'a.data²', '(−2.0000)³', 'x⁻¹', '4.0000^0.5', 'a.data' for n = 1."""
-    if n == 1:
-        return base
-    base = ops.bracket(base, ops.CALL) if base[:1] in ops.MINUS or ops.binding(base) < ops.CALL else base
-    if float(n).is_integer():
-        return base + f'{int(n)}'.translate(SUPERSCRIPTS)
-    return f'{base}^{ops.bracket(number_word(n), ops.CALL, after_operator=True)}'
-
-
-def number_word(x):
-    """A plain number, as short as it is, with a true minus: 2, 0.5, −1."""
-    return f'{x:g}'.replace('-', '−')
-
-
-def local_gradient(trace, step, c):
-    """How the op's local gradient for input c comes about, with its numbers, ending in its value (plain text):
-    '1 − t² = 1 − 0.7071² = 0.5000' (tanh), 'b.data = −3.0000' (*), '1' (+). The value is the trace's own
-    (c.local_grad, what the line adds per unit of out.grad); the steps before it are worked out from the data."""
+def scope(trace, step):
+    """What the op's code at this step refers to (view.worked.Scope): the graph's names and numbers, the closure's."""
     node = trace.nodes[step.node]
-    op, kids = node.op, [trace.nodes[k] for k in node.children]
-    x = kids[0].data
-    data = [f'{owner(k.name)}.data' for k in kids]
-    value = number(c.local_grad)
-    if passes_through(op, c.slot) is not None:
-        return value
-    if op == '*':
-        other = 1 - c.slot
-        return f'{data[other]} = {value}'
-    if op == '/':
-        if c.slot == 0:
-            return f'inv = 1 / {data[1]} = 1 / {number(kids[1].data)} = {value}'
-        inv = captured_numbers(trace.backward_fn(step.node)).get('inv', math.nan)
-        numbers = ops.formula('*', [ops.formula('neg', [number(node.data)], pretty=True), number(inv)], pretty=True)
-        return f'−{owner(node.name)}.data × inv = {numbers} = {value}'
-    if op.startswith('**'):
-        n = float(ops.exponent(op))
-        if n == 0:
-            return f'{value} (x^0 is 1 everywhere)'
-        factor = number_word(n)
-        symbolic, numbers = (ops.formula('*', [factor, power(b, n - 1)], pretty=True) for b in (data[0], number(x)))
-        return f'{symbolic} = {numbers} = {value}'
-    if op == 'tanh':
-        t = number(node.data)
-        return f'1 − t² = 1 − {power(t, 2)} = {value}'
-    if op == 'exp':
-        return f'e = exp({data[0]}) = exp({number(x)}) = {value}'
-    if op == 'log':
-        return f'inv = 1 / {data[0]} = 1 / {number(x)} = {value}'
-    if op == 'relu':
-        return f'({data[0]} > 0) = ({number(x)} > 0) = {value}'
-    if op == 'sigmoid':
-        s = number(node.data)
-        return f's × (1 − s) = {ops.formula("*", [s, f"(1 − {s})"], pretty=True)} = {value}'
-    if op == 'sin':
-        return f'cos({data[0]}) = cos({number(x)}) = {value}'
-    if op == 'cos':
-        return f'−sin({data[0]}) = −sin({number(x)}) = {value}'
-    return value  # an op this page has no words for yet: its value alone
+    fn = trace.backward_fn(step.node)
+    names = {'out': node.name, **{k: trace.nodes[c].name for k, c in zip(INPUTS, node.children)}}
+    data = {('out', 'data'): node.data, ('out', 'grad'): step.out_grad}
+    data.update({(k, 'data'): trace.nodes[c].data for k, c in zip(INPUTS, node.children)})
+    argument = float(ops.exponent(node.op)) if ops.op_of(node.op) is ops.OPS['**'] else None
+    return Scope(names, data, captured_numbers(fn), argument)
 
 
 def local_gradient_runs(trace, step, hidden=frozenset()):
     """Per contribution, the local gradient for that input as runs: the words, then its arithmetic as code, e.g.
     [('', 'local gradient for n: '), ('c', '1 − t² = 1 − 0.7071² = 0.5000')]. Into a grad in `hidden` it is asked
     for, as the grad is: [('', 'local gradient for n: '), ('c', '?')] (even where the op passes its grad through)."""
-    node = trace.nodes[step.node]
+    node, fn = trace.nodes[step.node], trace.backward_fn(step.node)
     out = []
     for c in step.contributions:
         child = trace.nodes[c.child].name
         uses = node.children.count(c.child)
         if uses > 1:
             child = f'{child} (its use {c.slot + 1} of {uses})'
-        sign = passes_through(node.op, c.slot)
+        sign = passes_through(fn, c.slot)
         if c.child in hidden:
             out.append([('', f'local gradient for {child}: '), ('c', HIDDEN)])
-        elif sign is None:
-            out.append([('', f'local gradient for {child}: '), ('c', local_gradient(trace, step, c))])
+        elif sign is None:  # an op's code the page cannot write out: its number alone
+            result = number(c.local_grad)
+            out.append([('', f'local gradient for {child}: '),
+                        ('c', local_gradient(fn, c.slot, scope(trace, step), result) or result)])  # fmt: skip
         else:
             negated = '' if sign > 0 else ', negated'
             out.append([('', f'passes the grad through to {child}{negated}: local gradient '),
@@ -196,7 +127,7 @@ def chain_rule_lines(trace, step, hidden=frozenset(), results=True):
         if c.child in hidden:
             lines.append(asked_line(symbolic, names['out'], upstream))
             continue
-        sign = passes_through(node.op, c.slot)
+        sign = passes_through(fn, c.slot)
         if sign is None:
             product = ops.formula('*', [number(c.local_grad), upstream], pretty=True)
         else:
@@ -298,8 +229,8 @@ def explain(trace, frame, hide='none'):
     asked = any(c.child in hidden for c in step.contributions)
     # while the grads it writes are asked for, a number the closure holds is shown only where it is this node's data,
     # which the graph shows (tanh's t): 1/b (division's inv) or n·x^(n−1) (slope) is a local gradient
-    held = captured_numbers(fn).items()
-    where += [f'{k} = {number(v) if not asked or same(v, node.data) else HIDDEN}' for k, v in held]
+    held, code = captured_numbers(fn).items(), scope(trace, step)
+    where += [made(fn, k, code, number(v)) if not asked or same(v, node.data) else f'{k} = {HIDDEN}' for k, v in held]
     this = ('', ' (the code’s out is this node, named out too)') if node.name == 'out' else ('', ' (this node)')
     where_runs = [run for w in where for run in (('c', w), ('', ', '))][:-1]
     at = 2 * (len(node.children) + 1) - 1  # just after out = ...

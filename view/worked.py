@@ -1,0 +1,218 @@
+"""A local gradient's arithmetic, read from the op's own code: the factor its `_backward` line multiplies `out.grad`
+by, and the forward line that made a number the closure holds, each written by name and with the numbers in.
+
+    self.grad += (1 - t**2) * out.grad     ->  1 − t² = 1 − 0.7071² = 0.5000
+    inv = math.pow(other.data, -1)         ->  inv = b.data⁻¹ = 2.0000⁻¹ = 0.5000
+
+So an op says what it does once, in engine/value.py, and a new op is explained with no words written for it. The
+code is walked as a tree (ast), never run; what it cannot write (a name it does not know, a call it has no words for)
+gives None, and the page shows the number alone.
+"""
+
+import ast
+import functools
+import inspect
+import textwrap
+from dataclasses import dataclass
+
+from engine import ieee, ops
+from view.numbers import fmt
+
+MATH = {name for name, f in vars(ieee).items() if callable(f) and not name.startswith('_')} - {'as_float'}
+INPUTS = ('self', 'other')  # a _backward's inputs, in _prev order; `out` is the node itself
+SUPERSCRIPTS = str.maketrans('0123456789-', '⁰¹²³⁴⁵⁶⁷⁸⁹⁻')
+BINARY = {ast.Add: '+', ast.Sub: '-', ast.Mult: '*', ast.Div: '/'}
+COMPARE = {ast.Gt: '>', ast.Lt: '<', ast.GtE: '≥', ast.LtE: '≤', ast.Eq: '=', ast.NotEq: '≠'}
+PYTHON = {'>': float.__gt__, '<': float.__lt__, '≥': float.__ge__, '≤': float.__le__, '=': float.__eq__,
+          '≠': float.__ne__}  # fmt: skip
+
+
+def number(x):
+    """A number as the explanation writes it: fmt's digits with a true minus, as in −inf: '−2.0000'."""
+    text = fmt(x)
+    return f'−{text[1:]}' if text.startswith('-') else text
+
+
+def number_word(x):
+    """A plain number, as short as it is, with a true minus: 2, 0.5, −1."""
+    return f'{x:g}'.replace('-', '−')
+
+
+def owner(name):
+    """A node's name before .grad or .data: 'a', 'tanh(a)', '(a*b)'."""
+    return ops.bracket(name, ops.CALL)
+
+
+def power(base, n):
+    """base to the power n as the page writes it: 'a.data²', '(−2.0000)³', 'x⁻¹', '4.0000^0.5', 'a.data' for n = 1."""
+    if n == 1:
+        return base
+    base = ops.bracket(base, ops.CALL) if base[:1] in ops.MINUS or ops.binding(base) < ops.CALL else base
+    if float(n).is_integer():
+        return base + f'{int(n)}'.translate(SUPERSCRIPTS)
+    return f'{base}^{ops.bracket(number_word(n), ops.CALL, after_operator=True)}'
+
+
+@dataclass(frozen=True)
+class Scope:
+    """What a line of an op's code refers to, at one node: the names of self, other and out on the graph, their
+    data (and out's grad), the numbers the closure holds, and the op's own number argument (a power's n)."""
+
+    names: dict  # {'self': 'a', 'other': 'b', 'out': 'L'}
+    data: dict  # {('self', 'data'): 2.0, ('out', 'data'): …, ('out', 'grad'): …}
+    held: dict  # {'t': 0.7071}
+    argument: float | None = None
+
+
+class Unreadable(Exception):
+    """The code says something the page has no words for."""
+
+
+@functools.lru_cache(maxsize=256)
+def _function(code):
+    """The tree of the function whose code object is `code` (its def, dedented)."""
+    return ast.parse(textwrap.dedent(inspect.getsource(code))).body[0]
+
+
+def grad_writes(fn):
+    """The statements of the closure `fn` that write a grad (`X.grad += E`, or `=` on the bug's engine), in order:
+    one per input, in _prev order (engine/value.py's rule)."""
+    return [
+        s
+        for s in _function(fn.__code__).body
+        if isinstance(s, (ast.AugAssign, ast.Assign))
+        and getattr(s.target if isinstance(s, ast.AugAssign) else s.targets[0], 'attr', '') == 'grad'
+    ]
+
+
+def _is_out_grad(e):
+    return isinstance(e, ast.Attribute) and e.attr == 'grad' and getattr(e.value, 'id', '') == 'out'
+
+
+def factor(statement):
+    """What a grad-writing line multiplies out.grad by: `other.data` in `self.grad += other.data * out.grad`, 1 in
+    `self.grad += out.grad`, −1 in `other.grad += -out.grad`; None where it is not such a product."""
+    e = statement.value
+    if _is_out_grad(e):
+        return ast.Constant(1.0)
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) and _is_out_grad(e.operand):
+        return ast.Constant(-1.0)
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mult):
+        if _is_out_grad(e.right):
+            return e.left
+        if _is_out_grad(e.left):
+            return e.right
+    return None
+
+
+def passes_through(fn, slot):
+    """1 or −1 where the op's line for input `slot` hands its grad on unchanged or negated (+, −, negation), else
+    None: read from the line itself."""
+    writes = grad_writes(fn)
+    f = factor(writes[slot]) if slot < len(writes) else None
+    return f.value if isinstance(f, ast.Constant) and f.value in (1, -1) else None
+
+
+def forward(fn, name):
+    """The right side of the line `name = …` in the op's method, which made a number the closure `fn` holds (t in
+    tanh), or None. The method is the one the closure was made in, on the class of the `out` it holds."""
+    method = fn.__code__.co_qualname.split('.<locals>.')[0].split('.')[-1]
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    made_in = getattr(type(cells['out'].cell_contents), method, None) if 'out' in cells else None
+    if made_in is None:
+        return None
+    for s in _function(made_in.__code__).body:
+        if isinstance(s, ast.Assign) and [getattr(t, 'id', None) for t in s.targets] == [name]:
+            return s.value
+    return None
+
+
+def write(e, scope):
+    """(the expression by name, with its numbers): ('1 − t²', '1 − 0.7071²'), or Unreadable."""
+    if isinstance(e, ast.Constant) and type(e.value) in (int, float):
+        return (number_word(e.value),) * 2
+    if isinstance(e, ast.Attribute) and getattr(e.value, 'id', None) in scope.names:
+        key = (e.value.id, e.attr)
+        if key not in scope.data:
+            raise Unreadable(ast.unparse(e))
+        return f'{owner(scope.names[e.value.id])}.{e.attr}', number(scope.data[key])
+    if isinstance(e, ast.Name) and e.id in scope.held:
+        return e.id, number(scope.held[e.id])
+    if isinstance(e, ast.Name) and scope.argument is not None and e.id not in ('math', *scope.names):
+        return (number_word(scope.argument),) * 2  # the op's own number: a power's n
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        return tuple(ops.formula('neg', [text], pretty=True) for text in write(e.operand, scope))
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Pow):
+        return tuple(power(text, value(e.right, scope)) for text in write(e.left, scope))
+    if isinstance(e, ast.BinOp) and type(e.op) in BINARY:
+        left, right = write(e.left, scope), write(e.right, scope)
+        return tuple(ops.formula(BINARY[type(e.op)], [a, b], pretty=True) for a, b in zip(left, right))
+    if isinstance(e, ast.Call) and not e.keywords:
+        name = _called(e)
+        args = [write(a, scope) for a in e.args]
+        if name == 'pow' and len(args) == 2:
+            return tuple(power(text, value(e.args[1], scope)) for text in args[0])
+        return tuple(f'{name}({", ".join(a[k] for a in args)})' for k in (0, 1))
+    if isinstance(e, ast.Compare) and len(e.ops) == 1 and type(e.ops[0]) in COMPARE:
+        left, right = write(e.left, scope), write(e.comparators[0], scope)
+        return tuple(f'({a} {COMPARE[type(e.ops[0])]} {b})' for a, b in zip(left, right))
+    if isinstance(e, ast.IfExp):  # the branch the numbers take: a power's slope at n = 0
+        return write(e.body if value(e.test, scope) else e.orelse, scope)
+    raise Unreadable(ast.unparse(e))
+
+
+def _called(e):
+    """The name of a call's function, `math.tanh` written 'tanh': one of engine/ieee.py's, or max, min or abs."""
+    if isinstance(e.func, ast.Name) and e.func.id in ('max', 'min', 'abs'):
+        return e.func.id
+    if isinstance(e.func, ast.Attribute) and getattr(e.func.value, 'id', None) == 'math' and e.func.attr in MATH:
+        return e.func.attr
+    raise Unreadable(ast.unparse(e.func))
+
+
+def value(e, scope):
+    """The number an exponent or a condition comes to: constants, the op's argument and the numbers in scope, with
+    + − × and comparisons; anything else is Unreadable (the code is never run)."""
+    if isinstance(e, ast.Constant) and type(e.value) in (int, float):
+        return float(e.value)
+    if isinstance(e, ast.Name) and e.id in scope.held:
+        return scope.held[e.id]
+    if isinstance(e, ast.Name) and scope.argument is not None and e.id not in scope.names:
+        return scope.argument
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        return -value(e.operand, scope)
+    if isinstance(e, ast.BinOp) and type(e.op) in (ast.Add, ast.Sub, ast.Mult):
+        a, b = value(e.left, scope), value(e.right, scope)
+        return a + b if isinstance(e.op, ast.Add) else a - b if isinstance(e.op, ast.Sub) else a * b
+    if isinstance(e, ast.Compare) and len(e.ops) == 1 and type(e.ops[0]) in COMPARE:
+        return PYTHON[COMPARE[type(e.ops[0])]](value(e.left, scope), value(e.comparators[0], scope))
+    raise Unreadable(ast.unparse(e))
+
+
+def worked(*texts):
+    """The steps of a piece of arithmetic joined by =, each written once: 'b.data = −3.0000', not '… = −3.0000 = …'."""
+    return ' = '.join(text for k, text in enumerate(texts) if k == 0 or text != texts[k - 1])
+
+
+def local_gradient(fn, slot, scope, result):
+    """The local gradient of the op's line for input `slot`, worked out from its code and ending in `result` (the
+    trace's number): '1 − t² = 1 − 0.7071² = 0.5000'; where the factor is a number the closure holds, the line that
+    made it: 'inv = b.data⁻¹ = 2.0000⁻¹ = 0.5000'. None where the code cannot be written out."""
+    writes = grad_writes(fn)
+    f = factor(writes[slot]) if slot < len(writes) else None
+    try:
+        if isinstance(f, ast.Name) and f.id in scope.held and forward(fn, f.id) is not None:
+            return worked(f.id, *write(forward(fn, f.id), scope), result)
+        return worked(*write(f, scope), result) if f is not None else None
+    except Unreadable:
+        return None
+
+
+def made(fn, name, scope, result):
+    """How a number the closure holds was made, ending in `result`: 't = tanh(n.data) = tanh(0.8814) = 0.7071'; or
+    'name = result' where its line cannot be written out."""
+    line = forward(fn, name)
+    try:
+        return worked(name, *write(line, scope), result) if line is not None else worked(name, result)
+    except Unreadable:
+        return worked(name, result)
