@@ -17,7 +17,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 from test_player import replay
 
+import state
 from devtools.serve import LAYOUT_SOURCES, NO_DOT_PATH
+from engine import PRESETS
 from view.graph import LEGEND
 from view.node_table import ANSWER_COLUMN as ANSWERS
 from view.node_table import BESIDE_COLUMN as BESIDE
@@ -25,7 +27,7 @@ from view.node_table import STATE_COLUMN as STATE
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / 'app.py')
-EXPRESSIONS = ['neuron', 'reuse', 'chain', 'lecture', 'a_plus_a', 'ab_times_a_plus_b', 'regression', 'mlp', 'custom']
+EXPRESSIONS = list(state.EXPRESSIONS)  # every preset, and a typed formula
 NOT_COMPUTED = '·'
 STATES = ('not computed yet', 'has more += to come', 'is final')  # the legend's words for a grad's state
 
@@ -660,7 +662,7 @@ def test_a_formula_error_has_its_caret_under_the_part_its_message_names(start, t
 # b = 0 - 0.1·(-2.5) = 0.25, L = (1.3125 + 0.25 - 2)² = 0.4375² = 0.19140625; the next: w.grad = 2·(-0.4375)·1.5 =
 # -1.3125, so w = 0.875 + 0.13125 = 1.00625, b = 0.25 + 0.0875 = 0.3375, and L = (0.35 · 0.4375)² = 0.0234.
 
-WITH_PARAMS = ['regression', 'mlp']  # engine/presets.py's presets with params (tests/test_learn.py checks the list)
+WITH_PARAMS = [key for key, expression in PRESETS.items() if expression.params]  # those a step of learning moves
 
 
 def sidebar_boxes(page):
@@ -700,8 +702,6 @@ def test_while_learning_the_parameters_boxes_hold_the_start_and_the_sidebar_says
 
 @pytest.mark.parametrize('key', WITH_PARAMS)
 def test_after_learning_steps_the_sidebar_names_every_parameter_as_the_graph_shows_it(start, key):
-    from engine import PRESETS
-
     expression = PRESETS[key]
     page = start(query={'expr': key, 'mode': 'learn', 'learned': '3'})
     boxes = sidebar_boxes(page)

@@ -10,28 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import state
-from engine.frames import clamp_frame
+from engine.frames import HIDE, clamp_frame
+from engine.learn import LEARNING_RATES, MAX_STEPS
 from state import MAX_CHAIN, MAX_INPUTS, SPEEDS, PageState, from_query, from_session, to_query, to_session
 
 DEFAULT = PageState()
-KNOWN_KEYS = (
-    'expr',
-    'formula',
-    'n',
-    'step',
-    'forward',
-    'answers',
-    'leaves',
-    'speed',
-    'embed',
-    'embed_options',
-    'present',
-    'table',
-    'hide',
-    'mode',
-    'lr',
-    'learned',
-)
+KNOWN_KEYS = (*state.LINKS, *state.STREAMLITS_OWN)  # every key a link may carry, from the link table
 MAX_FORMULA = state.MAX_LENGTH
 
 # --- strategies ------------------------------------------------------------------------------------
@@ -39,18 +23,30 @@ MAX_FORMULA = state.MAX_LENGTH
 text = st.text(st.characters(blacklist_categories=('Cs',)))  # no lone surrogates: a URL cannot carry them
 names = st.from_regex(r'[A-Za-z][A-Za-z0-9_]{0,23}', fullmatch=True)
 numbers = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False)
-page_states = st.builds(
-    PageState,
-    expr=st.sampled_from(state.EXPRESSIONS),
-    formula=st.text(st.characters(blacklist_categories=('Cs',)), min_size=1, max_size=MAX_FORMULA),
-    chain_length=st.integers(1, MAX_CHAIN),
-    inputs=st.dictionaries(names, numbers, max_size=MAX_INPUTS),
-    frame=st.integers(0, 10**6),
-    forward=st.booleans(),
-    answers=st.booleans(),
-    leaves=st.booleans(),
-    speed=st.sampled_from(SPEEDS),
-)
+FIELDS = {  # a strategy per field of PageState, each over every value a link may set it to
+    'expr': st.sampled_from(state.EXPRESSIONS),
+    'formula': st.text(st.characters(blacklist_categories=('Cs',)), min_size=1, max_size=MAX_FORMULA),
+    'chain_length': st.integers(1, MAX_CHAIN),
+    'inputs': st.dictionaries(names, numbers, max_size=MAX_INPUTS),
+    'frame': st.integers(0, 10**6),
+    'forward': st.booleans(),
+    'answers': st.booleans(),
+    'leaves': st.booleans(),
+    'speed': st.sampled_from(SPEEDS),
+    'present': st.booleans(),
+    'table': st.booleans(),
+    'hide': st.sampled_from(HIDE),
+    'mode': st.sampled_from(state.MODES),
+    'lr': st.sampled_from(LEARNING_RATES),
+    'learned': st.integers(0, MAX_STEPS),
+}
+page_states = st.builds(PageState, **FIELDS)
+
+
+def test_the_page_states_strategy_covers_every_field_of_the_page():
+    assert set(FIELDS) == {f.name for f in dataclasses.fields(PageState)}  # a new field needs its strategy here
+
+
 nasty_values = st.sampled_from(
     ['', 'nan', 'NaN', 'inf', '-inf', '1e999', '-1', '0', '1', '2', '10', '1e6', '1e7', '0.5', '3.5', ' 4 ',
      '../../etc', 'custom', 'chain', 'neuron', '9' * 5000, 'x' * 10_000, '\x00', 'True']
