@@ -19,6 +19,7 @@ from engine.frames import frames
 from shared import traced
 from view.learning import tail_length
 from view.numbers import number_width
+from view.scene import Scene
 
 st.set_page_config(page_title='Backprop, step by step', page_icon='∂', layout='wide')
 
@@ -78,23 +79,25 @@ if mode == 'learn':  # the pass at the parameters after the steps taken, then th
     trace, width, numeric = traced(expression=expression, values=tuple(values.items()))
     width = max(width, number_width(learning.after))
 all_frames = frames(trace, page.forward, page.leaves, ask=mode == 'quiz')
-in_pass = len(all_frames)
+whole = len(all_frames)
 show_nonfinite(first_nonfinite(trace), trace.nodes)
 if mode == 'quiz' and not page.present:  # the player gets the frames up to the question, and no answers
     shown = quiz_panel(trace, all_frames, repr((expression.key, tuple(values.items()), page.forward, page.leaves)))
     all_frames, numeric = all_frames[:shown], numeric if shown == len(all_frames) else None
+scene = Scene(
+    expression.key, tuple(values.items()), mode, page.forward, page.leaves, page.hide, tuple(all_frames), whole,
+    learning and learning.key, expression=expression, trace=trace, width=width, numeric=numeric, right=right,
+    learning=learning,
+)  # fmt: skip
 
-share_at, quick = show_player(
-    expression, values, trace, all_frames, width, numeric, page, mode, right, learning, of=in_pass
-)
+share_at, quick = show_player(scene, page)
 if learning is not None and not page.present:  # after more steps, the player shows the next update
     learning_panel(learning, page.learned, on_step=lambda: send_to(len(all_frames)))
 
 page.frame = state.frame_to_share(share_at, len(all_frames) + tail_length(trace, learning))
 if page.frame is not None:  # a Share button was clicked: the panel, for the frame it was clicked at
-    numbered = len(frames(trace, page.forward, page.leaves)) + tail_length(trace, learning)  # as the caption counts
     shape = state.shape_to_share(share_at)  # the frame's files are drawn in the shape the player showed it in
-    share_panel(page, expression, values, trace, all_frames, width, quick, of=numbered, shape=shape)
+    share_panel(scene, page, quick, shape=shape)
 
 link = state.link_to_write(s, expression.defaults, followed=opened is not None)
 if link is not None:

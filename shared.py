@@ -79,31 +79,21 @@ def laid_out(*, expression, width, lay_out, source='dot', shape='wide'):
 
 @cachetools.cached(
     _bodies,
-    key=lambda *, expression, values, view, make: (expression.key, values, view),
+    key=lambda *, key, make: key,
     condition=threading.Condition(),
 )
-def player_body(*, expression, values, view, make):
-    """The player's body (bytes) as `make()` makes it: for one expression, its inputs (a tuple of (name, value)) and
-    the view (the frames stepped through and the grads hidden; the number width and the layout follow from them)."""
+def player_body(*, key, make):
+    """The player's body (bytes) as `make()` makes it, kept by `key`: a view.scene.Scene's (the expression, its inputs
+    and the frames stepped through, its floats by their bits), and whether the server laid the graph out."""
     return make()
 
 
-def exact_key(key):
-    """`key` (tuples of str, int, bool, float, None) with each float as its exact bits, so that two keys are equal only
-    where the files made from them are the same bytes: in Python -0.0 == 0.0, and a file shows -0.0000 or 0.0000."""
-    if isinstance(key, float):
-        return ('float', key.hex())
-    if isinstance(key, tuple | list):
-        return tuple(map(exact_key, key))
-    return key
-
-
 def made_file(key, make, waiting, show):
-    """The file (bytes) `make(tell)` makes for `key` (exact_key's, of a scenario: never a visitor's), kept for every
-    session that asks for the same. While another session makes it, this one waits for theirs (and pays nothing),
-    shown what they are shown; when theirs fails or they leave, this one makes it. `tell(fraction, text)` is how
-    `make` shows its progress: by show(fraction, text) here, and to those waiting. VisitorLeft when waiting() is
-    false while it waits."""
+    """The file (bytes) `make(tell)` makes for `key` (view.scene.exact_key's, of a scenario: never a visitor's), kept
+    for every session that asks for the same. While another session makes it, this one waits for theirs (and pays
+    nothing), shown what they are shown; when theirs fails or they leave, this one makes it. `tell(fraction, text)`
+    is how `make` shows its progress: by show(fraction, text) here, and to those waiting. VisitorLeft when waiting()
+    is false while it waits."""
     shown = None
     while True:
         with _files_changed:

@@ -17,7 +17,9 @@ import state
 from components.markdown import md
 from components.share import link_url, share_dialog
 from engine.frames import clamp_frame, frames
-from shared import exact_key, made_file, session_allowance, session_waiting
+from shared import made_file, session_allowance, session_waiting
+from view.learning import tail_length
+from view.scene import exact_key
 
 PPTX = 'application/vnd.openxmlformats-officedocument.presentationml.presentation'
 # label, file extension, mime type, the function of exports.py that makes it
@@ -60,21 +62,20 @@ class Shown:
     shape: str = 'wide'  # the shape the player showed the frame in (graph.SHAPES): the frame's files are drawn in it
 
 
-def share_panel(page, expression, values, trace, all_frames, width, quick, of=None, shape='wide'):
-    """The share panel for the frame `page` names (page.frame, END for the last) of `expression` at `values`
-    ({name: value}): a link to the page at that frame, its QR code, and the exports. `quick`: whether the page's
-    layout was the quick one; `of`: the count the page's caption reads the frames' numbers against, where it
-    counts more than `all_frames` (exports.frame_numbers): the panel and the files number them as the page does;
-    `shape`: the shape the player showed the frame in (state.shape_to_share), which the frame's files are drawn in."""
+def share_panel(scene, page, quick, shape='wide'):
+    """The share panel for the frame `page` names (page.frame, END for the last) of `scene` (a view.scene.Scene): a
+    link to the page at that frame, its QR code, and the exports, the frames numbered as the page's caption numbers
+    them (exports.frame_numbers). `quick`: whether the page's layout was the quick one; `shape`: the shape the player
+    showed the frame in (state.shape_to_share), which the frame's files are drawn in."""
+    trace, all_frames = scene.trace, list(scene.frames)
+    of = scene.in_pass + tail_length(trace, scene.learning)  # as the caption counts
     index = clamp_frame(page.frame, len(all_frames))
     asked = any(f.ask for f in all_frames)
     whole = len(all_frames) == len(frames(trace, page.forward, page.leaves, ask=asked))
     shown = Shown(
-        trace, all_frames, index, width, quick, page.hide, stem=exports.file_stem(expression.key, values),
-        key=(expression.key, tuple(values.items()), page.forward, page.leaves, page.hide, page.mode, len(all_frames),
-             of),
-        of=of, whole=whole, questions=None if asked or not whole else frames(trace, page.forward, page.leaves, True),
-        shape=shape,
+        trace, all_frames, index, scene.width, quick, page.hide, stem=exports.file_stem(scene.expression_key,
+        scene.inputs), key=(*scene.key, of), of=of, whole=whole,
+        questions=None if asked or not whole else frames(trace, page.forward, page.leaves, True), shape=shape,
     )  # fmt: skip
     allowance, waiting = session_allowance(), session_waiting()
     share_dialog(
@@ -186,7 +187,7 @@ def browser_save_buttons(files):
 
 
 def file_scenario(shown):
-    """What the whole-pass files of `shown` are made from, its floats by their bits (shared.exact_key): the same for
+    """What the whole-pass files of `shown` are made from, its floats by their bits (view.scene.exact_key): the same for
     two sessions only where their files are the same bytes."""
     return exact_key((shown.key, shown.width, shown.quick))
 

@@ -27,6 +27,7 @@ from components import export_panel
 from engine import PRESETS, trace_backward
 from engine.frames import frames
 from view.numbers import number_width
+from view.scene import exact_key
 
 WAIT = 30  # s: only a bound on a test that fails; nothing here waits that long when it passes
 
@@ -268,7 +269,7 @@ def test_a_waiting_visitor_who_leaves_stops_waiting_and_when_the_maker_fails_the
 
 
 def test_keys_tell_apart_every_float_that_prints_differently_and_fold_none_that_prints_alike():
-    key = shared.exact_key
+    key = exact_key
     assert key(('reuse', (('a', 0.0), ('b', -2.0)))) != key(('reuse', (('a', -0.0), ('b', -2.0))))
     assert key(('x', 1.0)) != key(('x', 1.0000000000000002)) and key(('x', 0.1 + 0.2)) != key(('x', 0.3))
     assert key(('x', (0.5, [1.5]))) == key(('x', (0.5, (1.5,)))) and hash(key(('x', 0.5)))

@@ -15,7 +15,6 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 import layout
 import picture
 import shared
-from engine.frames import frames
 from exports import file_stem
 from layout import QUICK_NOTE, LayoutRefused, has_dot, lay_out, quickened
 from view.graph import SHAPES, build_dot
@@ -52,39 +51,33 @@ def send_to(frame):
     go_to(frame, opening=False)
 
 
-def show_player(
-    expression, values, trace, all_frames, width, numeric, page, mode='watch', right=None, learning=None, of=None
-):
-    """The graph player for `expression` at `values` ({name: value}), whose trace, frames, number width and
-    finite-difference check are `trace`, `all_frames`, `width`, `numeric`, drawn as `page` (a state.PageState) asks,
-    in `mode` (state.MODES), with the `+=` trace `right` beside the `=` one, or one step of `learning` after it;
-    `of`: the frames of the whole pass, where `all_frames` are fewer (a quiz sends those up to its question).
+def show_player(scene, page):
+    """The graph player for `scene` (a view.scene.Scene), drawn as `page` (a state.PageState) asks: its speed, the
+    presentation view, the node table's answers.
 
-    The layout and the body come from shared.py's caches; dot runs on the visitor's allowance, and when the graph
-    cannot be laid out the page says why and stops. Returns (the frame whose Share button was clicked in this run,
-    as the browser sent it, or None; whether the layout is the quick one, which the exports then use too).
+    The layout and the body come from shared.py's caches, the body kept by the scene's key; dot runs on the
+    visitor's allowance, and when the graph cannot be laid out the page says why and stops. Returns (the frame whose
+    Share button was clicked in this run, as the browser sent it, or None; whether the layout is the quick one, which
+    the exports then use too).
     """
+    trace, width = scene.trace, scene.width
     if has_dot():
-        graph, quick = server_layout(expression, trace, width)
+        graph, quick = server_layout(scene.expression, trace, width)
     else:  # the browser lays it out: the same DOT, the same budget; made once per graph, as a layout is
         make = lambda: browser_layout(trace, width)  # noqa: E731
-        graph, quick = shared.laid_out(expression=expression, width=width, lay_out=make, source='browser'), False
-    inputs = tuple(values.items())
-    in_pass = len(frames(trace, page.forward, page.leaves))  # as watched: what a quiz's caption counts too
-    # what of the page decides the frames and their looks: a quiz sends the frames up to its question
-    view = (page.forward, page.leaves, page.hide, mode, len(all_frames), numeric is None, learning and learning.key,
-            'svg' in graph)  # fmt: skip
+        graph, quick = shared.laid_out(expression=scene.expression, width=width, lay_out=make, source='browser'), False
+    key = (scene.key, 'svg' in graph)  # the body holds the layout, or the DOT the browser lays out
     body = shared.player_body(
-        expression=expression, values=inputs, view=view,
-        make=lambda: make_body(trace, all_frames, width, numeric, graph, page.hide, right, learning, in_pass),
+        key=key,
+        make=lambda: make_body(trace, list(scene.frames), width, scene.numeric, graph, scene.hide, scene.right,
+                               scene.learning, scene.in_pass),
     )  # fmt: skip
-    name = repr((expression.key, inputs, view))  # what the body is for, as shared.py keeps it
     goto = st.session_state.get(GOTO, NO_GOTO)
-    answers = page.final_grads_shown
-    stem = file_stem(expression.key, values)
+    stem = file_stem(scene.expression_key, scene.inputs)
     share_at = graph_player(
-        name, body, page.speed, answers, goto, present=page.present, table=page.table, of=of, stem=stem
-    )
+        repr(key), body, page.speed, page.final_grads_shown, goto, present=page.present, table=page.table,
+        of=scene.whole, stem=stem,
+    )  # fmt: skip
     return share_at, quick
 
 

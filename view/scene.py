@@ -1,0 +1,54 @@
+"""What the page shows, as one value: the expression at its inputs, in a mode, stepped through as the page asks.
+
+The player, the share panel and the exports are given a Scene; the player's body and the whole-pass files are kept
+by its key, made from every field that decides what they show, so a field added here is in the key too.
+"""
+
+from dataclasses import dataclass, field, fields
+
+from engine.frames import frames as frames_of
+
+
+def exact_key(key):
+    """`key` (tuples of str, int, bool, float, None) with each float as its exact bits, so that two keys are equal only
+    where the files made from them are the same bytes: in Python -0.0 == 0.0, and a file shows -0.0000 or 0.0000."""
+    if isinstance(key, float):
+        return ('float', key.hex())
+    if isinstance(key, tuple | list):
+        return tuple(map(exact_key, key))
+    return key
+
+
+@dataclass(frozen=True)
+class Scene:
+    expression_key: str  # engine.Expression.key: a preset's name, 'chain10', '=' and a typed formula's text
+    values: tuple  # ((name, value), ...): the inputs of the pass shown (after learning's steps, where it has some)
+    mode: str  # the mode in force (state.MODES), where the page's mode does not apply: 'watch'
+    forward: bool  # the frames step through the forward pass too
+    leaves: bool  # and through the leaves' steps
+    hide: str  # which grads show '?' (engine.frames.HIDE)
+    frames: tuple  # the frames the player is given (a quiz: up to its question)
+    whole: int  # the frames of the whole pass, a quiz's with its questions: the player's slider runs to it
+    learning_key: tuple | None  # view.learning.Learning.key: the frames after the pass depend on it
+    # made from the fields above, so not compared: the key is theirs
+    expression: object = field(compare=False)  # the engine.Expression
+    trace: object = field(compare=False)  # the trace shown: on the `=` engine in bug mode
+    width: int = field(compare=False)  # view.numbers.number_width, over everything shown
+    numeric: dict | None = field(compare=False)  # the finite-difference grads; None while a quiz is unfinished
+    right: object = field(default=None, compare=False)  # bug mode: the `+=` trace beside the `=` one
+    learning: object = field(default=None, compare=False)  # learn mode: the view.learning.Learning after the pass
+
+    @property
+    def key(self):
+        """What the scene is kept by: every compared field, its floats by their bits (exact_key)."""
+        return exact_key(tuple(getattr(self, f.name) for f in fields(self) if f.compare))
+
+    @property
+    def in_pass(self):
+        """The frames of the whole pass as watched (no questions), which the captions count."""
+        return len(frames_of(self.trace, self.forward, self.leaves))
+
+    @property
+    def inputs(self):
+        """{name: value} of the pass shown."""
+        return dict(self.values)
