@@ -15,6 +15,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from engine import Value, assign, numeric_grads, trace_backward
 from layout import POLL, Allowance, LayoutRefused, VisitorLeft
+from view.scene import exact_key
 from view.numbers import number_width
 
 MB = 2**20
@@ -41,7 +42,7 @@ ALLOWANCE = 'layout_allowance'  # session state: the visitor's layout.Allowance 
 
 
 @cachetools.cached(
-    _traces, key=lambda *, expression, values, assigns=False: (expression.key, values, assigns),
+    _traces, key=lambda *, expression, values, assigns=False: (expression.key, exact_key(values), assigns),
     condition=threading.Condition(),
 )  # fmt: skip
 def traced(*, expression, values, assigns=False):

@@ -24,7 +24,7 @@ import exports
 import layout
 import shared
 from components import export_panel
-from engine import PRESETS, trace_backward
+from engine import PRESETS, parse_expression, trace_backward
 from engine.frames import frames
 from view.numbers import number_width
 from view.scene import exact_key
@@ -274,6 +274,14 @@ def test_keys_tell_apart_every_float_that_prints_differently_and_fold_none_that_
     assert key(('x', 1.0)) != key(('x', 1.0000000000000002)) and key(('x', 0.1 + 0.2)) != key(('x', 0.3))
     assert key(('x', (0.5, [1.5]))) == key(('x', (0.5, (1.5,)))) and hash(key(('x', 0.5)))
     assert key(('x', float('nan'))) == key(('x', float('nan')))  # a nan is no longer unequal to itself
+
+
+def test_the_trace_for_minus_zero_is_not_the_trace_for_zero():
+    # one session opens 1/a + 0*p at a = -0.0, then another at a = 0: IEEE gives 1/-0.0 = -inf, 1/0.0 = inf
+    expression = parse_expression('1/a + 0*p')
+    for a, quotient in [(-0.0, -math.inf), (0.0, math.inf), (-0.0, -math.inf)]:
+        trace = shared.traced(expression=expression, values=(('a', a), ('p', 1.0)))[0]
+        assert [n.data for n in trace.nodes if n.op == '/'] == [quotient]
 
 
 def case(values):
