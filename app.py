@@ -21,7 +21,8 @@ from view.learning import tail_length
 from view.numbers import number_width
 from view.scene import Scene
 
-st.set_page_config(page_title='Backprop, step by step', page_icon='∂', layout='wide')
+# an emoji: Streamlit draws it as a data: URL, so the address bar the player rewrites at each step fetches nothing
+st.set_page_config(page_title='Backprop, step by step', page_icon='📉', layout='wide')
 
 
 s = st.session_state

@@ -132,7 +132,7 @@ def test_next_and_prev_move_one_frame(page, app_server):
     expect(next_button).to_be_enabled()
 
 
-def test_a_link_runs_the_script_once_and_a_step_costs_the_player_nothing(page, app_server):
+def test_a_link_runs_the_script_once_and_a_step_sends_the_server_nothing(page, app_server):
     sent = []  # what the browser sends the server: each is a request to run the script
     page.on('websocket', lambda ws: ws.on('framesent', lambda payload: sent.append(payload)))
     open_page(page, app_server, '?expr=reuse&step=3')
@@ -140,12 +140,17 @@ def test_a_link_runs_the_script_once_and_a_step_costs_the_player_nothing(page, a
     expect(words(page)).to_contain_text('Forward pass')
     page.wait_for_timeout(1500)
     assert len(sent) == 1
+    requests = []  # and over HTTP: once loaded, not even the page's icon again when the player rewrites the address
+    page.on('request', lambda request: requests.append(request.url))
     for k in (4, 5, 6):
         page.get_by_role('button', name='Next').click()
         expect_frame(page, k + 1, 10)
+        page.wait_for_timeout(400)  # the player writes the address bar at most every 300 ms: each step its own
+    assert 'step=6' in page.url
     expect(words(page)).to_contain_text('a*a = a × a passes its grad')
     page.wait_for_timeout(1500)
     assert len(sent) == 1  # the player steps in the browser, whoever laid the graph out
+    assert requests == []
 
 
 @pytest.mark.parametrize('speed', ['2', '10'])
