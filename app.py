@@ -32,6 +32,9 @@ if opened is not None:
     if opened.ignored:
         unread = md(', '.join(key[:40] for key in opened.ignored[:8]))
         st.toast(f'Parts of this link could not be read and were reset: {unread}', icon=':material/link:')
+    if opened.clamped:
+        names = ', '.join(md(name[:24]) for name in opened.clamped[:8])
+        st.toast(f'{names}: kept within ±1,000,000, at the nearer bound.', icon=':material/straighten:')
 state.keep_widget_values(s)
 
 if s.present:  # the presentation view draws no sidebar, so Streamlit shows none

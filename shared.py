@@ -15,8 +15,8 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from engine import Value, assign, numeric_grads, trace_backward
 from layout import POLL, Allowance, LayoutRefused, VisitorLeft
-from view.scene import exact_key
 from view.numbers import number_width
+from view.scene import exact_key
 
 MB = 2**20
 TRACE_BYTES_PER_NODE = 2_000  # measured: a trace holds 0.9-1.2 kB a node (bench/bench_load.py checks the total)

@@ -28,6 +28,7 @@ SPEEDS = (0.5, 1.0, 2.0, 4.0, 10.0)  # steps per second
 # of learning after the pass (components/modes.py says what each is, and where it does not apply)
 MODES = ('watch', 'bug', 'quiz', 'learn')
 MAX_INPUTS = 64
+INPUT_LIMIT = 1e6  # inputs stay within ±INPUT_LIMIT: wide enough for any lesson, and far from overflow in the ops
 INPUT_PREFIX = 'v.'  # inputs in a link: ?v.x1=2, so that a variable may be called "step"
 END = 10**6  # step=end in a link: the last frame, whatever the number of frames
 STREAMLITS_OWN = ('embed', 'embed_options')  # in the address bar for Streamlit itself: neither read nor reported
@@ -162,8 +163,17 @@ def _input_name(name):
     return name.isidentifier() and not name.startswith('_') and len(name) <= 24
 
 
-def _input_value(value):
-    return math.isfinite(value) and abs(value) <= 1e6
+def _input_value(text):
+    """An input's value from a link: a number, ±inf and any past ±INPUT_LIMIT kept at the nearer bound; nan is none
+    (None), since it has no nearer bound."""
+    value = float(text)
+    return None if math.isnan(value) else min(max(value, -INPUT_LIMIT), INPUT_LIMIT)
+
+
+def clamped_inputs(query):
+    """The names of the inputs `query` sets past ±INPUT_LIMIT, which from_query keeps at the nearer bound."""
+    inputs = from_query(query)[0].inputs
+    return [name for name in inputs if abs(float(query[INPUT_PREFIX + name])) > INPUT_LIMIT]
 
 
 def from_query(query):
@@ -179,7 +189,7 @@ def from_query(query):
             link = LINKS[key].metadata['link']
             value = _read(link.read, link.valid, text)
         elif name is not None and _input_name(name) and len(state.inputs) < MAX_INPUTS:
-            value = _read(float, _input_value, text)
+            value = _read(_input_value, lambda v: True, text)
         if value is None:
             ignored.append(key)
         elif key in LINKS:
@@ -220,6 +230,7 @@ class Opened:
     frame: int  # the link's frame (END: the last one), where the player is to go
     first: bool  # the visitor's first run: the player goes there only if it shows no frame yet (player.go_to)
     ignored: list  # the names of the parameters that could not be read, in the link's order
+    clamped: list = field(default_factory=list)  # the inputs it sets past ±INPUT_LIMIT, kept at the nearer bound
 
 
 def follow_link(session, query, navigated=True):
@@ -245,7 +256,7 @@ def follow_link(session, query, navigated=True):
     session[LINK_IN_BROWSER] = here  # what the browser's address bar holds, as Streamlit sends it
     session[LINKS_BEHIND] = []
     session[LINK_OF_PAGE] = None  # the page's own link, taken as it is at the end of this run (link_to_write)
-    return Opened(page.frame, first, ignored)
+    return Opened(page.frame, first, ignored, clamped_inputs(query))
 
 
 def link_to_write(session, input_names, followed):

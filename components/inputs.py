@@ -5,10 +5,10 @@ import math
 import streamlit as st
 
 from components.markdown import md
-from state import CUSTOM, forget_other_formulas, input_key
+from state import CUSTOM, INPUT_LIMIT, forget_other_formulas, input_key
 from view.numbers import fmt
 
-LIMIT = 1e6  # inputs stay within ±LIMIT: wide enough for any lesson, and far from overflow in the ops
+LIMIT = INPUT_LIMIT
 
 
 def _keep_in_range(key, default):

@@ -60,13 +60,13 @@ def parse_expression(text):
     The Expression's key is the text as read: the same formula is the same graph, and a formula that reads like a
     preset's name ('reuse', one variable) still has a key of its own.
     """
+    if len(text) > MAX_LENGTH:  # as typed, spaces and all: the page writes the text into its link
+        message = f'the formula is {len(text):,} characters long, spaces included; the limit is {MAX_LENGTH}'
+        raise ExpressionError(message, MAX_LENGTH + 1)
     lead = len(text) - len(text.lstrip())  # columns count in the text as typed, leading spaces and all
     text = text.strip()
     if not text:
         raise ExpressionError('type a formula, e.g. tanh(x1*w1 + x2*w2 + b)', 1)
-    if len(text) > MAX_LENGTH:
-        message = f'the formula is {len(text)} characters long; the limit is {MAX_LENGTH}'
-        raise ExpressionError(message, lead + MAX_LENGTH + 1)
     _check_characters(text, lead)
     out_name, body, shift = _split_assignment(text, lead)
     try:

@@ -248,7 +248,8 @@ def test_bad_input_points_at_the_column(text, column):
         ('', 1, 'type a formula'),
         ('   ', 1, 'type a formula'),
         ('x' * (MAX_LENGTH + 1), MAX_LENGTH + 1, str(MAX_LENGTH)),
-        ('  ' + 'x' * (MAX_LENGTH + 1), MAX_LENGTH + 3, str(MAX_LENGTH)),  # past the limit, after the 2 spaces
+        ('  ' + 'x' * (MAX_LENGTH - 1), MAX_LENGTH + 1, str(MAX_LENGTH)),  # spaces count: the link carries them
+        (' ' * 200_000 + 'L = a*b + c', MAX_LENGTH + 1, '200,011 characters'),  # padded: refused, not drawn
         ('  a +* b', 6, 'not a formula I can read'),  # leading spaces count: the student sees them
         ('x +', 3, 'nothing after it'),  # the dangling +, the 3rd character, not the end of the text
         ('(a + )', 4, 'nothing after it'),  # the +, not the ( or the )

@@ -161,7 +161,7 @@ def test_from_query_uses_exactly_the_parameters_it_does_not_ignore(query):
     assert s.forward == (query['forward'] == '1' if 'forward' in used else DEFAULT.forward)
     assert s.answers == (query['answers'] == '1' if 'answers' in used else DEFAULT.answers)
     assert s.leaves == (query['leaves'] == '1' if 'leaves' in used else DEFAULT.leaves)
-    assert s.inputs == {key[2:]: float(query[key]) for key in used if key.startswith('v.')}
+    assert s.inputs == {key[2:]: min(max(float(query[key]), -1e6), 1e6) for key in used if key.startswith('v.')}
 
 
 BAD = [
@@ -195,11 +195,23 @@ def test_a_bad_value_falls_back_to_the_default_and_is_listed(query, field):
     check_valid(s)
 
 
-@pytest.mark.parametrize('value', ['nan', 'inf', '-inf', '1e999', '1e7', '-1000001', 'abc', ''])
-def test_a_bad_input_value_is_ignored(value):
+@pytest.mark.parametrize('value', ['nan', 'NaN', 'abc', '', '1,5'])
+def test_an_input_value_that_is_no_number_is_ignored(value):
     s, ignored = from_query({'v.a': value, 'v.b': '2'})
     assert s.inputs == {'b': 2.0}
     assert ignored == ['v.a']
+    assert state.clamped_inputs({'v.a': value, 'v.b': '2'}) == []
+
+
+@pytest.mark.parametrize(
+    ('value', 'kept'), [('inf', 1e6), ('-inf', -1e6), ('1e999', 1e6), ('1e7', 1e6), ('-1000001', -1e6)]
+)
+def test_an_input_value_past_the_limit_is_clamped_to_the_nearer_bound_and_named(value, kept):
+    query = {'v.a': value, 'v.b': '2'}
+    s, ignored = from_query(query)
+    assert s.inputs == {'a': kept, 'b': 2.0} and ignored == []
+    assert state.clamped_inputs(query) == ['a']
+    assert state.follow_link({}, query).clamped == ['a']  # the page says so, in a toast
 
 
 @pytest.mark.parametrize('key', ['v.__class__', 'v._a', 'v.', 'v.1a', 'v.a-b', 'v.a.b', 'v.' + 'a' * 25])
