@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from test_layout import tangled_formula
 
 import layout
-from devtools.serve import free_port, serve_app
+from devtools.serve import CHROMIUM, CHROMIUM_ARGS, free_port, serve_app
 from engine import PRESETS, parse_expression, trace_backward
 from engine.frames import frames
 from view.explanation import caption, explain, explanation_html
@@ -141,6 +141,23 @@ def test_a_link_of_more_than_a_thousand_parameters_says_it_was_not_read(page, ap
     page.goto(f'{app_server}/?expr=reuse&{query}')
     wait_for_player(page)
     expect(page.locator('.player .notice')).to_contain_text('more than the 1,000 the server reads')
+
+
+def test_a_link_of_more_than_512_ki_characters_says_it_was_not_read(browser, app_server):
+    # an address that long never reaches the server over HTTP (its headers stop at 64 KiB), so the page is fetched at
+    # its root; the browser's address, and what the page sends over its websocket, is the long link. Chromium takes
+    # a page so served for another network's, which may not open a local websocket: this browser lets it
+    lets = browser.browser_type.launch(
+        executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, '--disable-features=LocalNetworkAccessChecks']
+    )
+    page = lets.new_page()
+    root = lambda route: route.fulfill(response=route.fetch(url=f'{app_server}/'))  # noqa: E731
+    page.route(re.compile(r'.*/\?expr=reuse&pad=.*'), root)
+    page.goto(f'{app_server}/?expr=reuse&pad=' + 'x' * (512 * 1024))
+    wait_for_player(page)
+    expect(page.locator('.player .notice')).to_contain_text('more than the 512 Ki the server reads')
+    expect(page.locator('.player')).to_contain_text('6.8814')  # the neuron's, the page's start
+    lets.close()
 
 
 # --- faults ------------------------------------------------------------------------------------------------

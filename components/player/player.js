@@ -461,12 +461,16 @@ class Player {
     this.urlWritten = performance.now();
   }
 
-  // Streamlit drops a query string of more than 1,000 parameters without a word: say so
+  // Streamlit drops a query string of more than 1,000 parameters or 512 Ki characters without a word: say so
   checkLink() {
-    const count = [...new URLSearchParams(window.location.search).keys()].length;
-    if (count <= 1000) return;
-    this.noticeBox.textContent = `This link has ${count} parameters, more than the 1,000 the server reads, so none ` +
-      'of it was read: the page opened with its defaults.';
+    const search = window.location.search;
+    const count = [...new URLSearchParams(search).keys()].length;
+    const long = search.length - 1 > 512 * 1024;
+    if (count <= 1000 && !long) return;
+    const what = long ? `${(search.length - 1).toLocaleString('en')} characters, more than the 512 Ki`
+      : `${count} parameters, more than the 1,000`;
+    this.noticeBox.textContent = `This link has ${what} the server reads, so none of it was read: the page opened ` +
+      'with its defaults.';
     this.noticeBox.hidden = false;
   }
 
