@@ -2,7 +2,7 @@
 numbered SVGs, a PDF with one vector page per frame, or a PowerPoint deck with one slide per frame and the chain rule
 in its speaker notes. Pure server-side: the page offers the bytes as downloads.
 
-Every picture is drawn by Graphviz's dot through layout._dot, as the page's graph is: a subprocess with a time budget,
+Every picture is drawn by Graphviz's dot through layout.run, as the page's graph is: a subprocess with a time budget,
 killed at it or when the visitor leaves, paid from the session's layout.Allowance, on one of layout's slots (one dot
 per core). A frame of a graph the page laid out quickly is drawn with layout.QUICK, so it is the same picture. A
 whole-pass export takes at most EXPORT_FRAMES frames and EXPORT_BUDGET s of dot, else ExportRefused says why; it waits
@@ -332,16 +332,33 @@ def _slot(waiting):
     """One of layout's slots (a core) for one run. In a turn of LINE, waited for as long as a page's layout can hold
     one (no more than LINE.lanes exports draw at once, so one frees by then); out of turn (a frame's file), as a
     page's layout waits, SLOT_WAIT, then BUSY."""
-    deadline = time.monotonic() + (TURN_SLOT_WAIT if LINE.holding() else layout.SLOT_WAIT)
-    while not layout._slots.acquire(timeout=max(0.0, min(layout.POLL, deadline - time.monotonic()))):
-        if time.monotonic() >= deadline:
-            raise ExportRefused(BUSY)
-        if not waiting():
-            raise layout.VisitorLeft()
     try:
-        yield
-    finally:
-        layout._slots.release()
+        with layout.slot(TURN_SLOT_WAIT if LINE.holding() else layout.SLOT_WAIT, waiting):
+            yield
+    except layout.Busy:
+        raise ExportRefused(BUSY) from None
+
+
+class _Tally:
+    """A session's allowance that also counts what one run spends of it (layout.run pays it the CPU time used)."""
+
+    def __init__(self, allowance):
+        self.allowance, self.spent = allowance, 0.0
+
+    def spend(self, seconds):
+        self.spent += seconds
+        self.allowance.spend(seconds)
+
+    def left(self):
+        return self.allowance.left()
+
+
+def _run(source, budget, waiting, allowance, args, program='dot'):
+    """layout.run, a busy server said as the exports say it."""
+    try:
+        return layout.run(source, budget, waiting, allowance, args, program=program)
+    except layout.Busy:
+        raise ExportRefused(BUSY) from None
 
 
 class _Dot:
@@ -360,13 +377,13 @@ class _Dot:
         if self.left <= 0:
             raise ExportRefused(self._too_long())
         with _slot(self.waiting):
-            start = time.monotonic()
+            tally = _Tally(self.allowance)
             try:
-                out = layout._dot(source, min(self.left, self.allowance.left()), self.waiting, self.allowance, args)
+                out = _run(source, min(self.left, self.allowance.left()), self.waiting, tally, args)
             except (OSError, RuntimeError) as e:  # dot gone since the check, or it failed on this graph
                 raise ExportRefused(f"Graphviz's dot could not draw this graph: {e}") from e
             finally:
-                self.left -= time.monotonic() - start
+                self.left -= tally.spent  # dot's own CPU time: a busy server's wait is not the graph's
         if out is None:
             raise ExportRefused(self._spent() if self.allowance.left() <= 0 else self._too_long())
         self.runs += 1
@@ -541,7 +558,7 @@ def _slides(trace, frames, width, quick, progress, allowance, waiting, hide, of,
 
 
 class _Rsvg:
-    """The rsvg-convert runs of one export, bounded as its dot runs are (layout._dot, on one of layout's slots, paid
+    """The rsvg-convert runs of one export, bounded as its dot runs are (layout.run, on one of layout's slots, paid
     from the session's allowance): RENDER_BUDGET s in all."""
 
     def __init__(self, allowance=None, waiting=lambda: True):
@@ -552,14 +569,14 @@ class _Rsvg:
         if self.allowance.left() <= 0:
             raise ExportRefused(_Dot._spent(self))
         with _slot(self.waiting):  # in its turn, as _Dot's runs
-            start = time.monotonic()
+            tally = _Tally(self.allowance)
             try:
                 budget = min(self.left, self.allowance.left())
-                out = layout._dot(svg, budget, self.waiting, self.allowance, args, program='rsvg-convert')
+                out = _run(svg, budget, self.waiting, tally, args, program='rsvg-convert')
             except (OSError, RuntimeError) as e:  # rsvg-convert gone since the check, or it failed
                 raise ExportRefused(f'rsvg-convert could not draw these slides: {e}') from e
             finally:
-                self.left -= time.monotonic() - start
+                self.left -= tally.spent
         if out is None:
             raise ExportRefused(
                 _Dot._spent(self) if self.allowance.left() <= 0 else

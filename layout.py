@@ -1,12 +1,14 @@
 """Graphviz's dot as a bounded resource. A public page lays out whatever graph a link describes, and dot's time
 is not bounded by the formula's length: a 399-character sum of 100 products over 50 reused variables took
-55 s here. So every layout runs in a subprocess with a time budget, killed at the budget or as soon as the
-visitor who asked for it has left; past the budget a cheaper layout is tried, then the page refuses. At most
-one dot per core runs at once, and each session has an allowance of dot time per minute.
+55 s here. So every layout runs in a subprocess with a budget of its own CPU time (run), killed at the budget or
+as soon as the visitor who asked for it has left; past the budget a cheaper layout is tried, then the page refuses,
+and that refusal lasts. A busy server that gives dot too little of a core is told apart: it is asked again later.
+At most one dot per core runs at once, and each session has an allowance of dot time per minute.
 
 Measured in bench/bench_layout.py (results in bench/results/layout.txt).
 """
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -15,6 +17,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass
+from pathlib import Path
 
 FULL_BUDGET = 5.5  # s for dot's own layout: chain(500), the largest preset, takes 3.1-3.5 s on the 2-core machine
 QUICK_BUDGET = 3.5  # s for the cheaper one (chain(500): 3.4 s; the tangled sums: under 1.3 s)
@@ -89,18 +92,14 @@ def lay_out(graph, waiting=lambda: True, allowance=None):
             f'This session has used its {ALLOWANCE:g} s of graph layout for this minute. '
             f'Try again in {allowance.wait()} s.'
         )
-    if not _slots.acquire(timeout=SLOT_WAIT):
-        raise LayoutRefused('The server is busy laying out other graphs. Try again in a few seconds.')
-    try:
-        out = _dot(graph.source, FULL_BUDGET, waiting, allowance)
+    with slot(SLOT_WAIT, waiting):
+        out = run(graph.source, FULL_BUDGET, waiting, allowance)
         if out is not None:
             return Layout(_svg(out), quick=False)
-        out = _dot(quickened(graph).source, QUICK_BUDGET, waiting, allowance)
+        out = run(quickened(graph).source, QUICK_BUDGET, waiting, allowance)
         if out is not None:
             return Layout(_svg(out), quick=True)
-    finally:
-        _slots.release()
-    raise LayoutRefused(tangled(), lasting=True)
+    raise LayoutRefused(tangled(), lasting=True)  # dot itself used both budgets: no one need pay to find out again
 
 
 def tangled():
@@ -128,35 +127,94 @@ def _svg(out):
     return svg[svg.index('<svg') :]
 
 
-def _dot(source, budget, waiting, allowance, args=('-Tsvg',), program='dot'):
-    """dot on `source` with `args` (the output format, -Tsvg, -Tpng, -Tpdf, and any -G attributes such as
-    -Gdpi=192): its output as bytes, or None past the budget. Killed at the budget or when nobody waits. `program`:
-    another one run the same way (exports runs rsvg-convert so)."""
+class Busy(LayoutRefused):
+    """The server was too busy for a run to get its budget of CPU time in WALL_FACTOR times that long: not lasting,
+    since the graph was never given its chance."""
+
+    def __init__(self):
+        super().__init__('The server is busy laying out other graphs. Try again in a few seconds.')
+
+
+WALL_FACTOR = 2.0  # a run may take this many times its budget on the clock, while the server is busy
+TICKS = os.sysconf('SC_CLK_TCK') if hasattr(os, 'sysconf') else 100
+CPU_RESOLUTION = 0.1  # s: ten of /proc's ticks; a budget shorter than this is kept by the clock
+
+
+def cpu_seconds(pid):
+    """The CPU time process `pid` has used so far (Linux's /proc), or None where that cannot be read."""
+    try:
+        fields = Path(f'/proc/{pid}/stat').read_text().rsplit(')', 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime and stime, the 14th and 15th fields
+
+
+def run(source, budget, waiting, allowance, args=('-Tsvg',), program='dot'):
+    """One bounded run of dot on `source` with `args` (the output format, -Tsvg, -Tpng, -Tpdf, and any -G attributes
+    such as -Gdpi=192): its output as bytes, or None once dot itself has used `budget` s of CPU time: the graph is
+    the reason, so the caller may take that as lasting. Busy when the clock reaches WALL_FACTOR times the budget
+    first (a busy server, not the graph); VisitorLeft when nobody waits any more. Killed in either case; the CPU
+    time it used is paid from `allowance`. `program`: another one run the same way (exports runs rsvg-convert so).
+    Where the CPU time cannot be read (no /proc), or the budget is under CPU_RESOLUTION, the clock stands for it."""
     start = time.monotonic()
-    # the input from a file, not a pipe: communicate(input, timeout) that times out before the input is written
-    # writes no more of it when called again (CPython 3.11), and a busy server's first POLL often ends that early
-    with tempfile.TemporaryFile() as given:
+    # the input and output in files, not pipes: communicate(input, timeout) that times out before the input is
+    # written writes no more of it when called again (CPython 3.11), and a busy server's first POLL often ends that
+    # early; and with nothing to read while it runs, the run is reaped here, with the CPU time it used (os.wait4)
+    with tempfile.TemporaryFile() as given, tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         given.write(source.encode())
         given.seek(0)
-        process = subprocess.Popen([program, *args], stdin=given, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    ended = None
+        process = subprocess.Popen([program, *args], stdin=given, stdout=out, stderr=err)
+        used, pause = 0.0, 0.005
+        try:
+            while process.returncode is None:
+                wall = time.monotonic() - start
+                cpu = None if budget < CPU_RESOLUTION else cpu_seconds(process.pid)
+                used = max(used, wall if cpu is None else cpu)
+                if used >= budget:
+                    return None
+                if wall >= WALL_FACTOR * budget:
+                    raise Busy()
+                if not waiting():
+                    raise VisitorLeft()
+                time.sleep(pause)
+                pause = min(2 * pause, POLL)  # a quick run is seen to end at once, a long one every POLL
+                used = max(used, _reaped(process) or 0.0)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                used = max(used, _reaped(process, wait=True) or 0.0)
+            allowance.spend(used)
+        if process.returncode != 0:
+            err.seek(0)
+            raise RuntimeError(f'{program} failed: {err.read().decode(errors="replace")[:300]}')
+        out.seek(0)
+        return out.read()
+
+
+def _reaped(process, wait=False):
+    """The CPU time a process that has ended used, once reaped (its returncode set), or None while it runs. Where
+    the OS has no os.wait4, Popen reaps it and the time is not known (None)."""
+    if not hasattr(os, 'wait4'):
+        process.wait() if wait else process.poll()
+        return None
+    pid, status, usage = os.wait4(process.pid, 0 if wait else os.WNOHANG)
+    if pid == 0:
+        return None
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return usage.ru_utime + usage.ru_stime
+
+
+@contextlib.contextmanager
+def slot(wait, waiting=lambda: True):
+    """One of the server's slots for a run (a core), waited for `wait` s at most, checking all along that someone
+    still waits (else VisitorLeft); Busy past that."""
+    deadline = time.monotonic() + wait
+    while not _slots.acquire(timeout=max(0.0, min(POLL, deadline - time.monotonic()))):
+        if time.monotonic() >= deadline:
+            raise Busy()
+        if not waiting():
+            raise VisitorLeft()
     try:
-        while ended is None:
-            left = budget - (time.monotonic() - start)
-            if left <= 0:
-                return None
-            if not waiting():
-                raise VisitorLeft()
-            try:
-                out, err = process.communicate(timeout=min(POLL, left))
-                ended = process.returncode
-            except subprocess.TimeoutExpired:
-                pass
+        yield
     finally:
-        if process.poll() is None:
-            process.kill()
-            process.communicate()
-        allowance.spend(time.monotonic() - start)
-    if ended != 0:
-        raise RuntimeError(f'{program} failed: {err.decode(errors="replace")[:300]}')
-    return out
+        _slots.release()

@@ -140,7 +140,7 @@ def test_exports_draw_on_all_cores_but_one_so_a_pages_layout_finds_a_core_free(m
         assert release.wait(WAIT)
         return b'<svg/>'
 
-    monkeypatch.setattr(layout, '_dot', dot)
+    monkeypatch.setattr(layout, 'run', dot)
     line = exports.Line()
     monkeypatch.setattr(exports, 'LINE', line)
     told = [Said() for _ in range(cores + 1)]
@@ -181,7 +181,7 @@ def test_in_its_turn_an_export_waits_for_the_core_a_pages_layout_holds_and_out_o
     slots = CountedSlots(1)
     monkeypatch.setattr(layout, '_slots', slots)
     monkeypatch.setattr(layout, 'SLOT_WAIT', 0.0)  # out of turn: no wait at all
-    monkeypatch.setattr(layout, '_dot', lambda *a, **k: b'<svg/>')
+    monkeypatch.setattr(layout, 'run', lambda *a, **k: b'<svg/>')
     line = exports.Line(lanes=1)
     monkeypatch.setattr(exports, 'LINE', line)
     slots.acquire()  # a page's layout holds the only core
@@ -427,5 +427,5 @@ def test_a_dot_run_gets_its_whole_input_when_the_first_wait_for_it_ends_before_t
     # a class's exports, twenty sessions polling at once, left dot half a DOT and waiting for the rest (issue 22):
     # here the reader waits first, so the input (larger than a pipe holds) cannot be written within layout.POLL
     source = 'x' * 300_000
-    out = layout._dot(source, 20, lambda: True, layout.Allowance(), ['-c', SLOW_READER], program=sys.executable)
+    out = layout.run(source, 20, lambda: True, layout.Allowance(), ['-c', SLOW_READER], program=sys.executable)
     assert out == b'300000\n'

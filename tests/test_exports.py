@@ -124,7 +124,7 @@ def test_grads_the_page_hides_stay_hidden_in_every_export(reuse):
 
 def test_a_frame_of_a_quickly_laid_out_graph_is_exported_with_the_quick_layout(neuron):
     quick = layout.quickened(build_dot(neuron.trace, None, neuron.width))
-    page = picture.page_svg(layout._dot(quick.source, 5, lambda: True, layout.Allowance()), 'neuron')
+    page = picture.page_svg(layout.run(quick.source, 5, lambda: True, layout.Allowance()), 'neuron')
     svg = exports.frame_svg(neuron.trace, neuron.frames[-1], neuron.width, quick=True).decode()
     assert shapes(svg, 'node') == shapes(page, 'node') and shapes(svg, 'edge') == shapes(page, 'edge')
     full = exports.frame_svg(neuron.trace, neuron.frames[-1], neuron.width).decode()

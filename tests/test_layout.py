@@ -1,10 +1,12 @@
 """The layout budget: whatever graph a link describes, dot's work is bounded in time, stops when nobody waits,
 is paid from the session's allowance, and past the budget the page falls back or says why it refuses."""
 
+import os
 import random
 import re
 import string
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -103,10 +105,59 @@ def test_the_quick_layout_has_every_element_the_player_patches():
 def test_past_both_budgets_the_page_is_refused_with_a_lasting_reason(monkeypatch, dot_processes):
     monkeypatch.setattr(layout, 'FULL_BUDGET', 0.05)
     monkeypatch.setattr(layout, 'QUICK_BUDGET', 0.05)
+    monkeypatch.setattr(layout, 'WALL_FACTOR', 1e6)  # dot's CPU time alone decides, however busy this machine is
     with pytest.raises(LayoutRefused, match='too tangled') as refused:
         lay_out(graph_of(tangled_formula()))
     assert refused.value.lasting and 'fewer reused values' in refused.value.message
     assert all(p.poll() is not None for p in dot_processes)
+
+
+def fake_dot(folder, body):
+    """A `dot` on PATH in `folder` that runs the Python `body` instead of laying anything out."""
+    program = folder / 'dot'
+    program.write_text(f'#!{sys.executable}\n{body}\n')
+    program.chmod(0o755)
+    return f'{folder}{os.pathsep}{os.environ["PATH"]}'
+
+
+def test_a_dot_the_busy_server_gives_no_cpu_is_refused_for_now_not_for_good(monkeypatch, tmp_path):
+    # under a class's load, dot waited 12.8 s for a core and used 0.05 s of CPU: the graph was never the reason.
+    # Here dot sleeps: whatever this machine's speed, it uses next to no CPU time, and the clock runs out first
+    monkeypatch.setenv('PATH', fake_dot(tmp_path, 'import time; time.sleep(30)'))
+    monkeypatch.setattr(layout, 'FULL_BUDGET', 0.5)
+    allowance = Allowance()
+    with pytest.raises(LayoutRefused, match='busy') as refused:
+        lay_out(graph_of('a*b'), allowance=allowance)
+    assert not refused.value.lasting  # so the page's cache does not keep it (shared.laid_out)
+    assert allowance.used() < 0.5  # paid: the CPU time used, not the wall clock
+
+
+def test_a_dot_that_uses_its_cpu_budget_is_refused_for_good(monkeypatch, tmp_path):
+    monkeypatch.setenv('PATH', fake_dot(tmp_path, 'while True: pass'))
+    monkeypatch.setattr(layout, 'FULL_BUDGET', 0.2)
+    monkeypatch.setattr(layout, 'QUICK_BUDGET', 0.2)
+    monkeypatch.setattr(layout, 'WALL_FACTOR', 1e6)  # however slowly this machine gives it the CPU time
+    with pytest.raises(LayoutRefused, match='too tangled') as refused:
+        lay_out(graph_of('a*b'))
+    assert refused.value.lasting
+
+
+def test_the_cpu_time_of_a_process_is_read_and_grows_only_while_it_computes():
+    burner = subprocess.Popen(
+        [sys.executable, '-c', 'import time\nwhile time.process_time() < 0.3: pass\ntime.sleep(30)']
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while (layout.cpu_seconds(burner.pid) or 0) < 0.25 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        used = layout.cpu_seconds(burner.pid)
+        assert 0.25 <= used < 1.0  # then it sleeps: the time on the clock is not CPU time
+        time.sleep(0.3)
+        assert layout.cpu_seconds(burner.pid) < used + 0.1
+    finally:
+        burner.kill()
+        burner.wait()
+    assert layout.cpu_seconds(burner.pid) is None  # gone
 
 
 def test_a_layout_nobody_waits_for_is_stopped_at_once(dot_processes):

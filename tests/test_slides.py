@@ -59,7 +59,7 @@ class Deck:
     def layout(self, shape):
         if shape not in self.layouts:
             source = build_dot(self.trace, None, self.width, shape=shape).source
-            drawing = slides.Drawing(layout._dot(source, 60, lambda: True, layout.Allowance(seconds=1e9)))
+            drawing = slides.Drawing(layout.run(source, 60, lambda: True, layout.Allowance(seconds=1e9)))
             self.layouts[shape] = [drawing.value_box(j) for j in range(len(self.trace.nodes))]
         return self.layouts[shape]
 
