@@ -50,7 +50,7 @@ from urllib.parse import quote, urlencode
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
-from bench import readme_tables
+from bench import FIRST_GRAPH_TIMEOUT_S, WARM_LOADS, readme_tables
 from bench.bench_layout import dot_of, sum_of_products
 from devtools.serve import CHROMIUM, CHROMIUM_ARGS, LAYOUT_SOURCES, NO_DOT_PATH, serve_app
 from engine import PRESETS, chain
@@ -58,7 +58,6 @@ from layout import QUICK_NOTE
 
 ROOT = Path(__file__).resolve().parent.parent
 
-STEP_TIMEOUT_MS = 120_000  # readme_tables writes a step this long as '>'
 CASES = {
     'neuron': 'expr=neuron',
     'reuse': 'expr=reuse',
@@ -135,8 +134,6 @@ LAID_OUT = f"""() => {{
   return [laid ? +laid.split(' ')[1] : null, said || quick];
 }}""".replace('QUICK_NOTE', json.dumps(QUICK_NOTE))
 
-FIRST_GRAPH_TIMEOUT_S = 180
-WARM_LOADS = 5
 # what the page says where it draws no graph: the server's refusals (layout.py) and the player's (player.js)
 REFUSED = ['too tangled', 'Try again in', 'could not be laid out']
 # runs in the page before Streamlit does: looks for the graph at every animation frame, and notes the

@@ -16,6 +16,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+from bench import FIRST_GRAPH_TIMEOUT_S, STEP_TIMEOUT_MS, WARM_LOADS
+
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / 'results'
 README = HERE.parent / 'README.md'
@@ -169,8 +171,6 @@ def _drawing(d):
 
 
 def page(results):
-    from bench.bench_page import FIRST_GRAPH_TIMEOUT_S, STEP_TIMEOUT_MS, WARM_LOADS
-
     r = results['page']
     rows, steps = [], set()
     for source, cases in r['pages'].items():
