@@ -1,10 +1,11 @@
-"""The current frame in words and numbers: the op's own _backward lines, with the values plugged in.
+"""The current frame in words and numbers: the op's own _backward lines, with the values plugged in (the local
+gradients' arithmetic read from the code by view/worked.py).
 
 explain() says it as plain data: a list of parts, ('p', runs), ('code', text) or ('list', [runs, ...]),
 where runs are [(style, text)] with style '' (plain), 'b' (bold), 'c' (code) or 'br' (a line break).
 explanation_html() is the one place that turns it into markup, escaping every text, so a name a student
-typed is printed, never rendered. The player sends each frame's HTML to the browser once; the fallback
-renderer shows the same HTML with st.html.
+typed is printed, never rendered. The player sends each frame's HTML to the browser once; the exports and the
+slides' notes take the plain text (plain_text).
 """
 
 import functools
