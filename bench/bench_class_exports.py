@@ -254,14 +254,7 @@ def main():
     rows, errors = asyncio.run(run(args))
     text = report(rows, errors, args)
     results = {'sessions': args.sessions, 'goal_p95_s': GOAL_P95_S, 'phases': rows, 'errors': errors}
-    if args.out:
-        print(text)
-        with open(args.out + '.txt', 'w') as f:
-            f.write(text)
-        with open(args.out + '.json', 'w') as f:
-            f.write(json.dumps(results, indent=1) + '\n')
-    else:
-        readme_tables.write_results('class_exports', text, results)
+    readme_tables.write_results('class_exports', text, results, out=args.out)
 
 
 if __name__ == '__main__':

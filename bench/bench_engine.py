@@ -37,7 +37,6 @@ and leaf grads to 1e-9, and exits with status 1 if not.
 
 import argparse
 import gc
-import json
 import math
 import platform
 import random
@@ -371,10 +370,7 @@ def main(argv=None):
             'comparison': rows,
             'traced': traced_rows,
         }
-        Path(args.json).write_text(json.dumps(result, indent=2, ensure_ascii=False) + '\n')
-        print(f'wrote {args.json}')
-        if Path(args.json).resolve() == ROOT / 'bench' / 'results' / 'engine.json':
-            readme_tables.update('engine')
+        readme_tables.write_results('engine', None, result, out=str(Path(args.json).with_suffix('')))
 
 
 if __name__ == '__main__':

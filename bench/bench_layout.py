@@ -147,12 +147,7 @@ def main():
         'a box: edges whose spline passes through a value box not at either end, sampled at 7 points per segment.',
     ]
     text = '\n'.join(lines) + '\n'
-    print(text)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / 'layout.txt').write_text(text)
-    Path(args.json).write_text(json.dumps({'cap_s': cap, 'rows': rows}, indent=1) + '\n')
-    if Path(args.json).resolve() == RESULTS / 'layout.json':
-        readme_tables.update('layout')
+    readme_tables.write_results('layout', text, {'cap_s': cap, 'rows': rows}, out=str(Path(args.json).with_suffix('')))
 
 
 if __name__ == '__main__':

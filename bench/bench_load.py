@@ -1114,12 +1114,7 @@ def main():
     args = settings(parser.parse_args())
     results = asyncio.run(run(args))
     text = report(results)
-    print('\n' + text)
-    Path(args.out + '.txt').write_text(text)
-    Path(args.out + '.json').write_text(json.dumps(results, indent=2, default=str) + '\n')
-    print(f'wrote {args.out}.txt and .json')
-    if Path(args.out + '.json').resolve() == ROOT / 'bench' / 'results' / 'load.json':
-        readme_tables.update('load')
+    readme_tables.write_results('load', text, results, out=args.out)
 
 
 if __name__ == '__main__':

@@ -574,13 +574,7 @@ def main():
     out['machine'] |= {'load_average_at_end': os.getloadavg(), 'dot_chain_500_s_at_end': machine_speed(),
                        'run_minutes': (time.monotonic() - started) / 60}  # fmt: skip
     text = table(out)
-    print('\n' + text)
-    Path(args.out + '.txt').write_text(text + '\n')
-    Path(args.out + '.json').write_text(json.dumps(out, indent=2) + '\n')
-    print(f'wrote {args.out}.txt and .json')
-    stem = Path(args.out).name
-    if Path(args.out + '.json').resolve() == ROOT / 'bench' / 'results' / f'{stem}.json' and stem in ('page', 'modes'):
-        readme_tables.update(stem)
+    readme_tables.write_results('modes' if args.modes else 'page', text, out, out=args.out)
 
 
 if __name__ == '__main__':

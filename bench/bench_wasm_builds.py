@@ -17,6 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import readme_tables
 from engine import PRESETS, chain, trace_backward
 from view.graph import build_dot
 from view.numbers import number_width
@@ -91,11 +92,7 @@ def main():
     lines += ['', '| module | file (kB) | gzipped (kB) |', '|---|---|---|']
     lines += [f'| {build} | {s["bytes"] / 1000:,.0f} | {s["gzip_bytes"] / 1000:,.0f} |' for build, s in sizes.items()]
     text = '\n'.join(lines)
-    print(text)
-    (RESULTS / 'wasm_builds.txt').write_text(text + '\n')
-    (RESULTS / 'wasm_builds.json').write_text(
-        json.dumps({'versions': versions, 'layout_ms': rows, 'sizes': sizes}, indent=1) + '\n'
-    )
+    readme_tables.write_results('wasm_builds', text, {'versions': versions, 'layout_ms': rows, 'sizes': sizes})
 
 
 if __name__ == '__main__':

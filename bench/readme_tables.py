@@ -514,13 +514,21 @@ def rewrite(text, blocks):
     return text
 
 
-def write_results(stem, text, results):
-    """A benchmark's results: printed, written to bench/results/STEM.txt and .json, and into the README's blocks."""
-    print(text)
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / f'{stem}.txt').write_text(text)
-    (RESULTS / f'{stem}.json').write_text(json.dumps(results, indent=1) + '\n')
-    update(stem)
+def write_results(stem, text, results, out=None):
+    """A benchmark's results, the one way every benchmark writes them: `text` printed, then written to
+    bench/results/STEM.txt and `results` to .json, and into the README's blocks; or, with `out` (a path stem other
+    than that), to OUT.txt and OUT.json alone. `text` None: the JSON alone (the text went to the terminal)."""
+    path = Path(out) if out else RESULTS / stem
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if text is not None:
+        print(text)
+        path.with_name(path.name + '.txt').write_text(text if text.endswith('\n') else text + '\n')
+    path.with_name(path.name + '.json').write_text(
+        json.dumps(results, indent=1, ensure_ascii=False, default=str) + '\n'
+    )
+    print(f'wrote {path}{".txt and " if text is not None else ""}.json')
+    if path.resolve() == (RESULTS / stem).resolve():
+        update(stem)
 
 
 def update(*stems):

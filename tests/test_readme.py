@@ -2,6 +2,7 @@
 made by bench/readme_tables.py from the results files), its "What is where" table names every file and only files
 that exist, and its commands name modules that exist."""
 
+import json
 import re
 import subprocess
 from pathlib import Path
@@ -79,3 +80,12 @@ def test_the_commands_name_modules_that_exist_and_no_script_path_that_now_fails(
     assert {'bench.bench_engine', 'bench.bench_page', 'bench.bench_load', 'docs.screenshots'} <= modules
     assert [m for m in modules if not (ROOT / (m.replace('.', '/') + '.py')).is_file()] == []
     assert [t for text in texts for t in re.findall(r'python3? (?:bench|docs)/\w+\.py', text)] == []
+
+
+def test_a_benchmark_written_elsewhere_leaves_the_results_and_the_readme_alone(tmp_path, monkeypatch):
+    written = []
+    monkeypatch.setattr(readme_tables, 'update', lambda *stems: written.append(stems))
+    readme_tables.write_results('load', 'a table', {'p95_s': 0.5}, out=str(tmp_path / 'load'))
+    assert (tmp_path / 'load.txt').read_text() == 'a table\n'
+    assert json.loads((tmp_path / 'load.json').read_text()) == {'p95_s': 0.5}
+    assert written == []  # the README's figures come from bench/results/ alone
