@@ -170,9 +170,9 @@ def _input_value(text):
     return None if math.isnan(value) else min(max(value, -INPUT_LIMIT), INPUT_LIMIT)
 
 
-def clamped_inputs(query):
-    """The names of the inputs `query` sets past ±INPUT_LIMIT, which from_query keeps at the nearer bound."""
-    inputs = from_query(query)[0].inputs
+def clamped_inputs(query, inputs):
+    """The names of the `inputs` ({name: value}, as from_query read them from `query`) that `query` sets past
+    ±INPUT_LIMIT, which from_query keeps at the nearer bound."""
     return [name for name in inputs if abs(float(query[INPUT_PREFIX + name])) > INPUT_LIMIT]
 
 
@@ -256,7 +256,7 @@ def follow_link(session, query, navigated=True):
     session[LINK_IN_BROWSER] = here  # what the browser's address bar holds, as Streamlit sends it
     session[LINKS_BEHIND] = []
     session[LINK_OF_PAGE] = None  # the page's own link, taken as it is at the end of this run (link_to_write)
-    return Opened(page.frame, first, ignored, clamped_inputs(query))
+    return Opened(page.frame, first, ignored, clamped_inputs(query, page.inputs))
 
 
 def link_to_write(session, input_names, followed):

@@ -200,7 +200,7 @@ def test_an_input_value_that_is_no_number_is_ignored(value):
     s, ignored = from_query({'v.a': value, 'v.b': '2'})
     assert s.inputs == {'b': 2.0}
     assert ignored == ['v.a']
-    assert state.clamped_inputs({'v.a': value, 'v.b': '2'}) == []
+    assert state.clamped_inputs({'v.a': value, 'v.b': '2'}, s.inputs) == []
 
 
 @pytest.mark.parametrize(
@@ -210,7 +210,7 @@ def test_an_input_value_past_the_limit_is_clamped_to_the_nearer_bound_and_named(
     query = {'v.a': value, 'v.b': '2'}
     s, ignored = from_query(query)
     assert s.inputs == {'a': kept, 'b': 2.0} and ignored == []
-    assert state.clamped_inputs(query) == ['a']
+    assert state.clamped_inputs(query, s.inputs) == ['a']
     assert state.follow_link({}, query).clamped == ['a']  # the page says so, in a toast
 
 

@@ -76,6 +76,7 @@ def local_gradient_runs(trace, step, hidden=frozenset()):
     [('', 'local gradient for n: '), ('c', '1 − t² = 1 − 0.7071² = 0.5000')]. Into a grad in `hidden` it is asked
     for, as the grad is: [('', 'local gradient for n: '), ('c', '?')] (even where the op passes its grad through)."""
     node, fn = trace.nodes[step.node], trace.backward_fn(step.node)
+    code = scope(trace, step)
     out = []
     for c in step.contributions:
         child = trace.nodes[c.child].name
@@ -88,7 +89,7 @@ def local_gradient_runs(trace, step, hidden=frozenset()):
         elif sign is None:  # an op's code the page cannot write out: its number alone
             result = number(c.local_grad)
             out.append([('', f'local gradient for {child}: '),
-                        ('c', local_gradient(fn, c.slot, scope(trace, step), result) or result)])  # fmt: skip
+                        ('c', local_gradient(fn, c.slot, code, result) or result)])  # fmt: skip
         else:
             negated = '' if sign > 0 else ', negated'
             out.append([('', f'passes the grad through to {child}{negated}: local gradient '),
