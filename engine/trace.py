@@ -16,6 +16,7 @@ import re
 import types
 from dataclasses import dataclass
 
+from .code import INPUTS, grad_writes
 from .ops import formula
 from .value import topological_order
 
@@ -32,17 +33,19 @@ class Node:
 
 @dataclass(frozen=True, slots=True)
 class Contribution:
-    """One `child.grad += local_grad × out.grad` of a _backward call (under the `=` bug, `child.grad = ...`)."""
+    """One line of a _backward call, `child.grad += local_grad × out.grad` (under the `=` bug, `child.grad = ...`; a
+    student's body may write `-=` too, or any number of lines: engine/exercise.py)."""
 
     child: int  # node index
     slot: int  # which input of the op: 0 is self (the left), 1 is other
-    amount: float  # what was added (under =, what was written)
-    local_grad: float  # what the same line adds when out.grad is 1
+    amount: float  # what the line changed the grad by (under =, what it wrote; under -=, minus what it subtracted)
+    local_grad: float  # the same, when out.grad is 1
     before: object  # the child's grad before, or None if nothing had written it yet
     after: float
-    # under =, where `before` is not None: (k, slot) of the contribution this write threw away, trace.steps[k]'s
-    # (k may be this step's own: a*a writes a twice); its amount is `before`. None under +=, where nothing is lost
+    # under =, where `before` is not None: (k, j) of the contribution this write threw away, trace.steps[k]
+    # .contributions[j] (k may be this step's own: a*a writes a twice); its amount is `before`. None under += and -=
     overwrote: tuple | None = None
+    how: str = '+='  # how the line writes: '+=', '-=' or '='
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,13 +97,23 @@ class Trace:
 
         None means "not computed": nothing has written that grad yet. Linear in the graph.
         """
-        nodes = self.nodes
-        grads = [None] * len(nodes)
+        grads = [None] * len(self.nodes)
         grads[self.output] = 1.0
         for i in range(self.output, self.output - steps_done, -1):
-            for child, grad in zip(nodes[i].children, self._after[i]):
+            for child, grad in self._written(i):
                 grads[child] = grad
         return grads
+
+    def _written(self, i):
+        """[(child, its grad after)] for each input node i's _backward writes (every input, but in a student's body
+        that leaves one out: engine/exercise.py)."""
+        slots = self._slots_written[i]
+        return [(c, g) for slot, (c, g) in enumerate(zip(self.nodes[i].children, self._after[i])) if slot in slots]
+
+    @functools.cached_property
+    def _slots_written(self):
+        """For each node, the input slots its _backward's lines write, read from its code (engine/code.py)."""
+        return [frozenset(slot for slot, _, _ in grad_writes(v._backward)) if v._prev else () for v in self._values]
 
     def final_grads(self):
         return list(self._final)
@@ -109,7 +122,7 @@ class Trace:
         """For each node, how many steps must be done before its grad is final (0: at the seed)."""
         done = [0] * len(self.nodes)
         for k, i in enumerate(range(self.output, -1, -1), start=1):
-            for child in self.nodes[i].children:
+            for child, _ in self._written(i):
                 done[child] = k
         return done
 
@@ -122,7 +135,7 @@ class Trace:
         """For each node, the steps that wrote its grad, in order, and the grad each left: ([k], [grad])."""
         writes = [([], []) for _ in self.nodes]
         for k, i in enumerate(range(self.output, -1, -1)):
-            for child, grad in zip(self.nodes[i].children, self._after[i]):
+            for child, grad in self._written(i):
                 steps, grads = writes[child]
                 if steps and steps[-1] == k:  # a*a: the step's last write is what it left
                     grads[-1] = grad
@@ -140,33 +153,36 @@ class Trace:
         i = self.output - k
         node = self.nodes[i]
         v = self._values[i]
+        lines = grad_writes(v._backward)  # each write's input and how: the lines run in order, once each
         local_grads = _replay(v, 1.0)  # what each line adds per unit of out.grad
         amounts = _replay(v, self._final[i])
         grads = {child: self._grad_before(child, k) for child in node.children}
-        last = {child: self._last_write(child, k) for child in node.children}  # (k, slot) that left each grad
+        last = {child: self._last_write(child, k) for child in node.children}  # (k, j) that left each grad
         contributions = []
-        for slot, (child, amount, local) in enumerate(zip(node.children, amounts, local_grads)):
+        for j, ((slot, how, _), amount, local) in enumerate(zip(lines, amounts, local_grads, strict=True)):
+            child = node.children[slot]
             before = grads[child]
-            if self.assigns:
+            overwrote = None
+            if how == '=':
                 grads[child] = amount  # `=`: whatever was there is gone
                 overwrote = None if before is None else last[child]
             else:
                 grads[child] = (0.0 if before is None else before) + amount  # the float sum `+=` made
-                overwrote = None
-            last[child] = (k, slot)
-            contributions.append(Contribution(child, slot, amount, local, before, grads[child], overwrote))
-        replayed = all(_same(grads[c], g) for c, g in zip(node.children, self._after[i]))
+            last[child] = (k, j)
+            contributions.append(Contribution(child, slot, amount, local, before, grads[child], overwrote, how))
+        replayed = all(_same(grads[c], g) for c, g in self._written(i))
         assert replayed, 'a replay must write what the pass did'
         return Step(i, self._final[i], tuple(contributions))
 
     def _last_write(self, child, k):
-        """(k', slot) of the last write to child's grad before step k, or None if there was none."""
+        """(k', j) of the last write to child's grad before step k, the j-th line of step k', or None if none."""
         steps = self._writes[child][0]
         j = bisect.bisect_left(steps, k)
         if not j:
             return None
-        children = self.nodes[self.output - steps[j - 1]].children
-        return steps[j - 1], max(s for s, c in enumerate(children) if c == child)  # a*a: its second write is last
+        node = self.nodes[self.output - steps[j - 1]]
+        lines = grad_writes(self._values[self.output - steps[j - 1]]._backward)
+        return steps[j - 1], max(n for n, (slot, _, _) in enumerate(lines) if node.children[slot] == child)
 
 
 def _same(a, b):
@@ -262,23 +278,20 @@ class _StandIn:
 
 
 def _replay(v, out_grad):
-    """Run v._backward's own code once more, on stand-ins: what it adds to each input, in _prev order.
+    """Run v._backward's own code once more, on stand-ins: what each of its lines writes, in order.
 
-    Its output's grad reads as out_grad and every input's grad as 0.0, so `child.grad += x` records
-    exactly x, as `child.grad = x` does (engine/assign.py). The real Values are only read, so traces can be
-    replayed from many threads at once.
+    Its output's grad reads as out_grad and every input's grad as 0.0, so `child.grad += x` records exactly x, as
+    `child.grad = x` does (engine/assign.py), and `child.grad -= x` records -x. The closure's self, other and out
+    are its cells of those names, each given a stand-in of its own (in a + a, self and other are one Value). The
+    real Values are only read, so traces can be replayed from many threads at once.
     """
     fn = v._backward
-    writes, stand_ins = [], {}
-    for value in v._prev:
-        stand_ins.setdefault(value, _StandIn(value, 0.0, writes))
-    stand_ins[v] = _StandIn(v, out_grad, writes)
+    writes = []
+    stand_ins = {'out': _StandIn(v, out_grad, writes)}
+    stand_ins.update({name: _StandIn(x, 0.0, writes) for name, x in zip(INPUTS, v._prev)})
     cells = tuple(
-        types.CellType(
-            stand_ins.get(c.cell_contents, c.cell_contents) if isinstance(c.cell_contents, type(v)) else c.cell_contents
-        )  # fmt: skip
-        for c in fn.__closure__ or ()
+        types.CellType(stand_ins.get(name, cell.cell_contents))
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ())
     )
     types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, cells)()
-    assert len(writes) == len(v._prev), 'a _backward adds to each input once, in the order of _prev'
     return writes
