@@ -4,6 +4,7 @@ import streamlit as st
 
 import state
 from components.bug import show_bug_note
+from components.code import checked_bodies, code_boxes, code_verdict
 from components.export_panel import share_panel
 from components.inputs import input_values, show_learned
 from components.learning import learning_after, learning_panel
@@ -76,6 +77,12 @@ if mode == 'bug':  # the same graph on the engine whose _backward assigns; the +
     trace, width, _ = traced(expression=expression, values=tuple(values.items()), assigns=True)
     width = max(width, right_width)
     show_bug_note(trace)
+bodies = ()
+if mode == 'code':  # the student's own _backward bodies on the same graph; the right trace beside it
+    bodies = checked_bodies(page.bodies, boxes=False) if page.present else code_boxes(page)
+    right, right_width = trace, width
+    trace, width, _ = traced(expression=expression, values=tuple(values.items()), bodies=bodies)
+    width = max(width, right_width)
 if mode == 'learn':  # the pass at the parameters after the steps taken, then the step it leads to
     learning, values = learning_after(expression, values, page.lr, page.learned)
     if learned_box is not None:
@@ -90,11 +97,13 @@ if mode == 'quiz' and not page.present:  # the player gets the frames up to the 
     all_frames, numeric = all_frames[:shown], numeric if shown == len(all_frames) else None
 scene = Scene(
     expression.key, tuple(values.items()), mode, page.forward, page.leaves, page.hide, tuple(all_frames), whole,
-    learning and learning.key, expression=expression, trace=trace, width=width, numeric=numeric, right=right,
+    learning and learning.key, bodies, expression=expression, trace=trace, width=width, numeric=numeric, right=right,
     learning=learning,
 )  # fmt: skip
 
 share_at, quick = show_player(scene, page)
+if bodies and not page.present:  # the grader's verdict on the student's bodies, and hints
+    code_verdict(bodies)
 if learning is not None and not page.present:  # after more steps, the player shows the next update
     learning_panel(learning, page.learned, on_step=lambda: send_to(len(all_frames)))
 

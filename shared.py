@@ -13,7 +13,7 @@ import streamlit as st
 from streamlit.runtime import Runtime
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from engine import Value, assign, numeric_grads, trace_backward
+from engine import Value, assign, exercise, numeric_grads, trace_backward
 from layout import POLL, Allowance, LayoutRefused, VisitorLeft
 from view.numbers import number_width
 from view.scene import exact_key
@@ -42,16 +42,26 @@ ALLOWANCE = 'layout_allowance'  # session state: the visitor's layout.Allowance 
 
 
 @cachetools.cached(
-    _traces, key=lambda *, expression, values, assigns=False: (expression.key, exact_key(values), assigns),
+    _traces, key=lambda *, expression, values, assigns=False, bodies=(): (
+        expression.key, exact_key(values), assigns, bodies),
     condition=threading.Condition(),
 )  # fmt: skip
-def traced(*, expression, values, assigns=False):
+def traced(*, expression, values, assigns=False, bodies=()):
     """The trace of one (expression, inputs), its number width and the finite-difference check; read-only.
-    `values`: the inputs as a tuple of (name, value). `assigns`: run on engine.assign, the `=` bug, whose check is
-    None: finite differences run no backward pass, so the `+=` trace's check serves both."""
-    leaves, out = expression.build(dict(values), value_type=assign.Value if assigns else Value)
+    `values`: the inputs as a tuple of (name, value). `assigns`: run on engine.assign, the `=` bug; `bodies`
+    (((name, text), ...), each checked by engine.exercise.check_body): run on the engine with a student's `_backward`
+    bodies, its trace's `right` the right engine's. Their check is None: finite differences run no backward pass, so
+    the `+=` trace's check serves them all."""
+    if bodies:
+        engine = exercise.yours({name: exercise.check_body(name, text) for name, text in bodies})
+    else:
+        engine = assign.Value if assigns else Value
+    leaves, out = expression.build(dict(values), value_type=engine)
     trace = trace_backward(out, leaves)
-    return trace, number_width(trace), None if assigns else numeric_grads(expression, dict(values))
+    if bodies:
+        trace.right = traced(expression=expression, values=values)[0]
+    plain = not (assigns or bodies)
+    return trace, number_width(trace), numeric_grads(expression, dict(values)) if plain else None
 
 
 @cachetools.cached(

@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 
-from engine import MAX_LENGTH, PRESETS
+from engine import MAX_LENGTH, PRESETS, exercise
 from engine.frames import HIDE, clamp_frame
 from engine.learn import DEFAULT_LR, LEARNING_RATES, MAX_STEPS
 from view.graph import SHAPES
@@ -25,8 +25,9 @@ EXPRESSIONS = (*PRESETS, CUSTOM)
 MAX_CHAIN = 500
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 10.0)  # steps per second
 # what the page is for: watching backward() run; the `=` bug beside `+=`; predicting each step's grads; and one step
-# of learning after the pass (components/modes.py says what each is, and where it does not apply)
-MODES = ('watch', 'bug', 'quiz', 'learn')
+# of learning after the pass; the student's own _backward bodies beside the right engine (components/modes.py says
+# what each is, and where it does not apply)
+MODES = ('watch', 'bug', 'quiz', 'learn', 'code')
 MAX_INPUTS = 64
 INPUT_LIMIT = 1e6  # inputs stay within ±INPUT_LIMIT: wide enough for any lesson, and far from overflow in the ops
 INPUT_PREFIX = 'v.'  # inputs in a link: ?v.x1=2, so that a variable may be called "step"
@@ -67,6 +68,21 @@ def always(state):
     return True
 
 
+def body(name):
+    """A student's `_backward` body for the exercise's method `name` (engine.exercise.OPS), code.<name> in a link
+    while the mode is 'code': one a link cannot run (tampered, or past the length limit) falls back to the exercise's
+    own `pass  # TODO`."""
+    return linked(f'code.{name}', exercise.TODO, str, lambda v: _runs(name, v), when=lambda s: s.mode == 'code')
+
+
+def _runs(name, text):
+    try:
+        exercise.check_body(name, text)
+    except exercise.BodyError:
+        return False
+    return True
+
+
 @dataclass
 class PageState:
     expr: str = linked('expr', 'neuron', str, lambda v: v in EXPRESSIONS, when=always)  # a key of PRESETS, or CUSTOM
@@ -86,6 +102,14 @@ class PageState:
     mode: str = linked('mode', 'watch', str, lambda v: v in MODES)  # one of MODES
     lr: float = linked('lr', DEFAULT_LR, float, lambda v: v in LEARNING_RATES, write='{:g}'.format)  # learning rate
     learned: int = linked('learned', 0, int, lambda v: 0 <= v <= MAX_STEPS)  # learning steps taken before this pass
+    code_add: str = body('add')  # the student's bodies (mode 'code'): `+`, `×` and `tanh`
+    code_mul: str = body('mul')
+    code_tanh: str = body('tanh')
+
+    @property
+    def bodies(self):
+        """{'add': text, 'mul': text, 'tanh': text}: the student's bodies, as typed."""
+        return {name: getattr(self, f'code_{name}') for name in exercise.OPS}
 
     @property
     def final_grads_shown(self):

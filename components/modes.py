@@ -15,11 +15,13 @@ LABELS = {
     'bug': 'What if _backward used = ?',
     'quiz': 'Predict the grad',
     'learn': 'One step of learning',
+    'code': 'Your own _backward',
 }
 HELP = (
     '**Watch**: every step of the pass. **=**: the same graph on an engine whose `_backward` assigns instead of '
     'adding: see which grads it gets wrong. **Predict**: each step asks for the grads it writes before it shows '
-    'them. **Learning**: after the pass, one gradient-descent step and the forward pass again.'
+    'them. **Learning**: after the pass, one gradient-descent step and the forward pass again. **Your own**: write '
+    "the exercise's three `_backward` bodies and watch them run beside the right engine."
 )
 MAX_QUIZ_VALUES = 200  # a question a step: past this a quiz is a chore, and each answer sends the player anew
 

@@ -29,23 +29,23 @@ TODO = 'pass  # TODO'
 
 # the exercise's own text (../shared/seed/exercise.txt): each method as the student meets it, its body the TODO
 EXERCISE = {
-    'add': '''def __add__(self, other):
+    'add': """def __add__(self, other):
     out = Value(self.data + other.data, (self, other))
 
     def _backward():
         pass  # TODO
 
     out._backward = _backward
-    return out''',
-    'mul': '''def __mul__(self, other):
+    return out""",
+    'mul': """def __mul__(self, other):
     out = Value(self.data * other.data, (self, other))
 
     def _backward():
         pass  # TODO
 
     out._backward = _backward
-    return out''',
-    'tanh': '''def tanh(self):
+    return out""",
+    'tanh': """def tanh(self):
     t = math.tanh(self.data)
     out = Value(t, (self,))
 
@@ -53,7 +53,7 @@ EXERCISE = {
         pass  # TODO
 
     out._backward = _backward
-    return out''',
+    return out""",
 }
 OPS = {'add': '+', 'mul': '*', 'tanh': 'tanh'}  # a body's name (in a link: code.add) -> the op it is the _backward of
 INPUTS = {'+': ('self', 'other'), '*': ('self', 'other'), 'tanh': ('self',)}  # what each op's body may write

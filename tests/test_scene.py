@@ -14,7 +14,7 @@ def scene_of(values, **changed):
     trace = trace_backward(out, leaves)
     all_frames = tuple(frames(trace))
     scene = Scene(
-        expression.key, tuple(values.items()), 'watch', True, True, 'none', all_frames, len(all_frames), None,
+        expression.key, tuple(values.items()), 'watch', True, True, 'none', all_frames, len(all_frames), None, (),
         expression=expression, trace=trace, width=number_width(trace), numeric=None,
     )  # fmt: skip
     return dataclasses.replace(scene, **changed)
@@ -23,7 +23,7 @@ def scene_of(values, **changed):
 def test_every_field_that_decides_the_picture_is_in_the_key():
     scene = scene_of({'a': 3.0, 'b': -2.0})
     compared = [f.name for f in dataclasses.fields(Scene) if f.compare]
-    assert {'expression_key', 'values', 'mode', 'hide', 'frames', 'learning_key'} <= set(compared)
+    assert {'expression_key', 'values', 'mode', 'hide', 'frames', 'learning_key', 'bodies'} <= set(compared)
     for name in compared:
         assert dataclasses.replace(scene, **{name: object()}).key != scene.key, name
 

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import state
+from engine import exercise
 from engine.frames import HIDE, clamp_frame
 from engine.learn import LEARNING_RATES, MAX_STEPS
 from state import MAX_CHAIN, MAX_INPUTS, SPEEDS, PageState, from_query, from_session, to_query, to_session
@@ -23,6 +24,14 @@ MAX_FORMULA = state.MAX_LENGTH
 text = st.text(st.characters(blacklist_categories=('Cs',)))  # no lone surrogates: a URL cannot carry them
 names = st.from_regex(r'[A-Za-z][A-Za-z0-9_]{0,23}', fullmatch=True)
 numbers = st.floats(min_value=-1e6, max_value=1e6, allow_nan=False, allow_infinity=False)
+
+
+def bodies(name):
+    """Bodies a link may carry for the exercise's method `name`: any the whitelist runs, newlines and all."""
+    right = exercise.answer(name)
+    return st.sampled_from([exercise.TODO, right, right.replace('+=', '='), f'# mine\n{right}\n', 'pass'])
+
+
 FIELDS = {  # a strategy per field of PageState, each over every value a link may set it to
     'expr': st.sampled_from(state.EXPRESSIONS),
     'formula': st.text(st.characters(blacklist_categories=('Cs',)), min_size=1, max_size=MAX_FORMULA),
@@ -39,6 +48,7 @@ FIELDS = {  # a strategy per field of PageState, each over every value a link ma
     'mode': st.sampled_from(state.MODES),
     'lr': st.sampled_from(LEARNING_RATES),
     'learned': st.integers(0, MAX_STEPS),
+    **{f'code_{name}': bodies(name) for name in exercise.OPS},
 }
 page_states = st.builds(PageState, **FIELDS)
 
@@ -64,6 +74,7 @@ def expected_after_link(s):
         s,
         formula=s.formula if s.expr == state.CUSTOM else DEFAULT.formula,
         chain_length=s.chain_length if s.expr == 'chain' else DEFAULT.chain_length,
+        **{f'code_{n}': getattr(s if s.mode == 'code' else DEFAULT, f'code_{n}') for n in exercise.OPS},
     )
 
 

@@ -8,13 +8,12 @@ typed is printed, never rendered. The player sends each frame's HTML to the brow
 slides' notes take the plain text (plain_text).
 """
 
-import functools
+import ast
 import html
-import inspect
 import re
-import textwrap
 
 from engine import ops
+from engine.code import backward_source, grad_writes
 from engine.frames import hidden_grads
 from view.graph import plus_equals_grads, wrong_grads
 from view.numbers import HIDDEN
@@ -27,17 +26,6 @@ def formula(trace, i, numbers=False):
     node = trace.nodes[i]
     args = [number(trace.nodes[c].data) if numbers else trace.nodes[c].name for c in node.children]
     return ops.formula(node.op, args, pretty=True)
-
-
-@functools.lru_cache(maxsize=64)
-def _source(code):
-    lines = inspect.getsource(code).splitlines()
-    return textwrap.dedent('\n'.join(lines)).strip()
-
-
-def backward_source(fn):
-    """The closure's own source, as the engine has it."""
-    return _source(fn.__code__)
 
 
 def captured_numbers(fn):
@@ -55,8 +43,8 @@ def same(a, b):
     return a == b or (a != a and b != b)
 
 
-# a _backward's line that writes a grad: with += (engine.value), or with = (engine.assign, the bug)
-GRAD_WRITE = re.compile(r'\.grad \+?= ')
+# a _backward's line that writes a grad: with += (engine.value), = (engine.assign, the bug), or a student's -=
+GRAD_WRITE = re.compile(r'\.grad\s*[-+]?=\s*')
 TIMES = f' {ops.OPS["*"].text} ', f' {ops.OPS["*"].pretty} '  # the code's * as the page writes it
 
 
@@ -78,18 +66,18 @@ def local_gradient_runs(trace, step, hidden=frozenset()):
     node, fn = trace.nodes[step.node], trace.backward_fn(step.node)
     code = scope(trace, step)
     out = []
-    for c in step.contributions:
+    for j, c in enumerate(step.contributions):
         child = trace.nodes[c.child].name
         uses = node.children.count(c.child)
         if uses > 1:
             child = f'{child} (its use {c.slot + 1} of {uses})'
-        sign = passes_through(fn, c.slot)
+        sign = passes_through(fn, j)
         if c.child in hidden:
             out.append([('', f'local gradient for {child}: '), ('c', HIDDEN)])
         elif sign is None:  # an op's code the page cannot write out: its number alone
             result = number(c.local_grad)
             out.append([('', f'local gradient for {child}: '),
-                        ('c', local_gradient(fn, c.slot, code, result) or result)])  # fmt: skip
+                        ('c', local_gradient(fn, j, code, result) or result)])  # fmt: skip
         else:
             negated = '' if sign > 0 else ', negated'
             out.append([('', f'passes the grad through to {child}{negated}: local gradient '),
@@ -119,19 +107,21 @@ def chain_rule_lines(trace, step, hidden=frozenset(), results=True):
     """
     fn = trace.backward_fn(step.node)
     node = trace.nodes[step.node]
-    code_lines = [line.strip() for line in backward_source(fn).splitlines() if GRAD_WRITE.search(line)]
+    source = backward_source(fn)
+    code_lines = [ast.get_source_segment(source, s) for _, _, s in grad_writes(fn)]
     names = {'out': owner(node.name)}
     names.update(zip(('self', 'other'), (owner(trace.nodes[c].name) for c in node.children)))
     lines = []
-    for c, code in zip(step.contributions, code_lines):
+    for j, (c, code) in enumerate(zip(step.contributions, code_lines)):
         symbolic = re.sub(r'\b(self|other|out)\b', lambda m: names[m.group(1)], code).replace(*TIMES)
-        upstream, amount = shown(step.out_grad, step.node in hidden), shown(c.amount, c.child in hidden)
+        upstream = shown(step.out_grad, step.node in hidden)
         if c.child in hidden:
             lines.append(asked_line(symbolic, names['out'], upstream))
             continue
-        sign = passes_through(fn, c.slot)
+        sign, minus = passes_through(fn, j), -1 if c.how == '-=' else 1  # a line with -= says what it subtracts
+        amount = shown(minus * c.amount, c.child in hidden)
         if sign is None:
-            product = ops.formula('*', [number(c.local_grad), upstream], pretty=True)
+            product = ops.formula('*', [number(minus * c.local_grad), upstream], pretty=True)
         else:
             product = upstream if sign > 0 else ops.formula('neg', [upstream], pretty=True)
         numbers = f' = {product}' if product != amount else ''

@@ -61,7 +61,7 @@ def value_look(trace, frame, i, grads, final_after, width, hidden=frozenset()):
     elif i in hidden:
         state = 'hidden'  # neither final nor more to come: that would tell part of the answer
     elif frame.steps_done >= final_after[i]:
-        state = 'wrong' if trace.assigns and i in wrong_grads(trace) else 'final'
+        state = 'wrong' if i in wrong_grads(trace) else 'final'
     else:
         state = 'accumulating'
     mark = ''
@@ -79,13 +79,14 @@ def label_width(trace, width):
 
 def wrong_grads(trace):
     """On the `=` engine, the nodes whose final grad is not the one += gives (plus_equals_grads), nan equal to nan;
-    empty on +=."""
-    return _wrong_grads(trace) if trace.assigns else frozenset()
+    on a student's bodies, not the right engine's (trace.right); empty on +=."""
+    return _wrong_grads(trace) if trace.assigns or trace.right is not None else frozenset()
 
 
 @functools.lru_cache(maxsize=16)  # a trace is read-only once made: what it gets wrong is worked out once
 def _wrong_grads(trace):
-    pairs = enumerate(zip(trace.final_grads(), plus_equals_grads(trace)))
+    rights = trace.right.final_grads() if trace.right is not None else plus_equals_grads(trace)
+    pairs = enumerate(zip(trace.final_grads(), rights))
     return frozenset(i for i, (g, r) in pairs if not (g == r or (g != g and r != r)))
 
 
@@ -103,11 +104,6 @@ def plus_equals_grads(trace):
     return grads
 
 
-def writes(trace):
-    """How a _backward writes a grad, as its code does: '+=', or '=' on the `=` engine (engine/assign.py)."""
-    return '=' if trace.assigns else '+='
-
-
 def hot_edges(trace, frame, width, hidden=frozenset(), local_width=None):
     """{(op node, input slot): label} for the edges the current _backward writes along; '?' into a hidden grad.
 
@@ -121,19 +117,21 @@ def hot_edges(trace, frame, width, hidden=frozenset(), local_width=None):
     local_width = local_width or label_width(trace, width)
     step = trace.steps[frame.steps_done - 1]
     upstream = HIDDEN.center(width) if step.node in hidden else padded(step.out_grad, width)
-    labels, op = {}, writes(trace)
+    labels = {}
     for c in step.contributions:  # into a hidden grad, its local gradient is asked for too: '? × −2.0000 += ?'
-        local = HIDDEN.center(local_width) if c.child in hidden else padded(c.local_grad, local_width)
+        sign = -1 if c.how == '-=' else 1  # a line that subtracts: its label says so, `-= amount`
+        local = HIDDEN.center(local_width) if c.child in hidden else padded(sign * c.local_grad, local_width)
         product = f'{local} × {upstream}'
-        amount = HIDDEN.center(width) if c.child in hidden else padded(c.amount, width)
-        labels[step.node, c.slot] = f'{product}\n{" " * len(product)}\n{f"{op} {amount}".rjust(len(product))}'
+        amount = HIDDEN.center(width) if c.child in hidden else padded(sign * c.amount, width)
+        # a body that writes one input on two lines: its edge shows the last (the explanation gives each)
+        labels[step.node, c.slot] = f'{product}\n{" " * len(product)}\n{f"{c.how} {amount}".rjust(len(product))}'
     return labels
 
 
 def lost(trace, frame):
     """On the `=` engine (engine/assign.py), [(the (step, slot) of a contribution thrown away, the contribution that
     threw it away)] at `frame`: empty but at an assignment that replaced a grad an earlier write had set."""
-    if frame is None or frame.kind != 'backward' or frame.ask or not trace.assigns:
+    if frame is None or frame.kind != 'backward' or frame.ask:
         return []
     step = trace.steps[frame.steps_done - 1]
     return [(c.overwrote, c) for c in step.contributions if c.overwrote is not None]
@@ -370,7 +368,7 @@ def _swatch(fill, border, text, line='solid', width=1):
 # (and a tint of a mark's colour is that mark's row in the node table)
 COLOUR_MEANINGS = {
     FINAL_FILL: 'grad is final',
-    WRONG_FILL: 'grad is final but wrong: += gives another',
+    WRONG_FILL: 'grad is final but wrong: the right engine, with +=, gives another',
     ACCUMULATING_FILL: 'grad has more += to come',
     ACTIVE: 'its _backward runs now: local grad × upstream grad, the amount += adds, on its edges or over the graph',
     SEED: 'the seed: out.grad = 1',

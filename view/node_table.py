@@ -23,26 +23,29 @@ COLUMNS = ('node', 'op', 'data', 'grad now', STATE_COLUMN, ANSWER_COLUMN)  # in 
 
 
 BESIDE_COLUMN = 'grad with +='  # the `=` bug (view/bug.py): what += gives at the same frame, beside it
+BESIDE_CODE = 'right grad'  # a student's bodies (view/exercise.py): what the right engine gives, beside theirs
 # on the `=` engine a grad still to be written is not to be added to: each write replaces the last; and a final grad
 # can be wrong (graph.wrong_grads), as its box shows
 ASSIGNING_WORDS = {**STATE_WORDS, 'accumulating': 'has more = to come', 'wrong': 'is final but wrong: += gives another'}
+YOURS_WORDS = {**STATE_WORDS, 'wrong': 'is final but wrong: the right engine gives another'}  # a student's bodies
 
 
 def table_columns(trace, beside=False):
     """What of the table no frame changes: each node's name, its op as the graph shows it ('×', 'x^2'), its grad at
     the end (the answer column's cells), the column titles in order, and the words for each grad state, which
     player.js writes in the state column from each patch's grad state. With `beside` (the `=` engine), a column
-    after 'grad now' of what += gives, which each patch's look carries as its fifth text."""
+    after 'grad now' of what += gives (`beside` its title: BESIDE_COLUMN, or BESIDE_CODE beside a student's bodies),
+    which each patch's look carries as its fifth text."""
     columns = list(COLUMNS)
     if beside:
-        columns.insert(columns.index('grad now') + 1, BESIDE_COLUMN)
+        columns.insert(columns.index('grad now') + 1, BESIDE_COLUMN if beside is True else beside)
     return {
         'names': [n.name for n in trace.nodes],
         'ops': [ops.symbol(n.op) if n.op else 'input' if n.is_input else 'constant' for n in trace.nodes],
         'finals': [fmt(g) for g in trace.final_grads()],
         'columns': columns,
-        'states': ASSIGNING_WORDS if trace.assigns else STATE_WORDS,
-        'beside': beside,
+        'states': ASSIGNING_WORDS if trace.assigns else YOURS_WORDS if trace.right is not None else STATE_WORDS,
+        'beside': bool(beside),
     }
 
 
@@ -65,7 +68,9 @@ def node_table(trace, frame, answers=False, hide='none', right=None):
     }
     if right is not None:
         beside = grads_at(right, frame)  # what += gives a hidden grad would tell it too
-        columns[BESIDE_COLUMN] = [HIDDEN if g is not None and i in hidden else fmt(g) for i, g in enumerate(beside)]
+        columns[BESIDE_COLUMN if trace.assigns else BESIDE_CODE] = [
+            HIDDEN if g is not None and i in hidden else fmt(g) for i, g in enumerate(beside)
+        ]
     columns[STATE_COLUMN] = [fixed['states'][state] for state in grad_states(trace, frame, hidden)]
     if answers:
         columns[ANSWER_COLUMN] = fixed['finals']

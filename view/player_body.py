@@ -7,27 +7,38 @@ from engine.frames import hidden_grads
 from exports import frame_labels, frame_suffixes
 from view.bug import bug_caption, bug_parts, bug_summary_html
 from view.depth_plot import depth_plots
+from view.exercise import code_caption, code_parts, code_summary_html, first_difference
 from view.explanation import caption, explain, explanation_html, frame_rules
 from view.graph import LEGEND, LOST_LEGEND, blank_label, label_width
 from view.learning import learning_tail
-from view.node_table import table_columns
+from view.node_table import BESIDE_CODE, BESIDE_COLUMN, table_columns
 from view.numbers import HIDDEN
 from view.patches import frame_patches
 from view.summary import grad_check, summary_html
 
 
-def make_body(trace, all_frames, width, numeric, graph, hide='none', right=None, learning=None, in_pass=None):
+def make_body(
+    trace, all_frames, width, numeric, graph, hide='none', right=None, learning=None, in_pass=None, mistakes=None
+):  # fmt: skip
     """The graph (server_layout's {'svg'} or browser_layout's {'dot', …}) with each frame's patch, caption,
     explanation, sums and node table, encoded for the player; the grads that `hide` names show '?' in all of them,
     and hiding every grad leaves out the grad check too, as do a last frame that hides grads and `numeric` None (a
-    quiz not finished). On the `=` engine, `right` is the `+=` trace beside it; `learning`
+    quiz not finished). On the `=` engine, or a student's bodies (whose `mistakes`, engine.exercise.diagnose's, are
+    named at the first difference), `right` is the right trace beside it; `learning`
     (view.learning.Learning) adds the frames of one step of learning after the pass. Each frame's number, as
     its caption says it, and its file's (exports.frame_numbers) count `in_pass` frames in the pass where given (a quiz
     held at its question counts the whole pass as watched)."""
     patches = frame_patches(trace, all_frames, width, hide, right)
     captions = [caption(trace, f) for f in all_frames]
     parts = [explain(trace, f, hide) for f in all_frames]
-    if right is not None:
+    first = None
+    if right is not None and not trace.assigns:  # a student's bodies: the first difference is marked
+        first = first_difference(trace, right, all_frames)
+        names = frame_labels(all_frames, in_pass, 0)
+        parts = [p + code_parts(trace, right, f, k == first, mistakes or [], hide) for k, (p, f) in
+                 enumerate(zip(parts, all_frames))]  # fmt: skip
+        captions = [c + code_caption(k, first, names) for k, c in enumerate(captions)]
+    elif right is not None:
         parts = [p + bug_parts(trace, right, f, hide) for p, f in zip(parts, all_frames)]
         captions = [c + bug_caption(trace, f, hide) for c, f in zip(captions, all_frames)]
     explanations = [explanation_html(p) for p in parts]
@@ -36,6 +47,8 @@ def make_body(trace, all_frames, width, numeric, graph, hide='none', right=None,
     # the check, at the last frame, would show the grads it hides (hide=new without the leaves' steps)
     if hide == 'all' or numeric is None or hidden_grads(trace, all_frames[-1], hide):
         summary = ''
+    elif right is not None and not trace.assigns:
+        summary = code_summary_html(trace, right, numeric)
     elif right is not None:
         summary = bug_summary_html(trace, right, numeric)
     else:
@@ -50,14 +63,14 @@ def make_body(trace, all_frames, width, numeric, graph, hide='none', right=None,
     after = len(captions) - len(all_frames)  # the learning step's frames
     count = None if in_pass is None else in_pass + after
     labels, files = frame_labels(all_frames, count, after), frame_suffixes(all_frames, count, after)
-    table = table_columns(trace, beside=right is not None)
+    table = table_columns(trace, beside=right is not None and (BESIDE_COLUMN if trace.assigns else BESIDE_CODE))
     if hide != 'none' or any(f.ask for f in all_frames):
         table['finals'] = [HIDDEN] * len(trace.nodes)  # the answers are never sent where grads are asked for
     return encode_body(
         graph, patches, blank_label(width, label_width(trace, width)),
         captions=captions, explanations=explanations, rules=rules, table=table, near=neighbours(trace),
         summary=summary, plots=plots, legend=LEGEND + (LOST_LEGEND if right is not None else ''), labels=labels,
-        files=files,
+        files=files, marks=[] if first is None else [first],
     )  # fmt: skip
 
 
@@ -72,7 +85,7 @@ def neighbours(trace):
 
 def encode_body(
     graph, patches, blank, captions, explanations, table, summary, rules=(), plots=None, near=(), legend=LEGEND,
-    labels=None, files=None
+    labels=None, files=None, marks=()
 ):  # fmt: skip
     """The bulk of what the player is sent, for one expression, its inputs and the forward switch: encoded once.
 
@@ -87,12 +100,13 @@ def encode_body(
     near: per value, [its inputs, the values it feeds] (neighbours), kept in sight with it when the view scrolls.
     labels, files: per frame, 'Frame 3 of 16' before its caption and '_f03' in a saved frame's file name
     (exports.frame_labels, exports.frame_suffixes); by default the frames counted from 1.
+    marks: the frames the slider marks: a student's first difference from the right engine.
     """
     body = {
         **graph, 'patches': patches, 'blank': blank, 'legend': legend,
         'captions': captions, 'explanations': explanations, 'table': table, 'summary': summary,
         'rules': list(rules) or [[] for _ in patches], 'plots': plots, 'near': list(near),
         'labels': frame_labels([], after=len(patches)) if labels is None else list(labels),
-        'files': frame_suffixes([], after=len(patches)) if files is None else list(files),
+        'files': frame_suffixes([], after=len(patches)) if files is None else list(files), 'marks': list(marks),
     }  # fmt: skip
     return json.dumps(body, separators=(',', ':')).encode()

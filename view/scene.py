@@ -6,6 +6,7 @@ by its key, made from every field that decides what they show, so a field added 
 
 from dataclasses import dataclass, field, fields
 
+from engine import exercise
 from engine.frames import frames as frames_of
 
 
@@ -30,6 +31,7 @@ class Scene:
     frames: tuple  # the frames the player is given (a quiz: up to its question)
     whole: int  # the frames of the whole pass, a quiz's with its questions: the player's slider runs to it
     learning_key: tuple | None  # view.learning.Learning.key: the frames after the pass depend on it
+    bodies: tuple  # ((name, text), ...): in mode 'code', the student's _backward bodies the trace ran; else ()
     # made from the fields above, so not compared: the key is theirs
     expression: object = field(compare=False)  # the engine.Expression
     trace: object = field(compare=False)  # the trace shown: on the `=` engine in bug mode
@@ -42,6 +44,13 @@ class Scene:
     def key(self):
         """What the scene is kept by: every compared field, its floats by their bits (exact_key)."""
         return exact_key(tuple(getattr(self, f.name) for f in fields(self) if f.compare))
+
+    @property
+    def mistakes(self):
+        """In mode 'code', what the student's bodies get wrong (engine.exercise.diagnose); else none."""
+        if not self.bodies:
+            return []
+        return exercise.diagnose({name: exercise.check_body(name, text) for name, text in self.bodies})
 
     @property
     def in_pass(self):

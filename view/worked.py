@@ -10,12 +10,9 @@ gives None, and the page shows the number alone.
 """
 
 import ast
-import functools
-import inspect
-import textwrap
 from dataclasses import dataclass
 
-from engine import ieee, ops
+from engine import code, ieee, ops
 from view.numbers import fmt
 
 MATH = {name for name, f in vars(ieee).items() if callable(f) and not name.startswith('_')} - {'as_float'}
@@ -68,21 +65,10 @@ class Unreadable(Exception):
     """The code says something the page has no words for."""
 
 
-@functools.lru_cache(maxsize=256)
-def _function(code):
-    """The tree of the function whose code object is `code` (its def, dedented)."""
-    return ast.parse(textwrap.dedent(inspect.getsource(code))).body[0]
-
-
 def grad_writes(fn):
-    """The statements of the closure `fn` that write a grad (`X.grad += E`, or `=` on the bug's engine), in order:
-    one per input, in _prev order (engine/value.py's rule)."""
-    return [
-        s
-        for s in _function(fn.__code__).body
-        if isinstance(s, (ast.AugAssign, ast.Assign))
-        and getattr(s.target if isinstance(s, ast.AugAssign) else s.targets[0], 'attr', '') == 'grad'
-    ]
+    """The statements of the closure `fn` that write a grad (`X.grad += E`; `=` on the bug's engine; a student's may
+    have -=), in the order they run: one per contribution of its step (engine/code.py)."""
+    return [s for _, _, s in code.grad_writes(fn)]
 
 
 def _is_out_grad(e):
@@ -105,11 +91,11 @@ def factor(statement):
     return None
 
 
-def passes_through(fn, slot):
-    """1 or −1 where the op's line for input `slot` hands its grad on unchanged or negated (+, −, negation), else
-    None: read from the line itself."""
+def passes_through(fn, j):
+    """1 or −1 where the op's line j hands its grad on unchanged or negated (+, −, negation), else None: read from the
+    line itself."""
     writes = grad_writes(fn)
-    f = factor(writes[slot]) if slot < len(writes) else None
+    f = factor(writes[j]) if j < len(writes) else None
     return f.value if isinstance(f, ast.Constant) and f.value in (1, -1) else None
 
 
@@ -121,7 +107,7 @@ def forward(fn, name):
     made_in = getattr(type(cells['out'].cell_contents), method, None) if 'out' in cells else None
     if made_in is None:
         return None
-    for s in _function(made_in.__code__).body:
+    for s in code.function_tree(made_in).body:
         if isinstance(s, ast.Assign) and [getattr(t, 'id', None) for t in s.targets] == [name]:
             return s.value
     return None
@@ -194,12 +180,12 @@ def worked(*texts):
     return ' = '.join(text for k, text in enumerate(texts) if k == 0 or text != texts[k - 1])
 
 
-def local_gradient(fn, slot, scope, result):
-    """The local gradient of the op's line for input `slot`, worked out from its code and ending in `result` (the
+def local_gradient(fn, j, scope, result):
+    """The local gradient of the op's line j, worked out from its code and ending in `result` (the
     trace's number): '1 − t² = 1 − 0.7071² = 0.5000'; where the factor is a number the closure holds, the line that
     made it: 'inv = b.data⁻¹ = 2.0000⁻¹ = 0.5000'. None where the code cannot be written out."""
     writes = grad_writes(fn)
-    f = factor(writes[slot]) if slot < len(writes) else None
+    f = factor(writes[j]) if j < len(writes) else None
     try:
         if isinstance(f, ast.Name) and f.id in scope.held and forward(fn, f.id) is not None:
             return worked(f.id, *write(forward(fn, f.id), scope), result)

@@ -70,7 +70,7 @@ def show_player(scene, page):
     body = shared.player_body(
         key=key,
         make=lambda: make_body(trace, list(scene.frames), width, scene.numeric, graph, scene.hide, scene.right,
-                               scene.learning, scene.in_pass),
+                               scene.learning, scene.in_pass, scene.mistakes),
     )  # fmt: skip
     goto = st.session_state.get(GOTO, NO_GOTO)
     stem = file_stem(scene.expression_key, scene.inputs)

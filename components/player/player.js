@@ -107,7 +107,7 @@ class Player {
         <button class="prev" title="Previous frame (←)">‹ Prev</button>
         <button class="play primary" title="Play / Pause (space)">▶ Play</button>
         <button class="next" title="Next frame (→)">Next ›</button>
-        <input class="slider" type="range" min="0" max="0" value="0" aria-label="Frame">
+        <input class="slider" type="range" min="0" max="0" value="0" aria-label="Frame"><datalist class="marks"></datalist>
         <button class="share" title="A link and a QR code to this frame, and exports for slides">Share…</button>
         <span class="zoom"><button class="out" title="Zoom out">−</button><button class="fit" title="Fit the width">Fit</button><button class="in" title="Zoom in">+</button></span>
       </div>
@@ -217,6 +217,7 @@ class Player {
     this.body = body;
     this.n = body.patches.length;
     this.legendBox.innerHTML = body.legend;
+    this.markSlider(body.marks || []);
     this.shapes = shapes;
     this.sizes = {};
     for (const [name, svg] of Object.entries(shapes)) {
@@ -224,6 +225,16 @@ class Player {
       this.sizes[name] = { width: (box[1] * 4) / 3, height: (box[2] * 4) / 3 }; // pt to px
     }
     this.drawShape(this.pickShape());
+  }
+
+  // frames the slider marks with a tick and names in its title: a student's first difference from the right engine
+  markSlider(marks) {
+    const list = this.root.querySelector('.marks');
+    list.id ||= `marks-${Math.random().toString(36).slice(2)}`;
+    list.replaceChildren(...marks.map((k) => Object.assign(document.createElement('option'), { value: k, label: this.body.labels[k] })));
+    if (marks.length) this.slider.setAttribute('list', list.id);
+    else this.slider.removeAttribute('list');
+    this.slider.title = marks.length ? `First difference from the right engine: ${this.body.labels[marks[0]]}` : '';
   }
 
   // the shape whose numbers this screen shows largest: in the page's view micrograd's wide one while its numbers

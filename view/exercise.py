@@ -1,0 +1,148 @@
+"""Your `_backward` (mode=code): the student's own bodies for `+`, `×` and `tanh` (engine/exercise.py) run on the
+graph, beside the right engine. What the page adds to that trace's frames: the first frame where a grad of theirs
+differs from the right one, marked in the caption and on the slider; there, what their line did against what the
+chain rule asks, in a student's words; at every step, the grads that differ so far; at the end, each input's grad
+beside the right one and the finite difference. Plain data and escaped HTML, as the explanation's."""
+
+import ast
+import html
+import math
+
+import pandas as pd
+
+from engine import exercise, ops
+from engine.code import INPUTS, grad_writes
+from engine.frames import grads_at, hidden_grads
+from view.explanation import number, owner, scope
+from view.summary import UNDEFINED
+from view.worked import Unreadable, factor, worked, write
+
+NAMES = {op: name for name, op in exercise.OPS.items()}  # '+' -> 'add'
+METHOD = {'add': '__add__', 'mul': '__mul__', 'tanh': 'tanh'}
+
+
+def _same(a, b):
+    return a == b or (a != a and b != b)
+
+
+def differing(trace, right, frame):
+    """The nodes whose grad at `frame` is not the right engine's (one not written where the right one is, too)."""
+    yours, ok = grads_at(trace, frame), grads_at(right, frame)
+    return [i for i, (g, r) in enumerate(zip(yours, ok)) if not (g is None and r is None) and not _same(g, r)]
+
+
+def first_difference(trace, right, frames):
+    """The index of the first frame where a grad of theirs differs from the right one, or None."""
+    return next((k for k, f in enumerate(frames) if f.kind == 'backward' and differing(trace, right, f)), None)
+
+
+def code_caption(k, first, labels):
+    """What each frame's caption adds: ' · first difference: Frame 7' (labels[first] says it as the page counts)."""
+    if first is None:
+        return ''
+    if k == first:
+        return ' · ✗ first difference from the right engine'
+    return f' · first difference: {labels[first].lower()}'
+
+
+def mistakes_at(trace, step, mistakes):
+    """The mistakes (engine.exercise.Mistake) of the body this step runs, for the inputs it has."""
+    node = trace.nodes[step.node]
+    name = NAMES.get(node.op)
+    return [m for m in mistakes if m.name == name and INPUTS.index(m.target) < len(node.children)]
+
+
+def _local(line, code):
+    """What a line multiplies out.grad by, by name and with its numbers: 'b.data = −2.0000'; or its whole E."""
+    e = factor(line)
+    e = e if e is not None else line.value
+    try:
+        by_name, numbers = write(e, code)
+    except Unreadable:
+        return ast.unparse(e)
+    return worked(by_name, numbers, number(exercise.evaluate(e, _numbers(code))))
+
+
+def _numbers(code):
+    """The scope as engine.exercise.evaluate reads it: the Values' data and out's grad, and what the closure holds."""
+
+    class Of:
+        def __init__(self, role):
+            self.data = code.data.get((role, 'data'), math.nan)
+            self.grad = code.data.get((role, 'grad'), math.nan)
+
+    return {'self': Of('self'), 'other': Of('other'), 'out': Of('out'), **code.held}
+
+
+def mistake_parts(trace, step, mistakes):
+    """At the first difference: for each input whose line is wrong, what the student's line did against what the chain
+    rule asks, and the class of mistake, in a student's words."""
+    node = trace.nodes[step.node]
+    code = scope(trace, step)
+    symbol = ops.symbol(node.op) if node.op != 'tanh' else 'tanh'
+    parts = []
+    for m in mistakes_at(trace, step, mistakes):
+        child = owner(trace.nodes[node.children[INPUTS.index(m.target)]].name)
+        right = grad_writes(exercise._right_closure(node.op))[INPUTS.index(m.target)][2]
+        yours = [s for slot, _, s in grad_writes(trace.backward_fn(step.node)) if INPUTS[slot] == m.target]
+        runs = [('b', f'First difference: your {symbol} ({METHOD[m.name]}), for {m.target} = {child}. ')]
+        if m.kind in ('pass', 'missing'):
+            runs += [('', f'Your _backward never writes {m.target}.grad, so {child}.grad gets nothing from '
+                          f'{node.name}. The chain rule asks for '), ('c', ast.unparse(right)),
+                     ('', f': local gradient {_local(right, code)}.')]  # fmt: skip
+        else:
+            said = ', then '.join(f'`{ast.unparse(s)}`' for s in yours)
+            runs += [('', 'Your line '), ('c', said.strip('`')), ('', f' gives {child} the local gradient '),
+                     ('c', _local(yours[-1], code)), ('', f'; the local gradient of {node.name} for {child} is '),
+                     ('c', _local(right, code)), ('', ', as '), ('c', ast.unparse(right)),
+                     ('', ' has it.')]  # fmt: skip
+        runs += [('br', ''), ('b', 'What went wrong: '), ('', exercise.MISTAKES[m.kind] + '.')]
+        parts.append(('p', runs))
+    return parts
+
+
+def code_parts(trace, right, frame, first_here, mistakes, hide='none'):
+    """Explanation parts (view.explanation's form) added at `frame` of the student's trace: at the first difference,
+    what went wrong; at each backward step, the grads that differ from the right engine's so far. Hiding `hide`, a
+    hidden grad is neither given nor said to differ."""
+    parts = []
+    step = trace.steps[frame.steps_done - 1] if frame.kind == 'backward' else None
+    if first_here and step is not None:
+        parts += mistake_parts(trace, step, mistakes)
+    if frame.kind != 'backward':
+        return parts
+    hidden = hidden_grads(trace, frame, hide)
+    yours, ok = grads_at(trace, frame), grads_at(right, frame)
+    differ = [i for i in differing(trace, right, frame) if i not in hidden]
+    if differ:
+        rows = [[('c', f'{owner(trace.nodes[i].name)}.grad'), ('', ': yours '), ('b', number(yours[i])),
+                 ('', ', right '), ('b', number(ok[i]))] for i in differ]  # fmt: skip
+        parts += [('p', [('b', 'Beside the right engine: '), ('', 'the grads that differ so far.')]), ('list', rows)]
+    else:
+        parts.append(('p', [('b', 'Beside the right engine: '), ('', 'every grad so far is the right one.')]))
+    return parts
+
+
+def code_check(trace, right, numeric):
+    """Each input's grad from the student's bodies and from the right engine, beside the finite difference."""
+    yours, ok = trace.final_grads(), right.final_grads()
+    rows = []
+    for i, node in enumerate(trace.nodes):
+        if not node.is_input:
+            continue
+        d = numeric.get(node.name, math.nan)
+        verdict = 'right' if _same(yours[i], ok[i]) else 'WRONG: the finite difference agrees with the right engine'
+        if not math.isfinite(d):
+            verdict = UNDEFINED
+        rows.append((node.name, number(yours[i]), number(ok[i]), number(d) if math.isfinite(d) else UNDEFINED, verdict))
+    columns = ['input', 'your grad', 'right grad', 'finite difference', 'yours is']
+    return pd.DataFrame({column: [row[j] for row in rows] for j, column in enumerate(columns)})
+
+
+def code_summary_html(trace, right, numeric):
+    """At the end: the check as HTML, every cell escaped, and a line on what it shows."""
+    table = code_check(trace, right, numeric)
+    wrong = [name for name, verdict in zip(table['input'], table['yours is']) if verdict.startswith('WRONG')]
+    said = f'Your bodies give wrong grads for {", ".join(wrong)}.' if wrong else 'Every input’s grad is right.'
+    intro = f'<p><b>Done.</b> {html.escape(said)}</p>'
+    return intro + table.to_html(index=False, escape=True, border=0, classes='check')
