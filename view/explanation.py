@@ -17,7 +17,7 @@ from engine.code import backward_source, grad_writes
 from engine.frames import hidden_grads
 from view.graph import plus_equals_grads, wrong_grads
 from view.numbers import HIDDEN
-from view.worked import INPUTS, Scope, local_gradient, made, number, owner, passes_through
+from view.worked import INPUTS, Scope, Unreadable, factor, local_gradient, made, number, owner, passes_through, write
 
 
 def formula(trace, i, numbers=False):
@@ -107,8 +107,8 @@ def chain_rule_lines(trace, step, hidden=frozenset(), results=True):
     """
     fn = trace.backward_fn(step.node)
     node = trace.nodes[step.node]
-    source = backward_source(fn)
-    code_lines = [ast.get_source_segment(source, s) for _, _, s in grad_writes(fn)]
+    source, statements = backward_source(fn), [s for _, _, s in grad_writes(fn)]
+    code_lines = [ast.get_source_segment(source, s) for s in statements]
     names = {'out': owner(node.name)}
     names.update(zip(('self', 'other'), (owner(trace.nodes[c].name) for c in node.children)))
     lines = []
@@ -120,7 +120,9 @@ def chain_rule_lines(trace, step, hidden=frozenset(), results=True):
             continue
         sign, minus = passes_through(fn, j), -1 if c.how == '-=' else 1  # a line with -= says what it subtracts
         amount = shown(minus * c.amount, c.child in hidden)
-        if sign is None:
+        if factor(statements[j]) is None:  # a student's line that is no product with out.grad: its own numbers
+            product = _with_numbers(statements[j].value, scope(trace, step), amount)
+        elif sign is None:
             product = ops.formula('*', [number(minus * c.local_grad), upstream], pretty=True)
         else:
             product = upstream if sign > 0 else ops.formula('neg', [upstream], pretty=True)
@@ -128,6 +130,13 @@ def chain_rule_lines(trace, step, hidden=frozenset(), results=True):
         change = f', so {grad_change(trace, c)}' if results and c.before is not None else ''
         lines.append(f'{symbolic}{numbers} = {amount}{change}')
     return lines
+
+
+def _with_numbers(e, code, fallback):
+    try:
+        return write(e, code)[1]
+    except Unreadable:
+        return fallback
 
 
 def grad_change(trace, c):
