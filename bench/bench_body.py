@@ -1,0 +1,79 @@
+"""The server's time for a student's `_backward` body (mode=code), at the 500-character limit: reading it against the
+whitelist (engine.exercise.check_body), grading it (the five expressions' grads_of, verdicts), and the trace the page
+steps through. Beside it, as the anchor, the same for the right bodies (one line each).
+
+    python -m bench.bench_body            # writes bench/results/body.txt and .json
+"""
+
+import argparse
+import statistics
+import time
+
+from bench.readme_tables import write_results
+from engine import PRESETS, exercise, trace_backward
+
+# 500 characters of lines a body may have: the right line, then comment-free arithmetic that adds nothing
+LONG = {
+    'add': 'self.grad += out.grad\nother.grad += out.grad',
+    'mul': 'self.grad += other.data * out.grad\nother.grad += self.data * out.grad',
+    'tanh': 'self.grad += (1 - t**2) * out.grad',
+}
+
+
+def at_limit(name):
+    """A body of exactly MAX_BODY characters that runs: the right lines, then one of terms that add 0."""
+    body = LONG[name] + '\nself.grad += 0 * ('
+    term = 'out.data + '
+    while len(body) + len(term) + len('0)') <= exercise.MAX_BODY:
+        body += term
+    body += '0' * (exercise.MAX_BODY - len(body) - 1) + ')'
+    assert len(body) == exercise.MAX_BODY, len(body)
+    return body
+
+
+def median_ms(f, runs):
+    times = []
+    for _ in range(runs):
+        start = time.process_time()
+        f()
+        times.append(time.process_time() - start)
+    return 1000 * statistics.median(times)
+
+
+def measure(texts, runs):
+    def check():
+        return {name: exercise.check_body(name, text) for name, text in texts.items()}
+
+    bodies = check()
+    neuron = PRESETS['neuron']
+
+    def trace():
+        leaves, out = neuron.build(value_type=exercise.yours(bodies))
+        return trace_backward(out, leaves).steps[:]
+
+    return {
+        'check ms': median_ms(check, runs),
+        'grade ms': median_ms(lambda: exercise.verdicts(bodies), runs),
+        'diagnose ms': median_ms(lambda: exercise.diagnose(bodies), runs),
+        'neuron trace ms': median_ms(trace, runs),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    parser.add_argument('--runs', type=int, default=200)
+    parser.add_argument('--out', help='a path stem for the results, other than bench/results/body')
+    args = parser.parse_args()
+    right = {name: exercise.answer(name) for name in exercise.OPS}
+    results = {
+        'right bodies': measure(right, args.runs),
+        '500-character bodies': measure({name: at_limit(name) for name in exercise.OPS}, args.runs),
+    }
+    lines = [f'A student\'s bodies on the server, median CPU time of {args.runs} runs (time.process_time):']
+    for label, r in results.items():
+        lines.append(f'- {label}: ' + ', '.join(f'{k} {v:.2f}' for k, v in r.items()))
+    write_results('body', '\n'.join(lines), results, args.out)
+
+
+if __name__ == '__main__':
+    main()
