@@ -8,17 +8,14 @@ typed is printed, never rendered. The player sends each frame's HTML to the brow
 slides' notes take the plain text (plain_text).
 """
 
-import functools
 import html
-import inspect
 import re
-import textwrap
 
 from engine import ops
 from engine.frames import hidden_grads
 from view.graph import plus_equals_grads, wrong_grads
 from view.numbers import HIDDEN
-from view.worked import INPUTS, Scope, local_gradient, made, number, owner, passes_through
+from view.worked import INPUTS, Scope, local_gradient, made, number, owner, passes_through, source
 
 
 def formula(trace, i, numbers=False):
@@ -29,15 +26,9 @@ def formula(trace, i, numbers=False):
     return ops.formula(node.op, args, pretty=True)
 
 
-@functools.lru_cache(maxsize=64)
-def _source(code):
-    lines = inspect.getsource(code).splitlines()
-    return textwrap.dedent('\n'.join(lines)).strip()
-
-
 def backward_source(fn):
     """The closure's own source, as the engine has it."""
-    return _source(fn.__code__)
+    return source(fn.__code__)
 
 
 def captured_numbers(fn):

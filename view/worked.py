@@ -69,9 +69,15 @@ class Unreadable(Exception):
 
 
 @functools.lru_cache(maxsize=256)
+def source(code):
+    """The source of the function whose code object is `code`, dedented: an op's _backward as the engine has it."""
+    return textwrap.dedent(inspect.getsource(code)).strip()
+
+
+@functools.lru_cache(maxsize=256)
 def _function(code):
-    """The tree of the function whose code object is `code` (its def, dedented)."""
-    return ast.parse(textwrap.dedent(inspect.getsource(code))).body[0]
+    """The tree of the function whose code object is `code` (its def)."""
+    return ast.parse(source(code)).body[0]
 
 
 def grad_writes(fn):
