@@ -89,7 +89,7 @@ if mode == 'learn':  # the pass at the parameters after the steps taken, then th
         show_learned(learned_box, expression.params, values, page.learned)
     trace, width, numeric = traced(expression=expression, values=tuple(values.items()))
     width = max(width, number_width(learning.after))
-all_frames = frames(trace, page.forward, page.leaves, ask=mode == 'quiz')
+all_frames = frames(trace, page.forward, page.leaves, ask=mode == 'quiz', hide=page.hide)
 whole = len(all_frames)
 show_nonfinite(first_nonfinite(trace), trace.nodes)
 if mode == 'quiz' and not page.present:  # the player gets the frames up to the question, and no answers

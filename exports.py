@@ -243,10 +243,10 @@ def too_many(pictures):
     )
 
 
-def frame_dot(trace, frame, width, quick=False, hide='none', shape='wide'):
+def frame_dot(trace, frame, width, quick=False, shape='wide'):
     """The DOT source of the graph at `frame`, as the page draws it in `shape` (graph.SHAPES; with layout.QUICK when
     the page's layout was quick)."""
-    graph = build_dot(trace, frame, width, hide, shape)
+    graph = build_dot(trace, frame, width, shape)
     return (layout.quickened(graph) if quick else graph).source
 
 
@@ -407,24 +407,24 @@ def _png_args(dpi, size=None):
 
 
 def frame_svg(
-    trace, frame, width, quick=False, allowance=None, waiting=lambda: True, hide='none', shape='wide', legend=False
+    trace, frame, width, quick=False, allowance=None, waiting=lambda: True, shape='wide', legend=False
 ):  # fmt: skip
     """The frame as an SVG file (bytes), the page's picture in `shape` (picture.page_svg: its layout, colours, labels
     and font, titled by the expression); with `legend`, the colour legend under it."""
-    svg = _Dot(allowance, waiting).run(frame_dot(trace, frame, width, quick, hide=hide, shape=shape), ['-Tsvg'])
+    svg = _Dot(allowance, waiting).run(frame_dot(trace, frame, width, quick, shape=shape), ['-Tsvg'])
     return picture.page_svg(svg, picture.expression(trace), trace if legend else None).encode()
 
 
-def frame_png(trace, frame, width, quick=False, allowance=None, waiting=lambda: True, hide='none', shape='wide'):
+def frame_png(trace, frame, width, quick=False, allowance=None, waiting=lambda: True, shape='wide'):
     """The frame as a PNG at PNG_DPI (twice its size on the screen), on white, in `shape`."""
-    dot = frame_dot(trace, frame, width, quick, hide=hide, shape=shape)
+    dot = frame_dot(trace, frame, width, quick, shape=shape)
     return _Dot(allowance, waiting).run(dot, _png_args(PNG_DPI))
 
 
 # --- the whole pass ----------------------------------------------------------------------------------------------
 
 
-def _drawn(trace, frames, width, quick, args, progress, allowance, waiting, hide='none', keep=None, shape='wide'):
+def _drawn(trace, frames, width, quick, args, progress, allowance, waiting, keep=None, shape='wide'):
     """(index, frame, dot's output) for each frame of `frames` whose index is in `keep` (chosen_frames; all by
     default), in turn: the one loop every whole-pass export goes through. The frames are the page's, so that each
     keeps the number the page gives it. Refuses more than EXPORT_FRAMES pictures before any dot runs; calls
@@ -434,7 +434,7 @@ def _drawn(trace, frames, width, quick, args, progress, allowance, waiting, hide
         raise ExportRefused(too_many(len(keep)))
     dot = _Dot(allowance, waiting)
     for done, k in enumerate(keep, start=1):
-        yield k, frames[k], dot.run(frame_dot(trace, frames[k], width, quick, hide, shape), args)
+        yield k, frames[k], dot.run(frame_dot(trace, frames[k], width, quick, shape), args)
         if progress:
             progress(done, len(keep))
 
@@ -471,8 +471,8 @@ def _palette():
 
 
 def pass_gif(
-    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none', of=None,
-    keep=None, seconds=2,
+    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, of=None, keep=None,
+    seconds=2,
 ):  # fmt: skip
     """An animated GIF of the frames `keep` chooses (chosen_frames): one image per frame at the page's size, its
     title (frame_title, read against `of`) under the graph, all on one white canvas; `seconds` a frame (GIF_SECONDS),
@@ -481,7 +481,7 @@ def pass_gif(
     labels = frame_labels(frames, of)
     args = _png_args(GIF_DPI)
     pictures = len(frames) if keep is None else len(keep)
-    for k, frame, png in _drawn(trace, frames, width, quick, args, progress, allowance, waiting, hide=hide, keep=keep):
+    for k, frame, png in _drawn(trace, frames, width, quick, args, progress, allowance, waiting, keep=keep):
         with Image.open(io.BytesIO(png)) as picture:  # reads the size only
             size = picture.size
         if not shots and size[0] * size[1] * pictures > GIF_PIXELS:
@@ -514,22 +514,19 @@ def pass_gif(
 
 
 def pass_zip(
-    trace, frames, width, stem, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none', of=None,
-    keep=None,
+    trace, frames, width, stem, quick=False, progress=None, allowance=None, waiting=lambda: True, of=None, keep=None
 ):  # fmt: skip
     """A ZIP of one SVG per frame, named {stem}_f03.svg by the frame's number (frame_suffix, read against `of`), each
     the page's picture (picture.page_svg), without the legend, as a frame's SVG is."""
     out = io.BytesIO()
     suffixes = frame_suffixes(frames, of)
     with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as archive:
-        for k, _, svg in _drawn(
-            trace, frames, width, quick, ['-Tsvg'], progress, allowance, waiting, hide=hide, keep=keep
-        ):
+        for k, _, svg in _drawn(trace, frames, width, quick, ['-Tsvg'], progress, allowance, waiting, keep=keep):
             archive.writestr(f'{stem}{suffixes[k]}.svg', picture.page_svg(svg, picture.expression(trace)))
     return out.getvalue()
 
 
-def _slides(trace, frames, width, quick, progress, allowance, waiting, hide, of, keep, legend, text):
+def _slides(trace, frames, width, quick, progress, allowance, waiting, of, keep, legend, text):
     """(index, frame, its slide as SVG, the deck's slides.Plan, its (title, sums) lines) for each frame `keep` chooses
     (chosen_frames; all by default), framed as the presentation view frames it (slides.py): the deck's plan from the
     graph laid out without values in each shape the page has (the wide one alone when quick), then each frame drawn
@@ -544,14 +541,12 @@ def _slides(trace, frames, width, quick, progress, allowance, waiting, hide, of,
     shapes = ['wide'] if quick else SHAPES  # a tangled graph's page has the wide shape alone
     laid = {shape: dot.run(frame_dot(trace, None, width, quick, shape=shape), ['-Tsvg']) for shape in shapes}
     chosen, labels = [frames[k] for k in keep], frame_labels(frames, of)
-    lines = slides.texts(trace, chosen, [f'{labels[k]}: {caption(trace, frames[k])}' for k in keep], hide)
+    lines = slides.texts(trace, chosen, [f'{labels[k]}: {caption(trace, frames[k])}' for k in keep])
     key = functools.partial(picture.legend_svg, trace) if legend else None
     plan = slides.plan({shape: slides.size_of(svg) for shape, svg in laid.items()}, lines, key)
     layout_drawing = slides.Drawing(laid[plan.shape])
     views = slides.views(plan, layout_drawing, trace, chosen)
-    drawn = _drawn(
-        trace, frames, width, quick, ['-Tsvg'], progress, allowance, waiting, hide=hide, keep=keep, shape=plan.shape
-    )
+    drawn = _drawn(trace, frames, width, quick, ['-Tsvg'], progress, allowance, waiting, keep=keep, shape=plan.shape)
     for n, (k, frame, svg) in enumerate(drawn):
         drawing = slides.Drawing(svg, layout_drawing.boxes)
         yield k, frame, slides.slide_svg(plan, drawing, views[n], lines[n], frame.node, text), plan, lines[n]
@@ -586,8 +581,8 @@ class _Rsvg:
 
 
 def pass_pdf(
-    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none', of=None,
-    keep=None, legend=True,
+    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, of=None, keep=None,
+    legend=True,
 ):  # fmt: skip
     """A PDF of 16:9 pages (slides.SLIDE, 960 × 540 pt), one per frame `keep` chooses (chosen_frames), each as the
     presentation view shows the frame (slides.py): its title (frame_title, read against `of`), its sums under it,
@@ -597,7 +592,7 @@ def pass_pdf(
     with tempfile.TemporaryDirectory() as folder:
         pages = []
         for n, (_, _, svg, _, _) in enumerate(
-            _slides(trace, frames, width, quick, progress, allowance, waiting, hide, of, keep, legend, text=True)
+            _slides(trace, frames, width, quick, progress, allowance, waiting, of, keep, legend, text=True)
         ):
             pages.append(Path(folder) / f'{n:03d}.svg')
             pages[-1].write_text(svg)
@@ -609,7 +604,7 @@ def speaker_notes(trace, frame):
     gradients, then each chain-rule line and the grad it makes, before → after, final or more to come (reuse's
     a*a: 'a.grad: · → 3.0000 (more to come)', then 'a.grad: 3.0000 → 6.0000 (more to come)'); at any other frame,
     the explanation. Nothing hidden: a question's notes hold its answer."""
-    parts = explain(trace, dataclasses.replace(frame, ask=False))
+    parts = explain(trace, dataclasses.replace(frame, ask=False, hide='none', hidden=frozenset()))
     if frame.kind != 'backward' or not trace.nodes[frame.node].op:
         return plain_text(parts)
     rows = [part for part in parts if part[0] == 'list']
@@ -632,8 +627,8 @@ def _paletted(png):
 
 
 def pass_pptx(
-    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, hide='none', of=None,
-    keep=None, legend=True,
+    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, of=None, keep=None,
+    legend=True,
 ):  # fmt: skip
     """A 16:9 PowerPoint deck (slides.SLIDE), a slide per frame `keep` chooses (chosen_frames), each as the
     presentation view shows the frame (slides.py): its title (frame_title, read against `of`) and its sums as text,
@@ -649,7 +644,7 @@ def pass_pptx(
     render = _Rsvg(allowance, waiting)
     args = ['-f', 'png', '-d', str(SLIDE_DPI), '-p', str(SLIDE_DPI)]
     for k, frame, svg, plan, (title_lines, sums_lines) in _slides(
-        trace, frames, width, quick, progress, allowance, waiting, hide, of, keep, legend, text=False
+        trace, frames, width, quick, progress, allowance, waiting, of, keep, legend, text=False
     ):
         slide = deck.slides.add_slide(deck.slide_layouts[5])  # 'Title Only'
         title = slide.shapes.title

@@ -69,7 +69,7 @@ def main():
         'right bodies': measure(right, args.runs),
         '500-character bodies': measure({name: at_limit(name) for name in exercise.OPS}, args.runs),
     }
-    lines = [f'A student\'s bodies on the server, median CPU time of {args.runs} runs (time.process_time):']
+    lines = [f"A student's bodies on the server, median CPU time of {args.runs} runs (time.process_time):"]
     for label, r in results.items():
         lines.append(f'- {label}: ' + ', '.join(f'{k} {v:.2f}' for k, v in r.items()))
     write_results('body', '\n'.join(lines), results, args.out)

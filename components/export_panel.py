@@ -51,7 +51,6 @@ class Shown:
     index: int
     width: int
     quick: bool  # the page's layout was the quick one: the exports use it too, so they are the same picture
-    hide: str  # which grads the page hides ('none', 'new', 'all'): a slide can ask the room too
     stem: str  # exports.file_stem(...): what the files are called
     key: tuple  # what the whole pass depends on: the expression, its inputs and the frames
     of: int | None = None  # the count the page reads the frames' numbers against (exports.frame_numbers)
@@ -73,9 +72,9 @@ def share_panel(scene, page, quick, shape='wide'):
     asked = any(f.ask for f in all_frames)
     whole = len(all_frames) == len(frames(trace, page.forward, page.leaves, ask=asked))
     shown = Shown(
-        trace, all_frames, index, scene.width, quick, page.hide, stem=exports.file_stem(scene.expression_key,
-        scene.inputs), key=(*scene.key, of), of=of, whole=whole,
-        questions=None if asked or not whole else frames(trace, page.forward, page.leaves, True), shape=shape,
+        trace, all_frames, index, scene.width, quick, stem=exports.file_stem(scene.expression_key, scene.inputs),
+        key=(*scene.key, of), of=of, whole=whole, shape=shape,
+        questions=None if asked or not whole else frames(trace, page.forward, page.leaves, True, page.hide),
     )  # fmt: skip
     allowance, waiting = session_allowance(), session_waiting()
     share_dialog(
@@ -92,8 +91,7 @@ def show_exports(shown, allowance, waiting):
     frame = shown.frames[shown.index]
     name = shown.stem + exports.frame_suffix(shown.frames, shown.index, shown.of)
     st.markdown('**This frame, for a slide**')
-    picture = {'trace': shown.trace, 'frame': frame, 'width': shown.width, 'quick': shown.quick, 'hide': shown.hide,
-               'shape': shown.shape}  # fmt: skip
+    picture = {'trace': shown.trace, 'frame': frame, 'width': shown.width, 'quick': shown.quick, 'shape': shown.shape}
     if not can_draw:  # the player laid this frame out in the browser, so the browser saves it; the DOT needs no dot
         browser_save_buttons([file for file in FRAME_FILES if file[3] is not None])
     served = FRAME_FILES if can_draw else [file for file in FRAME_FILES if file[3] is None]
@@ -253,7 +251,7 @@ def _make_pass(shown, file, make, allowance, waiting, kept):
         with exports.LINE.turn(ext, pictures, waiting, told):
             progress(0, pictures)
             return make(
-                shown.trace, shown.frames, shown.width, quick=shown.quick, hide=shown.hide, progress=progress,
+                shown.trace, shown.frames, shown.width, quick=shown.quick, progress=progress,
                 allowance=allowance, waiting=waiting, of=shown.of,
             )  # fmt: skip
 

@@ -1,6 +1,7 @@
-"""The frames the page steps through: the forward pass op by op, the seed, then each backward step."""
+"""The frames the page steps through: the forward pass op by op, the seed, then each backward step; each with the
+grads it hides, worked out here once."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 # which grads a frame shows as '?', for a class to work them out: none; the ones this frame's _backward writes
 # (the next frame shows them); or every grad backward() computes (the seed's 1 is given)
@@ -15,16 +16,25 @@ class Frame:
     steps_done: int  # backward steps done, counting this frame's; -1 before the seed
     ask: bool = False  # predict-the-grad: this step's new grads show '?', for the student to work out (the next
     # frame, the same step unasked, shows them)
+    hide: str = 'none'  # the page's HIDE, which `hidden` is made from: hide=all also hides what earlier steps wrote
+    # the nodes whose grad this frame shows as '?' (made by frames()); left out of the repr, which names the player's
+    # body every run (its hide, kind and step say it already), so that hide=all does not repeat every node per frame
+    hidden: frozenset = field(default=frozenset(), repr=False)
 
     def has_data(self, trace, i):
         return i < self.computed or not trace.nodes[i].op
 
+    def unseen(self, k):
+        """Whether no frame up to this one has shown what step k (from 0) wrote: any step with hide=all, this
+        frame's own with hide=new (the next frame shows it)."""
+        return self.hide == 'all' or (self.hide == 'new' and k == self.steps_done - 1)
 
-def frames(trace, forward=True, leaves=True, ask=False):
+
+def frames(trace, forward=True, leaves=True, ask=False, hide='none'):
     """All frames of a trace: with `forward`, first the inputs set and one frame per op computed. Without `leaves`,
     no frame for a leaf's _backward, which does nothing (backward() still calls it: micrograd's, and the default).
     With `ask`, each op's backward step comes twice: first asking for its new grads, then showing them (a leaf's
-    step writes nothing, so it is never asked)."""
+    step writes nothing, so it is never asked). Each frame carries what hiding `hide` (HIDE) shows as '?'."""
     n = len(trace.nodes)
     out = []
     if forward:
@@ -37,7 +47,8 @@ def frames(trace, forward=True, leaves=True, ask=False):
             out.append(Frame('backward', i, n, k, ask=True))
         if leaves or nodes[i].op:
             out.append(Frame('backward', i, n, k))
-    return out
+    every = frozenset(range(n)) - {trace.output}  # hide=all's: one set for every frame
+    return [replace(f, hide=hide, hidden=every if hide == 'all' else _written(trace, f, hide)) for f in out]
 
 
 def clamp_frame(k, n_frames):
@@ -50,10 +61,8 @@ def grads_at(trace, frame):
     return trace.grads(frame.steps_done) if frame.steps_done >= 0 else [None] * len(trace.nodes)
 
 
-def hidden_grads(trace, frame, hide):
-    """The nodes whose grad `frame` shows as '?' when hiding `hide` (one of HIDE)."""
-    if hide == 'all':
-        return frozenset(range(len(trace.nodes))) - {trace.output}
+def _written(trace, frame, hide):
+    """The grads `frame`'s step writes, where it hides them: a question's, or each step's with hide=new."""
     if frame.ask or (hide == 'new' and frame.kind == 'backward'):
         return frozenset(c.child for c in trace.steps[frame.steps_done - 1].contributions)
     return frozenset()

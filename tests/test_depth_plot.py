@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from engine import PRESETS, chain, numeric_grads, parse_expression, trace_backward
-from engine.frames import frames, grads_at, hidden_grads
+from engine.frames import frames, grads_at
 from view.depth_plot import (
     MAX_POINTS,
     chain_path,
@@ -77,7 +77,8 @@ def body_of(expression, hide='none'):
     """The player's body as make_body makes it, with a stand-in for the layout's SVG (the plot does not read it)."""
     trace = traced(expression)
     width = number_width(trace)
-    return json.loads(make_body(trace, frames(trace), width, numeric_grads(expression, {}), {'svg': '<svg/>'}, hide))
+    all_frames = frames(trace, hide=hide)
+    return json.loads(make_body(trace, all_frames, width, numeric_grads(expression, {}), {'svg': '<svg/>'}))
 
 
 def test_the_player_is_sent_the_plot_for_the_chain_and_none_for_the_neuron_or_reuse():
@@ -204,18 +205,19 @@ def test_chain_1s_w_line_says_w_is_used_once():
 
 def test_hidden_grads_stay_hidden_in_the_plot_and_the_w_line():
     trace = traced(chain(5))
-    all_frames = frames(trace)
-    plots = depth_plots(trace, all_frames, hide='new')
+    all_frames = frames(trace, hide='new')
+    plots = depth_plots(trace, all_frames)
     w, _ = w_uses(trace)
     for k, frame in enumerate(all_frames):
-        hidden = hidden_grads(trace, frame, 'new')
-        shown = [i for i, _ in plot_points(trace, frame, 'new')]
+        hidden = frame.hidden
+        shown = [i for i, _ in plot_points(trace, frame)]
         assert not set(shown) & hidden
         svg, line = parsed(plots, k)
         assert len(vertices(svg)) == len(shown)
         if w in hidden:
             assert not re.search(r'\d\.\d', line)
-    assert depth_plots(trace, all_frames, hide='all') is None and plot_points(trace, all_frames[-1], 'all') == []
+    every = frames(trace, hide='all')
+    assert depth_plots(trace, every) is None and plot_points(trace, every[-1]) == []
 
 
 def test_a_long_chain_is_thinned_and_the_plot_stays_small():

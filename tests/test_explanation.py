@@ -41,8 +41,8 @@ def traced_with_closures(expression, values=None):
     return trace, [v._backward for v in order]
 
 
-def backward_frame(trace, name):
-    (frame,) = [f for f in frames(trace) if f.kind == 'backward' and trace.nodes[f.node].name == name]
+def backward_frame(trace, name, hide='none'):
+    (frame,) = [f for f in frames(trace, hide=hide) if f.kind == 'backward' and trace.nodes[f.node].name == name]
     return frame
 
 
@@ -145,8 +145,8 @@ def test_on_the_assigning_engine_the_sums_show_the_grad_replaced_not_added_to():
 
 def test_a_hidden_grad_gets_no_before_and_after_in_the_sums():
     trace = traced(PRESETS['ab_times_a_plus_b'])
-    frame = backward_frame(trace, 'd')
-    assert frame_rules(trace, frame, 'new') == [
+    frame = backward_frame(trace, 'd', 'new')
+    assert frame_rules(trace, frame) == [
         'a.grad += ? × d.grad = ? × 1.0000 = ?',
         'b.grad += ? × d.grad = ? × 1.0000 = ?',
     ]
@@ -159,7 +159,7 @@ def test_a_leaf_on_the_assigning_engine_says_whether_its_grad_is_what_plus_equal
     assert frame_rules(trace, backward_frame(trace, 'a')) == [
         'a.grad = 3.0000, as the last = left it: wrong, += gives −3.0000'
     ]
-    assert frame_rules(trace, backward_frame(trace, 'a'), 'all') == ['a.grad = ?, as the last = left it']
+    assert frame_rules(trace, backward_frame(trace, 'a', 'all')) == ['a.grad = ?, as the last = left it']
     leaves, out = PRESETS['reuse'].build(value_type=assign.Value)
     trace = trace_backward(out, leaves)
     assert frame_rules(trace, backward_frame(trace, 'b')) == [
@@ -494,20 +494,20 @@ def test_the_where_line_says_out_is_this_node_and_one_input_is_its_input():
 def test_a_step_whose_grads_are_hidden_asks_for_its_local_gradients_and_shows_only_the_data_the_graph_shows():
     # L = a/b at a = 3, b = 2: the closure's inv = 1/b = 0.5 is a's local gradient, and b's is −a/b² = −0.75
     trace = traced(parse_expression('L = a/b'), {'a': 3.0, 'b': 2.0})
-    text = plain_text(explain(trace, backward_frame(trace, 'L'), 'new'))
+    text = plain_text(explain(trace, backward_frame(trace, 'L', 'new')))
     assert 'inv = ?' in text and '0.5000' not in text and '0.7500' not in text
     assert 'local gradient for a: ?' in text and 'local gradient for b: ?' in text
     assert 'a.grad += ? × L.grad = ? × 1.0000 = ?' in text  # only the upstream grad L.grad = 1 is given
     # o = tanh(n): t = 0.7071 is o's own data, which the graph shows; its local gradient 1 − t² = 0.5 is asked for
     trace = traced(PRESETS['neuron'])
-    text = plain_text(explain(trace, backward_frame(trace, 'o'), 'new'))
+    text = plain_text(explain(trace, backward_frame(trace, 'o', 'new')))
     assert (
         't = tanh(n.data) = tanh(0.8814) = 0.7071' in text
         and '0.5000' not in text
         and 'local gradient for n: ?' in text
     )
     # + passes its grad through: saying so would give the local gradient 1, and with it the answer
-    text = plain_text(explain(trace, backward_frame(trace, 'n'), 'new'))
+    text = plain_text(explain(trace, backward_frame(trace, 'n', 'new')))
     assert 'passes the grad through' not in text and 'b.grad += ? × n.grad = ? × 0.5000 = ?' in text
     b = next(i for i, node in enumerate(trace.nodes) if node.name == 'b')
     assert local_gradient_lines(trace, step_of(trace, 'n'), {b}) == [  # only what is hidden is asked for

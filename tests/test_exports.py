@@ -113,11 +113,12 @@ def test_grads_the_page_hides_stay_hidden_in_every_export(reuse):
     # reuse at the a*a step: a*a's _backward writes a.grad twice (3 + 3 = 6, by hand); with hide=new, a shows '?'
     k = reuse.frame_of('backward', 'a*a')
     shown = node_texts(exports.frame_svg(reuse.trace, reuse.frames[k], reuse.width), reuse.node('a').id)
-    hidden = node_texts(exports.frame_svg(reuse.trace, reuse.frames[k], reuse.width, hide='new'), reuse.node('a').id)
+    new, every = frames(reuse.trace, hide='new'), frames(reuse.trace, hide='all')
+    hidden = node_texts(exports.frame_svg(reuse.trace, new[k], reuse.width), reuse.node('a').id)
     assert shown[-1] == '6.0000' and hidden[-1] == '?'
-    every = exports.frame_svg(reuse.trace, reuse.frames[-1], reuse.width, hide='all')
-    assert all(node_texts(every, reuse.node(name).id)[-1] == '?' for name in ('a', 'b'))
-    zipped = zipfile.ZipFile(io.BytesIO(exports.pass_zip(reuse.trace, reuse.frames, reuse.width, 'r', hide='all')))
+    last = exports.frame_svg(reuse.trace, every[-1], reuse.width)
+    assert all(node_texts(last, reuse.node(name).id)[-1] == '?' for name in ('a', 'b'))
+    zipped = zipfile.ZipFile(io.BytesIO(exports.pass_zip(reuse.trace, every, reuse.width, 'r')))
     last = zipped.read(zipped.namelist()[-1])
     assert node_texts(last, reuse.node('a').id)[-1] == '?'
 

@@ -11,7 +11,7 @@ import dataclasses
 import pytest
 
 from engine import PRESETS, Value, parse_expression, trace_backward
-from engine.frames import HIDE, Frame, frames, grads_at, hidden_grads
+from engine.frames import HIDE, Frame, frames, grads_at
 
 A, B, AB, AA, OUT = range(5)  # reuse's nodes
 X1, W1, X1W1, X2, W2, X2W2, SUM, BIAS, N, OUTPUT = range(10)  # the neuron's
@@ -138,7 +138,7 @@ def test_the_neurons_grads_at_its_last_frame_are_the_lectures(neuron):
     assert grads_at(neuron, frames(neuron)[13])[X1] is None  # not yet written the frame before
 
 
-# --- hidden_grads --------------------------------------------------------------------------------------------
+# --- what each frame hides, carried as data ------------------------------------------------------------------
 
 
 def test_the_three_ways_of_hiding():
@@ -146,21 +146,36 @@ def test_the_three_ways_of_hiding():
 
 
 def test_hiding_nothing_hides_nothing(reuse):
-    assert all(hidden_grads(reuse, f, 'none') == frozenset() for f in frames(reuse))
+    assert all(f.hidden == frozenset() and f.hide == 'none' for f in frames(reuse))
+    assert frames(reuse, hide='none') == frames(reuse)  # the default
 
 
 def test_hiding_all_hides_every_grad_but_the_seeds(reuse):
-    assert all(hidden_grads(reuse, f, 'all') == {A, B, AB, AA} for f in frames(reuse))
+    assert all(f.hidden == {A, B, AB, AA} and f.hide == 'all' for f in frames(reuse, hide='all'))
 
 
 def test_hiding_the_new_grads_hides_what_this_frames_backward_writes(reuse):
-    assert [hidden_grads(reuse, f, 'new') for f in frames(reuse)] == [
+    assert [f.hidden for f in frames(reuse, hide='new')] == [
         set(), set(), set(), set(), set(),  # inputs, forward, seed: no _backward runs
         {AB, AA},  # out's step writes both its inputs
         {A},  # a*a writes a, twice
         {A, B},
         set(), set(),  # a leaf's step writes nothing
     ]  # fmt: skip
+
+
+def test_hiding_changes_nothing_but_what_is_hidden(reuse):
+    for hide in HIDE:
+        unhidden = [dataclasses.replace(f, hide='none', hidden=frozenset()) for f in frames(reuse, hide=hide)]
+        assert unhidden == frames(reuse)
+
+
+def test_what_a_step_has_shown_by_each_frame(reuse):
+    # out's step is step 0, a*a's 1, a*b's 2: with hide=new only a frame's own step is unseen, with hide=all every one
+    at_ab = {hide: frames(reuse, hide=hide)[7] for hide in HIDE}  # a*b's step, steps_done 3
+    assert [at_ab['none'].unseen(k) for k in range(3)] == [False, False, False]
+    assert [at_ab['new'].unseen(k) for k in range(3)] == [False, False, True]
+    assert [at_ab['all'].unseen(k) for k in range(3)] == [True, True, True]
 
 
 # --- skipping the leaves' frames (issue 11): their _backward does nothing ----------------------------------------
@@ -194,10 +209,10 @@ def test_without_leaves_a_frame_shows_the_same_grads_as_with_them(reuse):
 
 def test_asking_puts_a_question_before_each_ops_step_and_never_before_a_leafs(reuse):
     asked = frames(reuse, ask=True)
-    assert asked[5:] == [
-        Frame('backward', OUT, 5, 1, ask=True), Frame('backward', OUT, 5, 1),  # out's step, asked then shown
-        Frame('backward', AA, 5, 2, ask=True), Frame('backward', AA, 5, 2),
-        Frame('backward', AB, 5, 3, ask=True), Frame('backward', AB, 5, 3),
+    assert asked[5:] == [  # a question hides what its step writes: out's a*b and a*a, a*a's a, a*b's a and b
+        Frame('backward', OUT, 5, 1, ask=True, hidden={AB, AA}), Frame('backward', OUT, 5, 1),  # asked, then shown
+        Frame('backward', AA, 5, 2, ask=True, hidden={A}), Frame('backward', AA, 5, 2),
+        Frame('backward', AB, 5, 3, ask=True, hidden={A, B}), Frame('backward', AB, 5, 3),
         Frame('backward', B, 5, 4), Frame('backward', A, 5, 5),  # the leaves write nothing: nothing to ask
     ]  # fmt: skip
     assert [f for f in asked if not f.ask] == frames(reuse)  # the frames without the questions are the pass's own
@@ -205,6 +220,10 @@ def test_asking_puts_a_question_before_each_ops_step_and_never_before_a_leafs(re
 
 def test_a_question_hides_what_its_step_writes_whatever_else_is_hidden(reuse):
     questions = [f for f in frames(reuse, ask=True) if f.ask]
-    assert [hidden_grads(reuse, f, 'none') for f in questions] == [{AB, AA}, {A}, {A, B}]
+    assert [f.hidden for f in questions] == [{AB, AA}, {A}, {A, B}]
     shown = [f for f in frames(reuse, ask=True) if not f.ask and f.kind == 'backward']
-    assert all(hidden_grads(reuse, f, 'none') == frozenset() for f in shown)  # the next frame shows them
+    assert all(f.hidden == frozenset() for f in shown)  # the next frame shows them
+    # hiding the new grads too, a question and its answer both hide what the step writes; hiding all, both hide all
+    new = [f.hidden for f in frames(reuse, ask=True, hide='new') if f.kind == 'backward']
+    assert new == [{AB, AA}, {AB, AA}, {A}, {A}, {A, B}, {A, B}, set(), set()]
+    assert all(f.hidden == {A, B, AB, AA} for f in frames(reuse, ask=True, hide='all'))

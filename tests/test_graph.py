@@ -2,7 +2,7 @@
 highlighted with its amounts, escaped labels, and a layout that never moves between frames (laid out by `dot`)."""
 
 import colorsys
-import itertools
+import dataclasses
 import json
 import math
 import re
@@ -419,8 +419,8 @@ def test_on_the_assigning_engine_every_edge_label_keeps_its_width_through_all_fr
     width = number_width(trace)
     local_width = label_width(trace, width)
     thrown = 0
-    for frame, hide in itertools.product(frames(trace), ('none', 'new', 'all')):  # a label hidden reads '✗ lost ?'
-        source = build_dot(trace, frame, width, hide).source
+    for frame in (f for hide in ('none', 'new', 'all') for f in frames(trace, hide=hide)):  # hidden: '✗ lost ?'
+        source = build_dot(trace, frame, width).source
         thrown += source.count('✗')
         for name, a in label_nodes(source).items():
             assert [len(line) for line in a['label'].split('\\n')] == [local_width + 3 + width] * 3, (frame, name)
@@ -447,7 +447,8 @@ def test_a_final_grad_that_plus_equals_makes_otherwise_has_its_own_look_at_every
 def test_while_grads_are_hidden_a_wrong_grad_looks_hidden_as_every_other():
     trace = traced_on(assign, 'ab_times_a_plus_b')
     last = frames(trace)[-1]
-    assert graph.value_look(trace, last, 0, trace.grads(last.steps_done), trace.final_after(), 7, {0})[2] == 'hidden'
+    asked = dataclasses.replace(last, hidden=frozenset({0}))
+    assert graph.value_look(trace, asked, 0, trace.grads(last.steps_done), trace.final_after(), 7)[2] == 'hidden'
     assert graph.value_look(trace, last, 0, trace.grads(last.steps_done), trace.final_after(), 7)[2] == 'wrong'
 
 

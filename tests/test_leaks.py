@@ -133,13 +133,13 @@ def pages(key):
     values = tuple(expression.defaults.items())
     trace, width, numeric = traced(expression=expression, values=values)
     for leaves in (True, False):
-        watch = frames(trace, leaves=leaves)
         for hide in ('new', 'all'):
-            yield f'watch hide={hide}', trace, watch, hide, None, body(trace, watch, width, numeric, hide)
+            watch = frames(trace, leaves=leaves, hide=hide)
+            yield f'watch hide={hide}', trace, watch, hide, None, body(trace, watch, width, numeric)
             wrong, wrong_width, _ = traced(expression=expression, values=values, assigns=True)
             both = max(width, wrong_width)
-            bug = frames(wrong, leaves=leaves)
-            yield f'bug hide={hide}', wrong, bug, hide, trace, body(wrong, bug, both, numeric, hide, right=trace)
+            bug = frames(wrong, leaves=leaves, hide=hide)
+            yield f'bug hide={hide}', wrong, bug, hide, trace, body(wrong, bug, both, numeric, right=trace)
             if learn.applies(expression):
                 learning, _ = learning_after(expression, dict(values), learn.DEFAULT_LR, 0)
                 wide = max(width, number_width(learning.after))
@@ -149,17 +149,17 @@ def pages(key):
                     watch,
                     hide,
                     None,
-                    body(trace, watch, wide, numeric, hide, None, learning),
+                    body(trace, watch, wide, numeric, None, learning),
                 )
         quiz = frames(trace, leaves=leaves, ask=True)
         for at in (k for k, f in enumerate(quiz) if f.ask):  # the quiz panel's page: up to its question, no check
-            yield f'quiz at {at}', trace, quiz[: at + 1], 'none', None, body(trace, quiz[: at + 1], width, None, 'none')
-        yield 'quiz presented', trace, quiz, 'none', None, body(trace, quiz, width, numeric, 'none')
+            yield f'quiz at {at}', trace, quiz[: at + 1], 'none', None, body(trace, quiz[: at + 1], width, None)
+        yield 'quiz presented', trace, quiz, 'none', None, body(trace, quiz, width, numeric)
 
 
-def body(trace, all_frames, width, numeric, hide, right=None, learning=None):
+def body(trace, all_frames, width, numeric, right=None, learning=None):
     graph = {'dot': build_dot(trace, None, width).source}  # the layout: the same value-free DOT the page lays out
-    return json.loads(make_body(trace, all_frames, width, numeric, graph, hide, right, learning))
+    return json.loads(make_body(trace, all_frames, width, numeric, graph, right, learning))
 
 
 def frame_leaks(trace, all_frames, hide, right, body, first=0):
@@ -267,7 +267,7 @@ def test_a_body_that_hides_nothing_leaks_in_every_place_the_check_reads(key):
     expression = PRESETS[key]
     trace, width, numeric = traced(expression=expression, values=tuple(expression.defaults.items()))
     all_frames = frames(trace, leaves=False)  # the last frame is a step's own, whose grads hide=new hides
-    shown = body(trace, all_frames, width, numeric, 'none')
+    shown = body(trace, all_frames, width, numeric)
     wheres = {where.split(' of ')[0] for _, where, _ in frame_leaks(trace, all_frames, 'new', None, shown)}
     expected = {'box', 'edge label', 'edge label gives the local gradient', 'sums', 'sums give the local gradient',
                 'explanation', 'explanation gives a local gradient', 'summary', 'the table’s answers'}  # fmt: skip

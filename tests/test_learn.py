@@ -197,8 +197,8 @@ def learning_page(key, learned, forward=True, hide='none', lr=DEFAULT_LR, values
     learning, now = learning_after(expression, {**expression.defaults, **(values or {})}, lr, learned)
     trace, width, numeric = shared.traced(expression=expression, values=tuple(now.items()))
     width = max(width, number_width(learning.after))
-    pass_frames = frames(trace, forward)
-    body = make_body(trace, pass_frames, width, numeric, {'svg': ''}, hide, None, learning)
+    pass_frames = frames(trace, forward, hide=hide)
+    body = make_body(trace, pass_frames, width, numeric, {'svg': ''}, None, learning)
     return trace, pass_frames, json.loads(body)
 
 

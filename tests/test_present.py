@@ -36,7 +36,12 @@ def traced(expression):
 
 def looks(trace, hide):
     """Each frame's (value looks, hot op, edge labels), replayed from the patches the player is sent."""
-    return replay(frame_patches(trace, frames(trace), number_width(trace), hide))
+    return replay(frame_patches(trace, frames(trace, hide=hide), number_width(trace)))
+
+
+def step_of(trace, name, hide='none'):
+    """The frame of node `name`'s backward step, hiding `hide`."""
+    return next(f for f in frames(trace, hide=hide) if f.kind == 'backward' and trace.nodes[f.node].name == name)
 
 
 def grads(values):
@@ -89,22 +94,22 @@ def test_hiding_all_grads_leaves_only_the_seed_and_what_is_not_computed(key):
 
 def test_the_big_sums_ask_for_the_local_gradient_too_and_give_only_the_upstream_grad():
     trace = traced(PRESETS['neuron'])
-    frame = frames(trace)[X1_W1]
+    frame, asked, every = (frames(trace, hide=hide)[X1_W1] for hide in ('none', 'new', 'all'))
     assert frame_rules(trace, frame) == chain_rule_lines(trace, trace.steps[frame.steps_done - 1])  # the one maker
     assert frame_rules(trace, frame) == [
         'x1.grad += w1.data × (x1*w1).grad = −3.0000 × 0.5000 = −1.5000',
         'w1.grad += x1.data × (x1*w1).grad = 2.0000 × 0.5000 = 1.0000',
     ]
     # the local gradient (w1.data, x1.data) is what the class works out, with the sum: only the upstream grad is given
-    assert frame_rules(trace, frame, 'new') == [
+    assert frame_rules(trace, asked) == [
         'x1.grad += ? × (x1*w1).grad = ? × 0.5000 = ?',
         'w1.grad += ? × (x1*w1).grad = ? × 0.5000 = ?',
     ]
-    assert frame_rules(trace, frame, 'all')[0] == 'x1.grad += ? × (x1*w1).grad = ?'  # the upstream grad hidden too
+    assert frame_rules(trace, every)[0] == 'x1.grad += ? × (x1*w1).grad = ?'  # the upstream grad hidden too
     # where the op passes its grad through, the line would give the answer: it asks for the local gradient as well
-    n_step = next(f for f in frames(trace) if f.kind == 'backward' and trace.nodes[f.node].name == 'n')
+    n_step = step_of(trace, 'n')
     assert frame_rules(trace, n_step) == ['(x1*w1 + x2*w2).grad += n.grad = 0.5000', 'b.grad += n.grad = 0.5000']
-    assert frame_rules(trace, n_step, 'new') == [
+    assert frame_rules(trace, step_of(trace, 'n', 'new')) == [
         '(x1*w1 + x2*w2).grad += ? × n.grad = ? × 0.5000 = ?',
         'b.grad += ? × n.grad = ? × 0.5000 = ?',
     ]
@@ -117,22 +122,19 @@ def test_the_big_sums_of_other_frames_are_short():
     assert frame_rules(trace, all_frames[1]) == ['x1*w1 = 2.0000 × (−3.0000) = −6.0000']  # a true minus, bracketed
     assert frame_rules(trace, all_frames[6]) == []  # the seed: the title says o.grad = 1
     assert frame_rules(trace, all_frames[-1]) == ['∂o/∂x1 = x1.grad = −1.5000']
-    assert frame_rules(trace, all_frames[-1], 'all') == ['∂o/∂x1 = x1.grad = ?']
+    assert frame_rules(trace, frames(trace, hide='all')[-1]) == ['∂o/∂x1 = x1.grad = ?']
 
 
 def test_the_explanation_hides_what_the_boxes_hide():
     trace = traced(PRESETS['reuse'])  # out = a*b + a*a with a = 3, b = -2: a*a writes a twice, then a*b adds b
-    a_times_a, a_times_b = (
-        f for f in frames(trace) if f.kind == 'backward' and trace.nodes[f.node].name in ('a*a', 'a*b')
-    )
-    text = plain_text(explain(trace, a_times_a, 'new'))
+    text = plain_text(explain(trace, step_of(trace, 'a*a', 'new')))
     assert 'a.grad: · → ?' in text and 'a.grad: ? → ?' in text  # the second += starts from the first's hidden sum
     assert '6.0000' not in text and 'a.grad += ? × (a*a).grad = ? × 1.0000 = ?' in text
     assert '3.0000' not in text  # the local gradient, a.data, is asked for too (the graph shows a's data)
-    text = plain_text(explain(trace, a_times_b, 'new'))
+    text = plain_text(explain(trace, step_of(trace, 'a*b', 'new')))
     assert 'a.grad: 6.0000 → ?' in text  # asked at the frame before, shown now
     assert '4.0000' not in text
-    text = plain_text(explain(trace, a_times_b, 'all'))
+    text = plain_text(explain(trace, step_of(trace, 'a*b', 'all')))
     assert 'a.grad: ? → ?' in text and '6.0000' not in text
 
 
@@ -165,7 +167,7 @@ def test_a_presentation_link_opens_the_player_without_the_sidebar_and_asks_for_t
     trace = traced(PRESETS['neuron'])
     shown = replay(body['patches'])
     assert (grads(shown[X1_W1][0])[X1], grads(shown[X1_W1 + 1][0])[X1]) == (HIDDEN, '-1.5000')
-    assert body['rules'] == [frame_rules(trace, f, 'new') for f in frames(trace)]
+    assert body['rules'] == [frame_rules(trace, f) for f in frames(trace, hide='new')]
     assert body['rules'][X1_W1][0].endswith('= ? × 0.5000 = ?')
 
 

@@ -50,7 +50,7 @@ class Deck:
             self.pdf = PdfReader(io.BytesIO(exports.pass_pdf(self.trace, self.all, self.width, **made)))
             self.pptx = Presentation(io.BytesIO(exports.pass_pptx(self.trace, self.all, self.width, **made)))
             svgs = exports._slides(
-                self.trace, self.all, self.width, False, None, made['allowance'], lambda: True, 'none', None,
+                self.trace, self.all, self.width, False, None, made['allowance'], lambda: True, None,
                 self.keep, legend, True,
             )  # fmt: skip
             self.svgs = [svg for _, _, svg, _, _ in svgs]

@@ -9,7 +9,7 @@ import math
 import pandas as pd
 
 from engine import PRESETS
-from engine.frames import grads_at, hidden_grads
+from engine.frames import grads_at
 from view.explanation import number, owner, shown
 from view.graph import lost
 from view.numbers import fmt
@@ -44,28 +44,22 @@ BUG_NOTE = (
 )  # to a student: what runs and how to read it, not which files hold it
 
 
-def unseen(frame, hide, k):
-    """Whether hiding `hide`, no frame up to `frame` has shown what step k wrote: a step of its own with hide=new
-    (the next frame shows it), any with hide=all."""
-    return hide == 'all' or (hide == 'new' and k == frame.steps_done - 1)
-
-
-def bug_caption(trace, frame, hide='none'):
+def bug_caption(trace, frame):
     """What the caption adds where `=` throws a contribution away: ' · = throws away a.grad's 3.0000' (or '?',
-    hiding `hide`, where no frame has shown it yet)."""
+    where no frame has shown it yet: Frame.unseen)."""
     thrown = [
         f'{owner(trace.nodes[c.child].name)}.grad’s '
-        + shown(trace.steps[k].contributions[slot].amount, unseen(frame, hide, k))
+        + shown(trace.steps[k].contributions[slot].amount, frame.unseen(k))
         for (k, slot), c in lost(trace, frame)
     ]
     return f' · = throws away {", ".join(thrown)}' if thrown else ''
 
 
-def bug_parts(trace, right, frame, hide='none'):
+def bug_parts(trace, right, frame):
     """Explanation parts (view.explanation's form) for `frame` of the `=` trace: what was lost here, and
-    the grads that differ from `+=`'s at this frame. Hiding `hide`, a grad hidden there is neither given (what `=`
-    wrote, what `+=` would have) nor said to differ."""
-    hidden = hidden_grads(trace, frame, hide)
+    the grads that differ from `+=`'s at this frame. A grad the frame hides is neither given (what `=` wrote, what
+    `+=` would have) nor said to differ."""
+    hidden = frame.hidden
     parts = []
     for (k, slot), c in lost(trace, frame):
         earlier = trace.steps[k]
@@ -77,7 +71,7 @@ def bug_parts(trace, right, frame, hide='none'):
         asked = c.child in hidden
         said = [
             ('b', '= threw a contribution away. '), ('c', f'{child}.grad = …'),
-            ('', f' replaced {shown(thrown.amount, unseen(frame, hide, k))}, which {by}’s _backward had put '
+            ('', f' replaced {shown(thrown.amount, frame.unseen(k))}, which {by}’s _backward had put '
                  f'there{same}, with {shown(c.amount, asked)}. With '), ('c', '+='),
             ('', f' it would have added to it, and {child}.grad would be {shown(should, asked)} after this step.'),
         ]  # fmt: skip

@@ -11,7 +11,6 @@ import html
 import math
 import re
 
-from engine.frames import hidden_grads
 from view.numbers import fmt
 
 ZERO_ROW = 22  # px under the lowest decade for grads that are 0 (or too small for a float)
@@ -72,7 +71,7 @@ def w_facts(trace):
     return w, uses, steps, grads
 
 
-def w_line(trace, frame, hide='none', facts=None):
+def w_line(trace, frame, facts=None):
     """One line on w's grad at this frame, worked out from the trace: its uses, and once all have added, its grad.
 
     '' before the backward pass reaches w; no number while w's grad has more += to come or the frame hides it.
@@ -83,10 +82,10 @@ def w_line(trace, frame, hide='none', facts=None):
     if not history:
         return ''
     if trace.assigns:  # the `=` bug: each use's write replaces the one before
-        if len(history) < uses or w in hidden_grads(trace, frame, hide):
+        if len(history) < uses or w in frame.hidden:
             return f'w is used in {steps} of the chain: with =, each use replaces the grad the use before wrote.'
         return f"w's grad, {fmt(history[-1])}, is its last use's contribution alone: = threw the others away."
-    if len(history) < uses or w in hidden_grads(trace, frame, hide):  # the same line till the last +=
+    if len(history) < uses or w in frame.hidden:  # the same line till the last +=
         return f'w is used in {steps} of the chain: its grad collects += from each use, one a step back.'
     x = chain_path(trace)[-1]
     x_grad = trace.grads(frame.steps_done)[x]
@@ -194,26 +193,23 @@ def _part(axes, names, points, current):
     return ''.join(out) + '</svg>'
 
 
-def _points(trace, path, places, written, final, frame, hide):
+def _points(path, places, written, final, frame):
     """[(place, |grad|)]: the places shown whose grad the frame shows. Each node of the path is written once, at
     step written[i] (trace.final_after; the output at the seed), so its grad then is its final grad."""
-    hidden = hidden_grads(trace, frame, hide)
-    reached = (j for j in places if written[path[j]] <= frame.steps_done and path[j] not in hidden)
+    reached = (j for j in places if written[path[j]] <= frame.steps_done and path[j] not in frame.hidden)
     return [(j, abs(final[path[j]])) for j in reached]
 
 
-def plot_points(trace, frame, hide='none'):
+def plot_points(trace, frame):
     """[(node index, |grad|)]: the points shown at `frame`, from the output back; [] where there is no plot."""
     path = chain_path(trace)
-    if path is None or hide == 'all':
+    if path is None or frame.hide == 'all':
         return []
-    return [
-        (path[j], g)
-        for j, g in _points(trace, path, shown_points(len(path)), trace.final_after(), trace.final_grads(), frame, hide)
-    ]
+    points = _points(path, shown_points(len(path)), trace.final_after(), trace.final_grads(), frame)
+    return [(path[j], g) for j, g in points]
 
 
-def depth_plots(trace, all_frames, hide='none'):
+def depth_plots(trace, all_frames):
     """The plot for each frame, or None where it does not apply (not the chain) or would tell the answers (hide=all).
 
     {'head': the SVG's opening with its axes, 'parts': [the rest of a distinct look: the points, '</svg>', a <p> on
@@ -221,7 +217,7 @@ def depth_plots(trace, all_frames, hide='none'):
     frames that look the same share one part. Our own SVG and HTML, every text escaped.
     """
     path = chain_path(trace)
-    if path is None or hide == 'all':
+    if path is None or any(f.hide == 'all' for f in all_frames):
         return None
     names = [trace.nodes[i].name for i in path]
     places = shown_points(len(path))
@@ -232,9 +228,9 @@ def depth_plots(trace, all_frames, hide='none'):
     parts, index, at = [], {}, []
     written, facts = trace.final_after(), w_facts(trace)
     for frame in all_frames:
-        points = _points(trace, path, places, written, final, frame, hide)
+        points = _points(path, places, written, final, frame)
         current = points[-1][0] if points else None
-        words = w_line(trace, frame, hide, facts)
+        words = w_line(trace, frame, facts)
         key = (len(points), current, words)
         if key not in index:
             index[key] = len(parts)

@@ -12,7 +12,7 @@ import pandas as pd
 
 from engine import exercise, ops
 from engine.code import INPUTS, grad_writes
-from engine.frames import grads_at, hidden_grads
+from engine.frames import grads_at
 from view.explanation import number, owner, scope
 from view.summary import UNDEFINED
 from view.worked import Unreadable, factor, worked, write
@@ -101,17 +101,17 @@ def mistake_parts(trace, step, mistakes):
     return parts
 
 
-def code_parts(trace, right, frame, first_here, mistakes, hide='none'):
+def code_parts(trace, right, frame, first_here, mistakes):
     """Explanation parts (view.explanation's form) added at `frame` of the student's trace: at the first difference,
-    what went wrong; at each backward step, the grads that differ from the right engine's so far. Hiding `hide`, a
-    hidden grad is neither given nor said to differ."""
+    what went wrong; at each backward step, the grads that differ from the right engine's so far. A grad
+    the frame hides is neither given nor said to differ."""
     parts = []
     step = trace.steps[frame.steps_done - 1] if frame.kind == 'backward' else None
     if first_here and step is not None:
         parts += mistake_parts(trace, step, mistakes)
     if frame.kind != 'backward':
         return parts
-    hidden = hidden_grads(trace, frame, hide)
+    hidden = frame.hidden
     yours, ok = grads_at(trace, frame), grads_at(right, frame)
     differ = [i for i in differing(trace, right, frame) if i not in hidden]
     if differ:

@@ -14,7 +14,6 @@ import re
 
 from engine import ops
 from engine.code import backward_source, grad_writes
-from engine.frames import hidden_grads
 from view.graph import plus_equals_grads, wrong_grads
 from view.numbers import HIDDEN
 from view.worked import INPUTS, Scope, Unreadable, factor, local_gradient, made, number, owner, passes_through, write
@@ -170,7 +169,7 @@ def caption(trace, frame):
     return f'backward pass: {node.name} = {formula(trace, frame.node)} passes its grad back'
 
 
-def frame_rules(trace, frame, hide='none'):
+def frame_rules(trace, frame):
     """The frame's sums in a line or two, for the presentation view and over a graph without edge labels: the chain
     rule at a backward step (chain_rule_lines, each with the grad it makes), the op's numbers in the forward pass, a
     leaf's grad; nothing at the inputs or seed."""
@@ -179,7 +178,7 @@ def frame_rules(trace, frame, hide='none'):
         return [f'{node.name} = {formula(trace, frame.node, numbers=True)} = {number(node.data)}']
     if frame.kind != 'backward':
         return []
-    step, hidden = trace.steps[frame.steps_done - 1], hidden_grads(trace, frame, hide)
+    step, hidden = trace.steps[frame.steps_done - 1], frame.hidden
     if not node.op:
         grad = shown(step.out_grad, frame.node in hidden)
         if trace.assigns:  # the `=` bug: the grad is what the last write left, not the derivative; and, shown, whether
@@ -193,9 +192,9 @@ def frame_rules(trace, frame, hide='none'):
     return chain_rule_lines(trace, step, hidden)
 
 
-def explain(trace, frame, hide='none'):
-    """What the explanation panel shows at `frame`, as parts (see the module's docstring); `hide`: which grads
-    show '?' (engine.frames.HIDE)."""
+def explain(trace, frame):
+    """What the explanation panel shows at `frame`, as parts (see the module's docstring); the grads the frame hides
+    show '?'."""
     node = trace.nodes[frame.node] if frame.node >= 0 else None
     output = trace.nodes[-1].name
     if frame.kind == 'inputs':
@@ -212,7 +211,7 @@ def explain(trace, frame, hide='none'):
                             "Now each node's "), ('c', '_backward'),
                        ('', ' runs in reverse topological order, passing its grad '
                             'to its inputs, each scaled by the local gradient.')])]  # fmt: skip
-    step, hidden = trace.steps[frame.steps_done - 1], hidden_grads(trace, frame, hide)
+    step, hidden = trace.steps[frame.steps_done - 1], frame.hidden
     if not node.op:
         kind = 'an input' if node.is_input else 'a constant'
         means = f', is ∂{output}/∂{node.name}.'
@@ -246,7 +245,7 @@ def explain(trace, frame, hide='none'):
         status = ' (final)' if final_after[c.child] == frame.steps_done else ' (more to come)'
         status = '' if c.child in hidden else status  # a '?' tells no state, as in the graph (graph.value_look)
         # hiding only the new grads, the grad before this step was shown at the frame before
-        before = shown(c.before, c.before is not None and (hide == 'all' or c.child in hidden & written))
+        before = shown(c.before, c.before is not None and (frame.hide == 'all' or c.child in hidden & written))
         written.add(c.child)
         rows.append([('c', line), ('br', ''), ('', f'{child}.grad: {before} → '),
                      ('b', shown(c.after, c.child in hidden)), ('', status)])  # fmt: skip

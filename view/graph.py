@@ -6,7 +6,7 @@ import html
 import graphviz
 
 from engine import ops
-from engine.frames import Frame, grads_at, hidden_grads
+from engine.frames import Frame, grads_at
 from view.numbers import HIDDEN, NOT_COMPUTED, fmt, padded
 
 # Okabe-Ito colours: safe for colour-blind viewers, and strong enough for a projector
@@ -47,18 +47,18 @@ CSS_VARIABLES = {
 PLAYER_STYLE = '<style>.player {' + ' '.join(f'{name}: {value};' for name, value in CSS_VARIABLES.items()) + '}</style>'
 
 
-def value_look(trace, frame, i, grads, final_after, width, hidden=frozenset()):
+def value_look(trace, frame, i, grads, final_after, width):
     """How value node i looks at `frame`: (data text, grad text, grad state, mark).
 
     grad state: 'none' (not computed), 'accumulating' (more += to come), 'final', 'wrong' (on the `=` engine: final,
     and not what += gives, wrong_grads) or 'hidden' (shows '?');
     mark: 'active' (its _backward runs), 'seed' (out.grad = 1 is set), 'forward' (just computed) or ''.
-    `hidden`: the nodes whose grad shows '?' (engine.frames.hidden_grads).
+    A grad in frame.hidden shows '?'.
     """
     grad = grads[i]
     if grad is None:
         state = 'none'
-    elif i in hidden:
+    elif i in frame.hidden:
         state = 'hidden'  # neither final nor more to come: that would tell part of the answer
     elif frame.steps_done >= final_after[i]:
         state = 'wrong' if i in wrong_grads(trace) else 'final'
@@ -68,7 +68,7 @@ def value_look(trace, frame, i, grads, final_after, width, hidden=frozenset()):
     if i == frame.node:
         mark = {'seed': 'seed', 'backward': 'active'}.get(frame.kind, 'forward')
     data = trace.nodes[i].data if frame.has_data(trace, i) else None
-    grad_text = HIDDEN.center(width) if grad is not None and i in hidden else padded(grad, width)
+    grad_text = HIDDEN.center(width) if grad is not None and i in frame.hidden else padded(grad, width)
     return padded(data, width), grad_text, state, mark
 
 
@@ -104,8 +104,9 @@ def plus_equals_grads(trace):
     return grads
 
 
-def hot_edges(trace, frame, width, hidden=frozenset(), local_width=None):
-    """{(op node, input slot): label} for the edges the current _backward writes along; '?' into a hidden grad.
+def hot_edges(trace, frame, width, local_width=None):
+    """{(op node, input slot): label} for the edges the current _backward writes along; '?' into a grad the frame
+    hides.
 
     A label is the chain rule, `local gradient × upstream grad` over `+= amount` (`= amount` on the `=` engine, as its
     code writes it): the amount is what the line adds to the grad, not the grad it makes, which the box shows. A blank
@@ -115,7 +116,7 @@ def hot_edges(trace, frame, width, hidden=frozenset(), local_width=None):
     if frame.kind != 'backward':
         return {}
     local_width = local_width or label_width(trace, width)
-    step = trace.steps[frame.steps_done - 1]
+    step, hidden = trace.steps[frame.steps_done - 1], frame.hidden
     upstream = HIDDEN.center(width) if step.node in hidden else padded(step.out_grad, width)
     labels = {}
     for c in step.contributions:  # into a hidden grad, its local gradient is asked for too: '? × −2.0000 += ?'
@@ -137,20 +138,18 @@ def lost(trace, frame):
     return [(c.overwrote, c) for c in step.contributions if c.overwrote is not None]
 
 
-def lost_edges(trace, frame, width, local_width=None, hide='none'):
+def lost_edges(trace, frame, width, local_width=None):
     """{(op node, input slot): label} of the edges whose contribution `frame`'s assignment throws away, each with the
-    label it had at its own step, its amount marked lost (lost_label). Hiding grads (`hide`), a label no frame has
-    shown yet shows '?' where it did then: one of this same step (a*a's first write), or any while every grad is
-    hidden."""
+    label it had at its own step, its amount marked lost (lost_label). A label no frame has shown yet (Frame.unseen)
+    shows '?' where it did then: one of this same step (a*a's first write), or any while every grad is hidden."""
     local_width = local_width or label_width(trace, width)
     n = len(trace.nodes)
     out = {}
     for (k, slot), _ in lost(trace, frame):
         earlier = trace.steps[k]
-        then = Frame('backward', earlier.node, n, k + 1)
-        unseen = hide == 'all' or (hide == 'new' and k == frame.steps_done - 1)
-        hidden = hidden_grads(trace, then, hide) if unseen else frozenset()
-        labels = hot_edges(trace, then, width, hidden, local_width)
+        # unseen, step k hid then what this frame hides: its own grads (hide=new), or every grad (hide=all)
+        then = Frame('backward', earlier.node, n, k + 1, hidden=frame.hidden if frame.unseen(k) else frozenset())
+        labels = hot_edges(trace, then, width, local_width)
         out[earlier.node, slot] = lost_label(labels[earlier.node, slot])
     return out
 
@@ -207,12 +206,12 @@ COMPACT = {'nodesep': '0.06', 'ranksep': '0.1'}  # inches between boxes, and bet
 TITLE_PT = '7'  # the row titles (data, grad) of a compact box; its numbers stay 14 pt, as every shape's do
 
 
-def build_dot(trace, frame, width, hide='none', shape='wide'):
+def build_dot(trace, frame, width, shape='wide'):
     """The graph at `frame`, numbers padded to `width`, in `shape` (SHAPES). Ids: n3, n3_op, e3_0 (op 3's input 0,
     from its label l3_0 on; e3_0_in up to it), e3_out, stops b3_0. A label is a point in the shapes without labels.
 
-    With frame None, every number is a placeholder of the same width: the layout without anyone's values.
-    `hide` (engine.frames.HIDE): which grads show '?'.
+    With frame None, every number is a placeholder of the same width: the layout without anyone's values. The grads
+    in frame.hidden show '?'.
     """
     labelled = shape == 'wide'
     local_width = label_width(trace, width)
@@ -221,11 +220,10 @@ def build_dot(trace, frame, width, hide='none', shape='wide'):
         looks = [(blank, blank, 'none', '')] * len(trace.nodes)
         hot, thrown = {}, {}
     else:
-        grads, hidden = grads_at(trace, frame), hidden_grads(trace, frame, hide)
-        final_after = trace.final_after()
-        looks = [value_look(trace, frame, i, grads, final_after, width, hidden) for i in range(len(trace.nodes))]
-        hot = hot_edges(trace, frame, width, hidden, local_width)
-        thrown = lost_edges(trace, frame, width, local_width, hide)
+        grads, final_after = grads_at(trace, frame), trace.final_after()
+        looks = [value_look(trace, frame, i, grads, final_after, width) for i in range(len(trace.nodes))]
+        hot = hot_edges(trace, frame, width, local_width)
+        thrown = lost_edges(trace, frame, width, local_width)
     active_op = frame.node if hot else None
     big = {'nslimit': BIG_NSLIMIT} if len(trace.nodes) > EXACT_UP_TO else {}
     dot = graphviz.Digraph(

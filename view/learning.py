@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from engine import learn
-from engine.frames import Frame, frames
+from engine.frames import frames
 from engine.trace import Trace
 from view.depth_plot import ACTIVE, FAINT, FONT, GRID, INK, LINE, WIDTH
 from view.explanation import caption, explain, explanation_html, frame_rules, number, owner
@@ -81,7 +81,7 @@ def learning_tail(trace, learning, width, pass_patches, pass_frames=()):
     """The frames after the pass, as the player's body has them: `pass_patches` are the pass's own, to go on from;
     `pass_frames`, the pass's frames, for the loss plot's points along them."""
     n = len(trace.nodes)
-    last = Frame('backward', 0, n, n)  # the pass done
+    last = frames(trace)[-1]  # the pass done
     grads, final_after = trace.final_grads(), trace.final_after()
     index = {node.name: i for i, node in enumerate(trace.nodes) if node.is_input}
     looks = {i: list(value_look(trace, last, i, grads, final_after, width)) for i in range(n)}

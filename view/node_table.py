@@ -4,7 +4,7 @@
 import pandas as pd
 
 from engine import ops
-from engine.frames import grads_at, hidden_grads
+from engine.frames import grads_at
 from view.graph import value_look
 from view.numbers import HIDDEN, fmt
 
@@ -49,17 +49,17 @@ def table_columns(trace, beside=False):
     }
 
 
-def grad_states(trace, frame, hidden=frozenset()):
+def grad_states(trace, frame):
     """Each node's grad state at `frame`, as the graph draws it: 'none', 'accumulating', 'final', 'wrong' (the `=`
     engine's final grad that += makes otherwise) or 'hidden'."""
     grads, final_after = grads_at(trace, frame), trace.final_after()
-    return [value_look(trace, frame, i, grads, final_after, 1, hidden)[2] for i in range(len(trace.nodes))]
+    return [value_look(trace, frame, i, grads, final_after, 1)[2] for i in range(len(trace.nodes))]
 
 
-def node_table(trace, frame, answers=False, hide='none', right=None):
-    """One row per node; with `answers`, the answer column (each grad at the end) too. `hide`: which grads show
+def node_table(trace, frame, answers=False, right=None):
+    """One row per node; with `answers`, the answer column (each grad at the end) too. The grads the frame hides show
     '?'. `right`: on the `=` engine, the `+=` trace, whose grads at this frame stand beside."""
-    fixed, hidden = table_columns(trace), hidden_grads(trace, frame, hide)
+    fixed, hidden = table_columns(trace), frame.hidden
     columns = {
         'node': fixed['names'],
         'op': fixed['ops'],
@@ -71,7 +71,7 @@ def node_table(trace, frame, answers=False, hide='none', right=None):
         columns[BESIDE_COLUMN if trace.assigns else BESIDE_CODE] = [
             HIDDEN if g is not None and i in hidden else fmt(g) for i, g in enumerate(beside)
         ]
-    columns[STATE_COLUMN] = [fixed['states'][state] for state in grad_states(trace, frame, hidden)]
+    columns[STATE_COLUMN] = [fixed['states'][state] for state in grad_states(trace, frame)]
     if answers:
         columns[ANSWER_COLUMN] = fixed['finals']
     return pd.DataFrame(columns)

@@ -1,19 +1,18 @@
 """The player's patches: frame 0 whole, then for each frame only what changed on the graph."""
 
-from engine.frames import hidden_grads
 from view.graph import hot_edges, label_width, lost_edges, value_look
 from view.numbers import HIDDEN, fmt
 
 
-def frame_patches(trace, all_frames, width, hide='none', right=None):
+def frame_patches(trace, all_frames, width, right=None):
     """Frame 0 whole, then for each frame only what changed: linear in the graph and the number of frames.
 
     A patch: 'v' [[node, data text, grad text, grad state, mark]], 'o' the op whose _backward runs (-1: none),
     'e' [['op_slot', edge label (its lines joined by a newline) or '']], 'a' the node the frame is about, and on
     the `=` engine 'x' ['op_slot'], the edges whose contribution this frame throws away, each drawn dashed in ink
     with the label it had, its amount marked lost (graph.lost_label).
-    `hide`: which grads show '?'. With `right`, the `+=` trace of the same graph, each look has a fifth text: the
-    grad `+=` gives at the frame, for the node table's column beside the `=` one.
+    The grads each frame hides (frame.hidden) show '?'. With `right`, the `+=` trace of the same graph, each look has
+    a fifth text: the grad `+=` gives at the frame, for the node table's column beside the `=` one.
     """
     final_after = trace.final_after()
     local_width = label_width(trace, width)
@@ -35,17 +34,16 @@ def frame_patches(trace, all_frames, width, hide='none', right=None):
             for c in right.steps[frame.steps_done - 1].contributions if right is not None else ():
                 right_grads[c.child] = c.after
         candidates = range(len(trace.nodes)) if previous is None else touched(previous) | touched(frame)
-        hidden = hidden_grads(trace, frame, hide)
         changed = []
         for i in sorted(candidates):
-            look = value_look(trace, frame, i, grads, final_after, width, hidden)
+            look = value_look(trace, frame, i, grads, final_after, width)
             if right is not None:
-                look += (HIDDEN if i in hidden and right_grads[i] is not None else fmt(right_grads[i]),)
+                look += (HIDDEN if i in frame.hidden and right_grads[i] is not None else fmt(right_grads[i]),)
             if looks.get(i) != look:
                 looks[i] = look
                 changed.append([i, *look])
-        hot = {f'{i}_{slot}': text for (i, slot), text in hot_edges(trace, frame, width, hidden, local_width).items()}
-        lost = lost_edges(trace, frame, width, local_width, hide)
+        hot = {f'{i}_{slot}': text for (i, slot), text in hot_edges(trace, frame, width, local_width).items()}
+        lost = lost_edges(trace, frame, width, local_width)
         thrown = {f'{i}_{slot}': text for (i, slot), text in lost.items()}
         hot = hot | thrown  # an edge of this same step (a*a's first): its label as thrown away (graph.lost_label)
         edges = [

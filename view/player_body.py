@@ -3,7 +3,6 @@ caption, explanation, sums and node table, made once here and encoded as JSON (c
 
 import json
 
-from engine.frames import hidden_grads
 from exports import frame_labels, frame_suffixes
 from view.bug import bug_caption, bug_parts, bug_summary_html
 from view.depth_plot import depth_plots
@@ -17,35 +16,34 @@ from view.patches import frame_patches
 from view.summary import grad_check, summary_html
 
 
-def make_body(
-    trace, all_frames, width, numeric, graph, hide='none', right=None, learning=None, in_pass=None, mistakes=None
-):  # fmt: skip
+def make_body(trace, all_frames, width, numeric, graph, right=None, learning=None, in_pass=None, mistakes=None):
     """The graph (server_layout's {'svg'} or browser_layout's {'dot', …}) with each frame's patch, caption,
-    explanation, sums and node table, encoded for the player; the grads that `hide` names show '?' in all of them,
-    and hiding every grad leaves out the grad check too, as do a last frame that hides grads and `numeric` None (a
-    quiz not finished). On the `=` engine, or a student's bodies (whose `mistakes`, engine.exercise.diagnose's, are
-    named at the first difference), `right` is the right trace beside it; `learning`
+    explanation, sums and node table, encoded for the player; the grads each frame hides (frame.hidden) show '?' in
+    all of them, and hiding every grad leaves out the grad check too, as do a last frame that hides grads and
+    `numeric` None (a quiz not finished). On the `=` engine, or a student's bodies (whose `mistakes`,
+    engine.exercise.diagnose's, are named at the first difference), `right` is the right trace beside it; `learning`
     (view.learning.Learning) adds the frames of one step of learning after the pass. Each frame's number, as
     its caption says it, and its file's (exports.frame_numbers) count `in_pass` frames in the pass where given (a quiz
     held at its question counts the whole pass as watched)."""
-    patches = frame_patches(trace, all_frames, width, hide, right)
+    patches = frame_patches(trace, all_frames, width, right)
     captions = [caption(trace, f) for f in all_frames]
-    parts = [explain(trace, f, hide) for f in all_frames]
+    parts = [explain(trace, f) for f in all_frames]
     first = None
     if right is not None and not trace.assigns:  # a student's bodies: the first difference is marked
         first = first_difference(trace, right, all_frames)
         names = frame_labels(all_frames, in_pass, 0)
-        parts = [p + code_parts(trace, right, f, k == first, mistakes or [], hide) for k, (p, f) in
+        parts = [p + code_parts(trace, right, f, k == first, mistakes or []) for k, (p, f) in
                  enumerate(zip(parts, all_frames))]  # fmt: skip
         captions = [c + code_caption(k, first, names) for k, c in enumerate(captions)]
     elif right is not None:
-        parts = [p + bug_parts(trace, right, f, hide) for p, f in zip(parts, all_frames)]
-        captions = [c + bug_caption(trace, f, hide) for c, f in zip(captions, all_frames)]
+        parts = [p + bug_parts(trace, right, f) for p, f in zip(parts, all_frames)]
+        captions = [c + bug_caption(trace, f) for c, f in zip(captions, all_frames)]
     explanations = [explanation_html(p) for p in parts]
-    rules = [frame_rules(trace, f, hide) for f in all_frames]
-    plots = depth_plots(trace, all_frames, hide)
+    rules = [frame_rules(trace, f) for f in all_frames]
+    plots = depth_plots(trace, all_frames)
+    last = all_frames[-1]
     # the check, at the last frame, would show the grads it hides (hide=new without the leaves' steps)
-    if hide == 'all' or numeric is None or hidden_grads(trace, all_frames[-1], hide):
+    if last.hide == 'all' or numeric is None or last.hidden:
         summary = ''
     elif right is not None and not trace.assigns:
         summary = code_summary_html(trace, right, numeric)
@@ -64,7 +62,7 @@ def make_body(
     count = None if in_pass is None else in_pass + after
     labels, files = frame_labels(all_frames, count, after), frame_suffixes(all_frames, count, after)
     table = table_columns(trace, beside=right is not None and (BESIDE_COLUMN if trace.assigns else BESIDE_CODE))
-    if hide != 'none' or any(f.ask for f in all_frames):
+    if last.hide != 'none' or any(f.ask for f in all_frames):
         table['finals'] = [HIDDEN] * len(trace.nodes)  # the answers are never sent where grads are asked for
     return encode_body(
         graph, patches, blank_label(width, label_width(trace, width)),

@@ -69,8 +69,8 @@ def show_player(scene, page):
     key = (scene.key, 'svg' in graph)  # the body holds the layout, or the DOT the browser lays out
     body = shared.player_body(
         key=key,
-        make=lambda: make_body(trace, list(scene.frames), width, scene.numeric, graph, scene.hide, scene.right,
-                               scene.learning, scene.in_pass, scene.mistakes),
+        make=lambda: make_body(trace, list(scene.frames), width, scene.numeric, graph, scene.right, scene.learning,
+                               scene.in_pass, scene.mistakes),
     )  # fmt: skip
     goto = st.session_state.get(GOTO, NO_GOTO)
     stem = file_stem(scene.expression_key, scene.inputs)
