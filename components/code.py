@@ -52,9 +52,9 @@ def checked_bodies(bodies, boxes=True):
 def _box(name, error):
     head, indent, tail = exercise.around(name)
     st.code(head, language='python', wrap_lines=True)
-    st.text_area(f'{METHOD[name]}: the body of its _backward', key=f'code_{name}', height=90,
+    st.text_area(f'`{METHOD[name]}`: the body of its `_backward`', key=f'code_{name}', height=90,
                  max_chars=exercise.MAX_BODY, label_visibility='collapsed',
-                 help=f'The lines under `def _backward():` in {METHOD[name]}. Write grads with +=.')  # fmt: skip
+                 placeholder='self.grad += …  (write grads with +=)')  # fmt: skip
     if error is not None:
         st.error(f'**This body can’t run** (it runs as `pass` until it can): {md(error)}', icon=':material/code:')
         pointed = error.pointed(st.session_state[f'code_{name}'])
@@ -111,7 +111,7 @@ def _hints(bodies, mistakes):
     level = shown[1] if shown and shown[0] == bodies else 0
     m = mistakes[0]
     steps = [
-        f'Look at your `{SYMBOL[m.name]}` ({METHOD[m.name]}).',
+        f'Look at your `{SYMBOL[m.name]}` (`{METHOD[m.name]}`).',
         f'In `{METHOD[m.name]}`, the line for `{m.target}.grad`: {exercise.MISTAKES[m.kind]}.',
         f'The right line: `{m.right}`.',
     ]

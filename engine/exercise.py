@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from . import ieee as math  # as in value.py: inf and nan where Python's math raises
 from . import value
+from .code import grad_writes
 from .ieee import as_float
 from .parse import MAX_EXPONENT, _number
 from .presets import PRESETS, chain
@@ -277,17 +278,14 @@ def _check_expr(e, op, lines, depth):
 
 def answer(name):
     """The right body of the exercise's method `name`, as engine/value.py's own op writes it."""
-    from .code import grad_writes  # noqa: PLC0415 (code reads ast of value.py's ops; a cycle at import otherwise)
-
-    op = OPS[name]
-    writes = grad_writes(_right_closure(op))
-    return '\n'.join(ast.unparse(s) for _, _, s in writes)
+    return '\n'.join(ast.unparse(s) for s in right_lines(OPS[name]))
 
 
-def _right_closure(op):
-    """A `_backward` of engine/value.py's op, to read its code."""
+def right_lines(op):
+    """engine/value.py's lines for op, one per input in _prev order: `self.grad += E`, as ast."""
     a, b = value.Value(0.5), value.Value(-1.5)
-    return {'+': a + b, '*': a * b, 'tanh': a.tanh()}[op]._backward
+    closure = {'+': a + b, '*': a * b, 'tanh': a.tanh()}[op]._backward
+    return [s for _, _, s in grad_writes(closure)]
 
 
 # --- the engine with the student's bodies ---
@@ -466,20 +464,13 @@ def diagnose(bodies):
     right one does (however it is written)."""
     found = []
     for name, body in bodies.items():
-        op, right = OPS[name], grad_writes_of(OPS[name])
+        op, right = OPS[name], right_lines(OPS[name])
         for slot, target in enumerate(INPUTS[op]):
             lines = [w for w in body.writes if w.target == target]
             kind = _mistake(op, body, lines, right[slot], right[1 - slot] if len(right) > 1 else None)
             if kind:
                 found.append(Mistake(name, target, kind, tuple(w.text for w in lines), ast.unparse(right[slot])))
     return found
-
-
-def grad_writes_of(op):
-    """engine/value.py's lines for op, one per input: `self.grad += E`."""
-    from .code import grad_writes  # noqa: PLC0415
-
-    return [s for _, _, s in grad_writes(_right_closure(op))]
 
 
 def _mistake(op, body, lines, right, other):

@@ -158,11 +158,6 @@ def test_a_swapped_mul_is_marked_at_its_first_difference_explained_hinted_and_th
         expect(explain).not_to_contain_text('First difference')
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='page bug: components/code.py _hints prints the first hint as markdown, f"Look at your `×` (__mul__).", '
-    'so the method name renders as bold "mul": its __ are taken for emphasis',
-)
 def test_the_first_hint_prints_the_method_name_as_it_is_written(page, served):
     open_code(page, served, link('reuse', add=RIGHT['add'], mul=SWAPPED_MUL, tanh=RIGHT['tanh']))
     expect(verdict(page)).to_contain_text('reuse: wrong (a: 4.0, yours 9.0)')

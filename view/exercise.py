@@ -7,6 +7,7 @@ beside the right one and the finite difference. Plain data and escaped HTML, as 
 import ast
 import html
 import math
+from types import SimpleNamespace
 
 import pandas as pd
 
@@ -66,12 +67,12 @@ def _local(line, code):
 def _numbers(code):
     """The scope as engine.exercise.evaluate reads it: the Values' data and out's grad, and what the closure holds."""
 
-    class Of:
-        def __init__(self, role):
-            self.data = code.data.get((role, 'data'), math.nan)
-            self.grad = code.data.get((role, 'grad'), math.nan)
+    def value(role):
+        return SimpleNamespace(
+            data=code.data.get((role, 'data'), math.nan), grad=code.data.get((role, 'grad'), math.nan)
+        )
 
-    return {'self': Of('self'), 'other': Of('other'), 'out': Of('out'), **code.held}
+    return {'self': value('self'), 'other': value('other'), 'out': value('out'), **code.held}
 
 
 def mistake_parts(trace, step, mistakes):
@@ -83,7 +84,7 @@ def mistake_parts(trace, step, mistakes):
     parts = []
     for m in mistakes_at(trace, step, mistakes):
         child = owner(trace.nodes[node.children[INPUTS.index(m.target)]].name)
-        right = grad_writes(exercise._right_closure(node.op))[INPUTS.index(m.target)][2]
+        right = exercise.right_lines(node.op)[INPUTS.index(m.target)]
         yours = [s for slot, _, s in grad_writes(trace.backward_fn(step.node)) if INPUTS[slot] == m.target]
         runs = [('b', f'First difference: your {symbol} ({METHOD[m.name]}), for {m.target} = {child}. ')]
         if m.kind in ('pass', 'missing'):
@@ -107,6 +108,10 @@ def code_parts(trace, right, frame, first_here, mistakes):
     the frame hides is neither given nor said to differ."""
     parts = []
     step = trace.steps[frame.steps_done - 1] if frame.kind == 'backward' else None
+    op = trace.nodes[step.node].op if step is not None else ''
+    if op and op not in NAMES:  # the exercise has three ops: the others are the engine's own
+        said = f'{ops.symbol(op)} runs the engine’s own _backward, above, not one of yours.'
+        parts.append(('p', [('b', 'Not part of the exercise: '), ('', said)]))
     if first_here and step is not None:
         parts += mistake_parts(trace, step, mistakes)
     if frame.kind != 'backward':

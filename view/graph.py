@@ -47,11 +47,12 @@ CSS_VARIABLES = {
 PLAYER_STYLE = '<style>.player {' + ' '.join(f'{name}: {value};' for name, value in CSS_VARIABLES.items()) + '}</style>'
 
 
-def value_look(trace, frame, i, grads, final_after, width):
+def value_look(trace, frame, i, grads, final_after, width, right_grads=None):
     """How value node i looks at `frame`: (data text, grad text, grad state, mark).
 
     grad state: 'none' (not computed), 'accumulating' (more += to come), 'final', 'wrong' (on the `=` engine: final,
-    and not what += gives, wrong_grads) or 'hidden' (shows '?');
+    and not what += gives, wrong_grads; beside a student's bodies, not the right engine's grad at this frame,
+    `right_grads`, one not computed where the right one is included) or 'hidden' (shows '?');
     mark: 'active' (its _backward runs), 'seed' (out.grad = 1 is set), 'forward' (just computed) or ''.
     A grad in frame.hidden shows '?'.
     """
@@ -64,12 +65,19 @@ def value_look(trace, frame, i, grads, final_after, width):
         state = 'wrong' if i in wrong_grads(trace) else 'final'
     else:
         state = 'accumulating'
+    if right_grads is not None and state != 'hidden' and not _same_grad(grad, right_grads[i]):
+        state = 'wrong'
     mark = ''
     if i == frame.node:
         mark = {'seed': 'seed', 'backward': 'active'}.get(frame.kind, 'forward')
     data = trace.nodes[i].data if frame.has_data(trace, i) else None
     grad_text = HIDDEN.center(width) if grad is not None and i in frame.hidden else padded(grad, width)
     return padded(data, width), grad_text, state, mark
+
+
+def _same_grad(a, b):
+    """The same grad: both not computed, or the same float (nan too)."""
+    return (a is None and b is None) or (a is not None and b is not None and (a == b or (a != a and b != b)))
 
 
 def label_width(trace, width):
@@ -366,7 +374,7 @@ def _swatch(fill, border, text, line='solid', width=1):
 # (and a tint of a mark's colour is that mark's row in the node table)
 COLOUR_MEANINGS = {
     FINAL_FILL: 'grad is final',
-    WRONG_FILL: 'grad is final but wrong: the right engine, with +=, gives another',
+    WRONG_FILL: 'grad is wrong: the right engine, with +=, gives another',  # (the `=` mode: when it is final)
     ACCUMULATING_FILL: 'grad has more += to come',
     ACTIVE: 'its _backward runs now: local grad × upstream grad, the amount += adds, on its edges or over the graph',
     SEED: 'the seed: out.grad = 1',

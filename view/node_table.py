@@ -27,7 +27,7 @@ BESIDE_CODE = 'right grad'  # a student's bodies (view/exercise.py): what the ri
 # on the `=` engine a grad still to be written is not to be added to: each write replaces the last; and a final grad
 # can be wrong (graph.wrong_grads), as its box shows
 ASSIGNING_WORDS = {**STATE_WORDS, 'accumulating': 'has more = to come', 'wrong': 'is final but wrong: += gives another'}
-YOURS_WORDS = {**STATE_WORDS, 'wrong': 'is final but wrong: the right engine gives another'}  # a student's bodies
+YOURS_WORDS = {**STATE_WORDS, 'wrong': 'is wrong: the right engine gives another'}  # a student's bodies, at a frame
 
 
 def table_columns(trace, beside=False):
@@ -51,9 +51,10 @@ def table_columns(trace, beside=False):
 
 def grad_states(trace, frame):
     """Each node's grad state at `frame`, as the graph draws it: 'none', 'accumulating', 'final', 'wrong' (the `=`
-    engine's final grad that += makes otherwise) or 'hidden'."""
+    engine's final grad that += makes otherwise; a student's grad that is not the right engine's) or 'hidden'."""
     grads, final_after = grads_at(trace, frame), trace.final_after()
-    return [value_look(trace, frame, i, grads, final_after, 1)[2] for i in range(len(trace.nodes))]
+    right = grads_at(trace.right, frame) if trace.right is not None else None
+    return [value_look(trace, frame, i, grads, final_after, 1, right)[2] for i in range(len(trace.nodes))]
 
 
 def node_table(trace, frame, answers=False, right=None):

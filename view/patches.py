@@ -36,7 +36,7 @@ def frame_patches(trace, all_frames, width, right=None):
         candidates = range(len(trace.nodes)) if previous is None else touched(previous) | touched(frame)
         changed = []
         for i in sorted(candidates):
-            look = value_look(trace, frame, i, grads, final_after, width)
+            look = value_look(trace, frame, i, grads, final_after, width, right_grads if trace.right else None)
             if right is not None:
                 look += (HIDDEN if i in frame.hidden and right_grads[i] is not None else fmt(right_grads[i]),)
             if looks.get(i) != look:
