@@ -95,6 +95,14 @@ def replica_cookie(context):
     return next(c['value'] for c in context.cookies() if c['name'] == COOKIE)
 
 
+def eventually(check, timeout=30):
+    """Wait until check() is true (a cookie the browser stores as it reads the answer that set it)."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f'not within {timeout} s'
+        time.sleep(0.1)
+
+
 def test_a_replicas_pages_reconnect_to_the_other_at_the_same_frame_and_the_others_pages_are_left_alone(
     browser, replicas
 ):
@@ -132,7 +140,7 @@ def test_a_replicas_pages_reconnect_to_the_other_at_the_same_frame_and_the_other
             expect(page.get_by_text('Connection error')).to_have_count(0)
             wait_for_player(page, frames[i])
             expect(page.locator('.player .caption')).to_contain_text(f'Frame {frames[i] + 1} of')
-            assert replica_cookie(contexts[i]) == cookies[1]
+            eventually(lambda: replica_cookie(contexts[i]) == cookies[1])  # noqa: B023 - called at once
             page.get_by_role('button', name='Next').click()
             wait_for_player(page, frames[i] + 1)
             expect(page).to_have_url(re.compile(rf'step={frames[i] + 1}\b'))
@@ -164,10 +172,12 @@ def test_sticky_requests_stay_on_their_replica_and_a_new_browser_is_dealt_the_ne
     _, balancer, url = replicas
 
     def served_by(cookie=None):
+        logged = len(balancer.log.read_text().splitlines())
         request = urllib.request.Request(f'{url}/_stcore/health', headers={'Cookie': cookie} if cookie else {})
         with urllib.request.urlopen(request, timeout=10) as response:
             assert response.read().strip() == b'ok'
             ours = [c.split(';')[0] for c in response.headers.get_all('Set-Cookie') or [] if c.startswith(COOKIE)]
+        eventually(lambda: len(balancer.log.read_text().splitlines()) > logged)
         return re.findall(r' replicas/(\w+) ', balancer.log.read_text())[-1], (ours or [None])[0]
 
     first, cookie = served_by()
@@ -175,3 +185,25 @@ def test_sticky_requests_stay_on_their_replica_and_a_new_browser_is_dealt_the_ne
     assert [served_by(cookie)[0] for _ in range(6)] == [first] * 6
     dealt = [served_by()[0] for _ in range(4)]  # new browsers, dealt out in turn
     assert all(a != b for a, b in zip(dealt, dealt[1:])), dealt
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason='the first change after a reconnect is lost: the new session reads the link and sets the widgets from it, '
+    'over the value the change sent (as after a server restart); a second change works',
+)
+def test_the_first_change_after_a_failover_is_kept(browser, replicas):
+    served, balancer, url = replicas
+    context = browser.new_context(viewport=VIEW)
+    try:
+        page = context.new_page()
+        page.goto(f'{url}/?expr=reuse&step=2')
+        wait_for_player(page, 2)
+        dead = balancer.wait_for_websockets(1)[0]
+        os.kill(served[dead].pid, signal.SIGKILL)
+        balancer.wait_for_websockets(2)
+        expect(page.get_by_text('Connection error')).to_have_count(0)
+        page.get_by_text('Show the answers in the table').click()
+        expect(page.locator('.player .table th', has_text='answer: grad at the end')).to_be_visible(timeout=15_000)
+    finally:
+        context.close()
