@@ -5,6 +5,7 @@ the load where steps get slow, and memory. One run, against its own server on 12
     python -m bench.bench_load --quick            # a ~2-3 minute smoke run of every phase, smaller
     python -m bench.bench_load --ws-steps rerun   # websocket sessions step as today's page does: a rerun each step
     python -m bench.bench_load --phases hold,memory --sessions 50 --hold-seconds 30
+    python -m bench.bench_load --replica          # what one replica holds (~3 minutes): bench/results/replica.*
 
 Sessions are of two kinds, on the same server:
 - websocket clients in Python (`websockets`, as Streamlit 1.67 serves with uvicorn/Starlette, not tornado): they
@@ -20,7 +21,7 @@ Sessions are of two kinds, on the same server:
   has no `.explain`, so there it is `.player[data-frame=k]`, the graph). For a step that reruns the script (today's
   page) they also clock "settled": to the second animation frame after Streamlit marks that run finished.
 
-Phases (--phases, default all):
+Phases (--phases, default the first four):
 1. hold: N sessions (--sessions, default 100: --pages of them Chromium, the rest websocket) held open for
    --hold-seconds (60), each stepping every --step-every (0.5) s. In-page step latency p50/p95/max, the server's CPU
    seconds (utime+stime from /proc, and its `dot` children) over the window and per step (with what it did after
@@ -32,6 +33,11 @@ Phases (--phases, default all):
 4. memory, on a fresh server: RSS after --expressions (1,000) distinct typed formulas loaded one after another,
    then after --serial-sessions (200) sessions one after another, then after --chains (10) 500-step chains with
    different inputs. The goal: <= 400 MB after the 1,000 expressions.
+5. inputs: --input-clients (10) sessions, each changing one of the neuron's inputs to a value not seen before and
+   waiting for that run to finish, then the next, for --input-seconds (20): input changes served per second (the
+   server saturated), each change's p50/p95 from send to script_finished, server CPU per change.
+--replica: what one replica holds, for sizing several (README's *Hosting for a class*): the phases hold (200
+sessions, 2 of them Chromium, 30 s; also RSS per open session), inputs and loads, into bench/results/replica.*.
 Every wait has a timeout and every loop a count or a deadline; --max-minutes bounds the whole run.
 """
 
@@ -49,6 +55,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote, urlencode
 
+import cachetools
 import websockets
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import async_playwright
@@ -56,6 +63,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
+import shared
 from bench import readme_tables
 from devtools.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
 
@@ -240,6 +248,7 @@ class WsSession:
         self.run_count = 0
         self.widgets = {}  # widget id -> WidgetState
         self.seen_widgets = set()
+        self.numbers = []  # the number boxes' widget ids, in the page's order
         self.graph_id = self.graph_fragment = None
         self.frames = None
         self.frame = 0
@@ -295,6 +304,12 @@ class WsSession:
     async def _send(self, msg, future):
         await self.ws.send(msg.SerializeToString())
         return await future
+
+    def change_input(self, value):
+        """A visitor typing `value` into the page's first number box: the rerun it sends; a future as rerun's."""
+        if not self.numbers:
+            raise RuntimeError('no number box on this page')
+        return self.rerun(widgets=[WidgetState(id=self.numbers[0], double_value=value)])
 
     def step(self):
         """Today's player reporting the next frame: a rerun of its fragment with {'frame': k}; back at the end."""
@@ -370,6 +385,8 @@ class WsSession:
         if state is not None:
             self.widgets[state.id] = state
             self.seen_widgets.add(state.id)
+            if kind == 'number_input' and state.id not in self.numbers:
+                self.numbers.append(state.id)
         if kind == 'bidi_component' and element.bidi_component.id.endswith('-graph'):
             self.graph_id = element.bidi_component.id
             self.graph_fragment = fragment_id
@@ -646,6 +663,7 @@ class Pages:
 async def hold(server, pages, args, n_total, seconds, errors):
     """n_total sessions (the pages among them) stepping every args.step_every for `seconds`."""
     n_ws = max(0, n_total - len(pages.pages))
+    rss_before_open = server.rss()
     t0 = time.perf_counter()
     sessions, open_times = await open_sessions(server, args.ws_query, n_ws, errors)
     opened_in = time.perf_counter() - t0
@@ -692,7 +710,8 @@ async def hold(server, pages, args, n_total, seconds, errors):
         'server_cpu_share_of_one_core': cpu / wall,
         'server_cpu_s_after_the_window': drain,
         'server_cpu_ms_per_step': 1000 * (cpu + dot + drain) / steps if steps else None,
-        'server_rss_mb': {'before': rss0, 'after': rss1},
+        'server_rss_mb': {'before_open': rss_before_open, 'before': rss0, 'after': rss1},
+        'rss_mb_per_session': (rss0 - rss_before_open) / len(sessions) if sessions else None,
         'server_busy_after_the_window_s': busy_after,
         'load_generator_cpu_s': {'python': gen1 - gen0, 'chromium_and_driver': gen_children1 - gen_children0},
     }
@@ -728,6 +747,46 @@ async def loads(server, query, clients, seconds, errors):
         'load_s': summary(times),
         'finished_after_the_window': late[0],
         'server_cpu_ms_per_load': 1000 * cpu / (len(times) + late[0]) if times else None,
+        'wall_s': wall,
+        'server_rss_mb_after': server.rss(),
+    }
+
+
+async def inputs(server, query, clients, seconds, errors):
+    """Input changes served per second: `clients` sessions, each changing an input and waiting for its run, in a loop
+    for `seconds`; each change a value not seen before (no cached trace or player body to reuse)."""
+    sessions, _ = await open_sessions(server, query, clients, errors)
+    times, late, count = [], [0], [0]
+    deadline = time.perf_counter() + seconds
+
+    async def client(s):
+        while time.perf_counter() < deadline and not s.closed:
+            count[0] += 1
+            try:
+                t = await asyncio.wait_for(s.change_input(1 + count[0] / 1024), FIRST_RUN_TIMEOUT_S)
+            except (TimeoutError, OSError, ConnectionError, RuntimeError, websockets.WebSocketException) as e:
+                errors.add(f'input change failed: {type(e).__name__}')
+                return
+            if time.perf_counter() <= deadline:
+                times.append(t)
+            else:
+                late[0] += 1
+
+    cpu0 = sum(server.cpu())
+    t0 = time.perf_counter()
+    await asyncio.gather(*(client(s) for s in sessions))
+    wall = time.perf_counter() - t0
+    cpu = sum(server.cpu()) - cpu0
+    await close_sessions(sessions)
+    return {
+        'query': query,
+        'clients': len(sessions),
+        'seconds': seconds,
+        'changes': len(times),
+        'changes_per_s': len(times) / seconds,
+        'change_s': summary(times),
+        'server_cpu_ms_per_change': 1000 * cpu / (len(times) + late[0]) if times else None,
+        'server_cpu_share_of_one_core': cpu / wall,
         'wall_s': wall,
         'server_rss_mb_after': server.rss(),
     }
@@ -786,6 +845,13 @@ def formula(i):
 
 
 def settings(args):
+    if args.replica:  # what one replica holds, for README's sizing: the phases that measure it, bounded
+        args.phases = args.phases or 'hold,inputs,loads'
+        args.out = args.out or str(ROOT / 'bench' / 'results' / 'replica')
+        sessions, hold, load = (50, 10, 5) if args.quick else (200, 30, 10)
+        for key, value in dict(sessions=sessions, pages=2, hold_seconds=hold, load_seconds=load).items():
+            if getattr(args, key) is None:
+                setattr(args, key, value)
     if args.quick:
         defaults = dict(
             sessions=20,
@@ -798,6 +864,8 @@ def settings(args):
             expressions=100,
             serial_sessions=20,
             chains=2,
+            input_clients=5,
+            input_seconds=8,
             max_minutes=10,
         )
     else:
@@ -812,13 +880,16 @@ def settings(args):
             expressions=1000,
             serial_sessions=200,
             chains=10,
+            input_clients=10,
+            input_seconds=20,
             max_minutes=45,
         )
     for key, value in defaults.items():
         if getattr(args, key) is None:
             setattr(args, key, value)
     args.levels = [int(x) for x in str(args.levels).split(',') if x.strip()]
-    args.phases = [p.strip() for p in args.phases.split(',')]
+    args.phases = [p.strip() for p in (args.phases or 'hold,loads,levels,memory').split(',')]
+    args.out = args.out or str(ROOT / 'bench' / 'results' / 'load')
     return args
 
 
@@ -836,9 +907,11 @@ async def run(args):
             'load_average_at_start': os.getloadavg(),
         },
         'settings': {k: v for k, v in vars(args).items() if k != 'out'},
+        # what the server's shared caches may hold at most, all full (shared.py), for sizing a replica's memory
+        'caches_mb': sum(c.maxsize for c in vars(shared).values() if isinstance(c, cachetools.Cache)) / shared.MB,
         'errors': errors,
     }
-    if {'hold', 'loads', 'levels'} & set(args.phases):
+    if {'hold', 'loads', 'levels', 'inputs'} & set(args.phases):
         with serve_app(timeout=120) as url:
             server = Server(url)
             results['server_rss_mb_at_start'] = server.rss()
@@ -859,6 +932,11 @@ async def run(args):
                         r = await loads(server, query, args.load_clients, args.load_seconds, errors)
                         results['loads'][name] = r
                         print(f'  loads {name}: {r["loads_per_s"]:.1f}/s', flush=True)
+                if 'inputs' in args.phases and time.monotonic() < deadline:
+                    clients, seconds = args.input_clients, args.input_seconds
+                    print(f'inputs: {clients} sessions changing inputs for {seconds} s …', flush=True)
+                    results['inputs'] = await inputs(server, args.ws_query, clients, seconds, errors)
+                    print(f'  {results["inputs"]["changes_per_s"]:.1f} input changes a second', flush=True)
                 if 'levels' in args.phases:
                     results['levels'] = await levels(server, pages, args, errors, deadline)
                 await pages.close()
@@ -1009,6 +1087,12 @@ def report(res):
                 f'Chromium steps that reran the script: {reran} of {h["steps"]["chromium"]}, '
                 f'{h["page_steps_unsettled"]} of them never settled (within the window + 10 s)'
             )
+            if h.get('rss_mb_per_session') is not None:
+                out.append(
+                    f'RSS {h["server_rss_mb"]["before_open"]:.0f} MB before the websocket sessions opened, '
+                    f'{h["server_rss_mb"]["before"]:.0f} MB with them open: {h["rss_mb_per_session"] * 1000:.0f} kB '
+                    'a session'
+                )
             if h['ws_steps'] == 'none' and reran:
                 out.append('note: this page reruns the script on a step, so --ws-steps=rerun would mimic it')
         lv = res.get('levels')
@@ -1043,6 +1127,40 @@ def report(res):
                 ['page', 'clients', 's', 'loads', 'loads/s', 'load p50 / p95 ms', 'server CPU ms/load', 'RSS MB after'],
                 rows,
             ),
+            '',
+        ]
+    i = res.get('inputs')
+    if i:
+        c = i['change_s']
+        out += [
+            '5. Input changes per second (each session changes an input, waits for its run, again; values never seen '
+            'before)',
+            *table(
+                [
+                    'page',
+                    'sessions',
+                    's',
+                    'changes',
+                    'changes/s',
+                    'change p50 / p95 ms',
+                    'server CPU ms/change',
+                    'cores',
+                    'RSS MB after',
+                ],
+                [
+                    [
+                        i['query'],
+                        i['clients'],
+                        f'{i["seconds"]:g}',
+                        i['changes'],
+                        f'{i["changes_per_s"]:.1f}',
+                        f'{fmt(c["p50"] and c["p50"] * 1000)} / {fmt(c["p95"] and c["p95"] * 1000)}',
+                        fmt(i['server_cpu_ms_per_change'], 1),
+                        f'{i["server_cpu_share_of_one_core"]:.2f}',
+                        f'{i["server_rss_mb_after"]:.0f}',
+                    ]
+                ],
+            ),  # fmt: skip
             '',
         ]
     mem = res.get('memory')
@@ -1089,7 +1207,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add = parser.add_argument
     add('--quick', action='store_true', help='a ~2-3 minute smoke run: every phase, smaller and shorter')
-    add('--phases', default='hold,loads,levels,memory', help='comma-separated: hold, loads, levels, memory')
+    add('--replica', action='store_true', help='what one replica holds: hold, inputs, loads, into results/replica')
+    add('--phases', help='comma-separated: hold, loads, levels, memory, inputs (hold,loads,levels,memory)')
     add(
         '--ws-steps',
         choices=['none', 'rerun'],
@@ -1107,14 +1226,16 @@ def main():
     add('--expressions', type=int, help='distinct typed formulas for the memory phase (1000)')
     add('--serial-sessions', type=int, help='sessions one after another for the memory phase (200)')
     add('--chains', type=int, help='500-step chains with different inputs for the memory phase (10)')
+    add('--input-clients', type=int, help='sessions changing inputs at once in the inputs phase (10)')
+    add('--input-seconds', type=float, help='length of the inputs phase (20)')
     add('--ws-query', default='expr=neuron', help='query string the websocket sessions open (expr=neuron)')
     add('--page-query', default='expr=neuron', help='query string the Chromium pages open (expr=neuron)')
     add('--max-minutes', type=float, help='stop starting new work after this long (45; --quick 10)')
-    add('--out', default=str(ROOT / 'bench' / 'results' / 'load'), help='path stem for .txt and .json')
+    add('--out', help='path stem for .txt and .json (bench/results/load, or replica with --replica)')
     args = settings(parser.parse_args())
     results = asyncio.run(run(args))
     text = report(results)
-    readme_tables.write_results('load', text, results, out=args.out)
+    readme_tables.write_results('replica' if args.replica else 'load', text, results, out=args.out)
 
 
 if __name__ == '__main__':

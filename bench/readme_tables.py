@@ -10,6 +10,7 @@ blocks is typed by hand.
 
 import argparse
 import json
+import math
 import re
 import statistics
 import sys
@@ -374,15 +375,92 @@ def load(results):
     )
 
 
+# a class, for sizing replicas from what one replica holds (bench/results/replica.json)
+CLASS_SIZES = (30, 300, 3_000)
+CHANGE_EVERY_S = 6  # at the busiest, each student changes an input every 6 s (issue 22's load)
+OPEN_WITHIN_S = 30  # the whole class opens the link within 30 s
+REPLICA_MEMORY_MB = 1024  # what deploy/ gives each replica
+LIMITS = {
+    'inputs': 'Input changes, each a run of the script on the server,',
+    'loads': 'Page loads',
+    'memory': "The sessions' memory",
+}
+
+
+def replicas_for(n, r):
+    """{term: replicas} for a class of n from one replica's figures r (replica.json), and 'all': the most, plus
+    one spare so that a dead replica's pages fit on the others."""
+    hold = r['hold']
+    room = REPLICA_MEMORY_MB - hold['server_rss_mb']['before_open'] - r['caches_mb']
+    terms = {
+        'inputs': math.ceil(n / CHANGE_EVERY_S / r['inputs']['changes_per_s']),
+        'loads': math.ceil(n / OPEN_WITHIN_S / r['loads']['neuron']['loads_per_s']),
+        'memory': math.ceil(n * hold['rss_mb_per_session'] / room),
+    }
+    return {**terms, 'all': max(terms.values()) + 1}
+
+
 def replica(results):
-    r = results['load']
-    top = max(r['levels']['runs'], key=lambda run: run['level'])
-    exprs = r['memory']['expressions']
-    return (
-        f'measured on a {r["machine"]["cores"]}-core machine (see *Load* above): {_sessions(top)} sessions stepping '
-        f'every {r["settings"]["step_every"]:g} s with steps at p95 {top["page_step_ms"]["p95"]:.0f} ms in the page, '
-        f'{r["loads"]["neuron"]["loads_per_s"]:.1f} page loads a second, and {exprs["rss_mb_after"]:.0f} MB of '
-        f'memory after {exprs["loaded"]:,} distinct expressions.'
+    r = results['replica']
+    hold, inputs, loads = r['hold'], r['inputs'], r['loads']['neuron']
+    base = hold['server_rss_mb']['before_open']
+    room = REPLICA_MEMORY_MB - base - r['caches_mb']
+    per_session = hold['rss_mb_per_session']
+    load_average = r['machine']['load_average_at_start'][0]
+    largest = replicas_for(CLASS_SIZES[-1], r)
+    most = max(('inputs', 'loads', 'memory'), key=largest.get)
+    rows = []
+    for n in CLASS_SIZES:
+        need = replicas_for(n, r)
+        rows.append([
+            f'{n:,}', f'{n / CHANGE_EVERY_S:,.1f} / {inputs["changes_per_s"]:.1f} → {need["inputs"]}',
+            f'{n / OPEN_WITHIN_S:,.1f} / {loads["loads_per_s"]:.1f} → {need["loads"]}',
+            f'{n:,} × {per_session * 1000:.0f} kB / {room:,.0f} MB → {need["memory"]}', f'**{need["all"]}**',
+        ])  # fmt: skip
+    return joined(
+        [
+            f'Measured by `python -m bench.bench_load --replica` (`bench/results/replica.txt`), one replica (one '
+            f'Python process: about one core at most) on a {r["machine"]["cores"]}-core machine shared with other '
+            f'work (load average {load_average:.1f} at the start; the load generator and Chromium on the same cores), '
+            f'so a dedicated core does at least as well (the same machine, nearly idle, served '
+            f'{results["load"]["loads"]["neuron"]["loads_per_s"]:.1f} page loads a second in *Load* above):',
+            '',
+            f'- **Sessions stepping:** {_sessions(hold)} sessions each stepping every '
+            f'{r["settings"]["step_every"]:g} s for {hold["seconds"]:g} s ({hold["steps"]["total"]:,} steps): '
+            f'steps at p95 {hold["page_step_ms"]["p95"]:.0f} ms in the page, the server at '
+            f'{hold["server_cpu_share_of_one_core"]:.2f} of a core, and '
+            f'{hold["ws_received_bytes_per_session_per_s"] / 1000:.1f} kB a second to each session: a step sends '
+            'the server nothing, so stepping does not limit a replica.',
+            f'- **Input changes:** {inputs["changes_per_s"]:.1f} a second, the server saturated ({inputs["clients"]} '
+            'sessions each changing an input to a value not seen before, then again; each change '
+            f'{inputs["server_cpu_ms_per_change"]:.0f} ms of CPU, p95 {inputs["change_s"]["p95"]:.2f} s).',
+            f'- **Page loads:** {loads["loads_per_s"]:.1f} a second for the neuron ({loads["clients"]} clients at '
+            f'once, p95 {loads["load_s"]["p95"]:.2f} s, {loads["server_cpu_ms_per_load"]:.0f} ms of CPU a load).',
+            f'- **Memory:** {per_session * 1000:.0f} kB a session held open (of {hold["sessions"]["websocket"]} on the '
+            f'neuron); {base:.0f} MB after the first pages, '
+            f'and the shared caches at most {r["caches_mb"]:.0f} MB more, so a replica of {REPLICA_MEMORY_MB:,} MB '
+            f'has room for {room:,.0f} MB of sessions.',
+            '',
+            f"**How many replicas:** the most of three, plus one spare so that a dead replica's pages fit on the "
+            f'others: input changes (each student changing an input every {CHANGE_EVERY_S} s at the busiest, divided '
+            f"by a replica's {inputs['changes_per_s']:.1f} a second), page loads (the class opening the link within "
+            f"{OPEN_WITHIN_S} s, divided by {loads['loads_per_s']:.1f} a second) and memory (the sessions' kB, "
+            f'divided by the {room:,.0f} MB of room), each rounded up:',
+            '',
+            table(
+                [
+                    'class',
+                    'input changes a second → replicas',
+                    'page loads a second → replicas',
+                    "sessions' memory → replicas",
+                    'replicas, with one spare',
+                ],
+                rows,
+            ),  # fmt: skip
+            '',
+            f'{LIMITS[most]} set the number. Give each replica a core. A cheaper rerun lowers it in proportion: '
+            '`python -m bench.bench_load --replica` measures again, and this table follows.',
+        ]
     )
 
 
@@ -472,7 +550,7 @@ BLOCKS = {  # name: (the results it is made from, how)
     'page': (('page',), page),
     'modes': (('modes',), modes),
     'load': (('load',), load),
-    'replica': (('load',), replica),
+    'replica': (('replica', 'load'), replica),
     'layout': (('layout',), layout),
     'layout-chains': (('layout',), chains),
     'exports': (('exports',), exports),
