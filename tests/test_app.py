@@ -22,7 +22,6 @@ from devtools.serve import LAYOUT_SOURCES, NO_DOT_PATH
 from engine import PRESETS
 from view.graph import LEGEND
 from view.node_table import ANSWER_COLUMN as ANSWERS
-from view.node_table import BESIDE_COLUMN as BESIDE
 from view.node_table import STATE_COLUMN as STATE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -134,8 +133,8 @@ class Page:
         table = {'node': body['table']['names'], 'op': body['table']['ops']}
         table['data'] = [values[i][0].strip() for i in range(len(values))]  # as player.js fills the cells
         table['grad now'] = [values[i][1].strip() for i in range(len(values))]
-        if BESIDE in columns:
-            table[BESIDE] = [values[i][4] for i in range(len(values))]
+        if body['table']['beside']:  # what += gives (the `=` engine), or the right engine beside a student's bodies
+            table[columns[4]] = [values[i][4] for i in range(len(values))]
         table[STATE] = [body['table']['states'][values[i][2]] for i in range(len(values))]
         if head['answers']:
             table[ANSWERS] = body['table']['finals']

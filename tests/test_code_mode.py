@@ -1,0 +1,107 @@
+"""Your own `_backward` (mode=code) on the page, through AppTest on both layout sources (tests/test_app.py's Page reads
+the player's data as the visitor sees it). Every expected number is worked out by hand, never read off the engine.
+
+reuse: out = a*b + a*a at a = 3, b = −2; right a.grad = b + 2a = 4, b.grad = a = 3. Its frames: 0 inputs, 1 a*b,
+2 a*a, 3 out, 4 seed, 5 out's step, 6 a*a's, 7 a*b's, 8 b's, 9 a's.
+"""
+
+import test_app
+from test_modes import link
+
+from engine import exercise
+
+source, start = test_app.source, test_app.start  # the page on both layout sources: test_app's fixtures
+RIGHT = {name: exercise.answer(name) for name in exercise.OPS}
+SWAPPED = 'self.grad += self.data * out.grad\nother.grad += other.data * out.grad'
+
+
+def code_link(expr='reuse', **bodies):
+    return {'expr': expr, 'mode': 'code', **{f'code.{n}': bodies.get(n, RIGHT[n]) for n in exercise.OPS}}
+
+
+def verdict(page):
+    return next(c.value for c in page.at.code if c.value.startswith('neuron:'))
+
+
+def test_a_link_with_swapped_inputs_runs_them_and_marks_the_first_difference(start):
+    page = start(query=code_link(mul=SWAPPED))
+    assert [a.value for a in page.at.text_area] == [RIGHT['add'], SWAPPED, RIGHT['tanh']]
+    assert 'reuse: wrong (a: 4.0, yours 9.0)' in verdict(page)  # a gets its own data: 3 + 2·3 = 9
+    assert page.body()['marks'] == [7]
+    assert page.go(7).caption().endswith('✗ first difference from the right engine')
+    assert 'the inputs swapped' in page.explanation()
+    page.go(page.last_frame)
+    assert page.caption().endswith('first difference: frame 8 of 10')
+    assert page.grads()['a'] == '9.0000'
+    rows = {row['input']: row for row in page.summary()}
+    assert (rows['a']['your grad'], rows['a']['right grad'], rows['a']['finite difference']) == (
+        '9.0000', '4.0000', '4.0000')  # fmt: skip
+    assert rows['a']['yours is'].startswith('WRONG')
+
+
+def test_the_right_bodies_mark_no_difference(start):
+    page = start(query=code_link())
+    assert verdict(page).splitlines() == [
+        'neuron: right', 'reuse: right', 'chain: right', 'b = a + a: right', '(a·b)·(a + b): right']  # fmt: skip
+    assert page.body()['marks'] == []
+    assert 'difference' not in page.go(page.last_frame).caption()
+
+
+def test_equals_in_add_passes_the_exercises_three_and_the_page_says_b_equals_a_plus_a_catches_it(start):
+    page = start(query=code_link('a_plus_a', add='self.grad = out.grad\nother.grad = out.grad'))
+    assert 'b = a + a: wrong (a: 2.0, yours 1.0)' in verdict(page)
+    assert any('fail b = a + a' in w.value.replace('\\', '') for w in page.at.warning)  # markdown-escaped
+
+
+def test_a_body_that_cannot_run_is_shown_with_its_error_and_caret_and_runs_as_pass(start):
+    page = start(query=code_link())
+    page.at.text_area(key='code_add').set_value('self.grad += out.grad.__class__').run()
+    errors = [e.value for e in page.at.error]
+    assert any('line 1, column 14' in e.replace('\\', '') for e in errors), errors
+    assert any(c.value == 'self.grad += out.grad.__class__\n             ^' for c in page.at.code)
+    assert 'reuse: wrong (a: 4.0, yours 0.0)' in verdict(page)  # + runs as pass: nothing reaches a*b or a*a
+    assert page.has_graph()
+
+
+def test_show_the_answer_and_reset_to_the_exercise(start):
+    page = start(query=code_link(mul=SWAPPED))
+    page.at.button[1].click().run()  # Show the answer
+    assert [a.value for a in page.at.text_area] == [RIGHT['add'], RIGHT['mul'], RIGHT['tanh']]
+    assert 'reuse: right' in verdict(page)
+    assert link(page)['code.mul'] == RIGHT['mul']  # the link follows
+    page.at.button[0].click().run()  # Reset to the exercise
+    assert [a.value for a in page.at.text_area] == [exercise.TODO] * 3
+    assert 'neuron: wrong (x1: -1.5, yours 0.0)' in verdict(page)
+
+
+def test_hints_come_in_three_steps_which_op_which_input_the_right_line(start):
+    page = start(query=code_link(mul=SWAPPED))
+    said = []
+    for _ in range(3):
+        hint = next(b for b in page.at.button if 'hint' in b.label.lower())
+        hint.click().run()
+        said = [i.value for i in page.at.info]
+    assert said[0] == 'Look at your `×` (`__mul__`).'
+    assert said[1].startswith('In `__mul__`, the line for `self.grad`: the inputs swapped')
+    assert said[2] == 'The right line: `self.grad += other.data * out.grad`.'
+    assert not any('hint' in b.label.lower() for b in page.at.button)
+
+
+def test_a_tampered_body_in_a_link_falls_back_to_the_exercise_with_a_toast(start):
+    page = start(query={**code_link(), 'code.mul': 'import os', 'code.tanh': 'self.grad += 1\n' * 200})
+    assert [a.value for a in page.at.text_area] == [RIGHT['add'], exercise.TODO, exercise.TODO]
+    toast = ' '.join(t.value for t in page.at.toast).replace('\\', '')  # markdown-escaped
+    assert 'code.mul' in toast and 'code.tanh' in toast
+
+
+def test_an_op_outside_the_exercise_runs_the_engines_own_and_says_so(start):
+    page = start(query={**code_link('custom', mul=SWAPPED), 'formula': 'a*b - c'})
+    # frames: 0 inputs, 1 a*b, 2 a*b - c, 3 seed, 4 the - step
+    assert page.go(4).explanation().count('Not part of the exercise') == 1
+    assert 'self.grad += out.grad' in page.explanation()  # value.py's own - : its first line
+
+
+def test_the_presentation_view_runs_the_bodies_without_the_boxes(start):
+    page = start(query={**code_link(mul=SWAPPED), 'present': '1'})
+    assert not page.at.text_area
+    assert page.body()['marks'] == [7]
