@@ -43,6 +43,7 @@ import resource
 import statistics
 import subprocess
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 from urllib.parse import quote, urlencode
@@ -66,6 +67,11 @@ CASES = {
     'chain 100': 'expr=chain&n=100',
     'chain 500': 'expr=chain&n=500',
 }
+# a student's bodies (mode=code): the right + and tanh, and a × with its inputs swapped
+SWAPPED_MUL = urllib.parse.urlencode({
+    'code.add': 'self.grad += out.grad\nother.grad += out.grad', 'code.tanh': 'self.grad += (1 - t**2) * out.grad',
+    'code.mul': 'self.grad += self.data * out.grad\nother.grad += other.data * out.grad',
+})  # fmt: skip
 # the teaching modes (issue 12), each beside the same graph watched, in one run: a mode may not make a step slower
 MODE_CASES = {
     'reuse': 'expr=reuse',
@@ -77,7 +83,9 @@ MODE_CASES = {
     'chain 100': 'expr=chain&n=100',
     'chain 100, = bug': 'expr=chain&n=100&mode=bug',
     'chain 100, quiz (present)': 'expr=chain&n=100&mode=quiz&present=1',
-}
+    **{f'{name}, your _backward': f'{query}&mode=code&{SWAPPED_MUL}' for name, query in
+       (('reuse', 'expr=reuse'), ('mlp', 'expr=mlp'), ('chain 100', 'expr=chain&n=100'))},
+}  # fmt: skip
 CLASS_SIZE = 30
 CLASS_CASES = {'neuron': 'expr=neuron', 'chain 100': 'expr=chain&n=100'}
 TANGLED_FORMULA = sum_of_products(0, 31, 62)  # 247 characters; dot's own layout 2.4 s (bench/results/layout.txt)
