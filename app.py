@@ -12,7 +12,7 @@ from components.markdown import md, printable
 from components.modes import mode_control, mode_in_force
 from components.nonfinite import show_nonfinite
 from components.picker import choose_expression, chosen_expression, show_formula_error, show_heading
-from components.player import go_to, send_to, show_player, went_back_or_forward
+from components.player import go_to, send_to, show_player, went_back_or_forward, widgets_in_browser
 from components.present import hide_control, presentation_controls
 from components.quiz import quiz_panel
 from engine import first_nonfinite
@@ -27,7 +27,7 @@ st.set_page_config(page_title='Backprop, step by step', page_icon='📉', layout
 
 
 s = st.session_state
-opened = state.follow_link(s, st.query_params.to_dict(), navigated=went_back_or_forward())
+opened = state.follow_link(s, st.query_params.to_dict(), navigated=went_back_or_forward(), sent=widgets_in_browser())
 if opened is not None:
     go_to(opened.frame, opening=opened.first)
     if opened.ignored:

@@ -119,6 +119,7 @@ class PageState:
 
 
 LINKS = {f.metadata['link'].name: f for f in fields(PageState) if 'link' in f.metadata}  # link name -> field
+LINK_OF_FIELD = {f.name: f.metadata['link'] for f in LINKS.values()}  # field name -> its Link
 
 
 def keep_widget_values(session):
@@ -257,7 +258,7 @@ class Opened:
     clamped: list = field(default_factory=list)  # the inputs it sets past ±INPUT_LIMIT, kept at the nearer bound
 
 
-def follow_link(session, query, navigated=True):
+def follow_link(session, query, navigated=True, sent=None):
     """At a visitor's first run, or when the browser went Back to another link: the page's state from `query`.
 
     Returns None when the page already shows this link, else what was Opened: the player is to be sent to its
@@ -267,6 +268,10 @@ def follow_link(session, query, navigated=True):
     carries a link the address bar held before the page last wrote its own is late, not a way back: the browser
     applies a written link when that run's messages arrive, and a click made meanwhile reruns the script with the
     address bar as it was. Following it would undo the click.
+
+    `sent`: {session key: value} of the widgets whose values the browser sent with this run. At a visitor's first
+    run they are what a page that reconnected shows (after a server restart, or a failover to another replica), and
+    the click that made this run may have just changed one: each that its field would take is kept (browser_values).
     """
     first = 'expr' not in session
     here = scenario(query)
@@ -276,11 +281,43 @@ def follow_link(session, query, navigated=True):
     if not first and not navigated and here in session.get(LINKS_BEHIND, []):
         return None
     page, ignored = from_query(query)
-    session.update(to_session(page))
+    entries = to_session(page)
+    session.update({**entries, **(browser_values(sent or {}, entries) if first else {})})
     session[LINK_IN_BROWSER] = here  # what the browser's address bar holds, as Streamlit sends it
     session[LINKS_BEHIND] = []
     session[LINK_OF_PAGE] = None  # the page's own link, taken as it is at the end of this run (link_to_write)
     return Opened(page.frame, first, ignored, clamped_inputs(query, page.inputs))
+
+
+def browser_values(sent, entries):
+    """Of the widget values a reconnecting page sent ({key: bool, float or text}), those the page's state would take
+    over `entries` (to_session's, from its link): an on/off for a flag, a number for a number field or an input
+    (within ±INPUT_LIMIT), a text for a text field, each as its field's check allows. A choice's value comes as its
+    label, which no check accepts: the link's stands."""
+    kept = {}
+    for key, value in sent.items():
+        value = _as_type_of(entries.get(key), value)
+        if value is None:
+            continue
+        if str(key).startswith(INPUT_KEYS):
+            ok = math.isfinite(value) and abs(value) <= INPUT_LIMIT
+        else:
+            ok = key in LINK_OF_FIELD and LINK_OF_FIELD[key].valid(value)
+        if ok:
+            kept[key] = value
+    return kept
+
+
+def _as_type_of(current, value):
+    """`value` as the type of `current` (a bool, int, float or str), or None where it is not one: a number box sends
+    a float for an int."""
+    if isinstance(current, bool) or isinstance(current, str):
+        return value if type(value) is type(current) else None
+    if isinstance(current, int | float) and type(value) in (int, float):
+        if type(current) is int:
+            return int(value) if float(value).is_integer() else None
+        return float(value)
+    return None
 
 
 def link_to_write(session, input_names, followed):

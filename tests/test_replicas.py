@@ -187,11 +187,6 @@ def test_sticky_requests_stay_on_their_replica_and_a_new_browser_is_dealt_the_ne
     assert all(a != b for a, b in zip(dealt, dealt[1:])), dealt
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='the first change after a reconnect is lost: the new session reads the link and sets the widgets from it, '
-    'over the value the change sent (as after a server restart); a second change works',
-)
 def test_the_first_change_after_a_failover_is_kept(browser, replicas):
     served, balancer, url = replicas
     context = browser.new_context(viewport=VIEW)

@@ -385,3 +385,39 @@ def test_a_link_carries_the_mode_the_learning_rate_and_the_steps_learned():
 )  # fmt: skip
 def test_a_tampered_mode_rate_or_step_count_falls_back_to_its_default(key, text):
     assert from_query({'expr': 'reuse', key: text}) == (PageState(expr='reuse'), [key])
+
+
+# --- a page that reconnects (a server restart, a failover): the click that made its first run is kept ---
+
+
+def test_a_reconnecting_pages_first_run_keeps_what_the_browser_sent_over_the_link():
+    session = {}
+    sent = {
+        'answers': True,
+        'input:reuse:a': 5.0,
+        'chain_length': 12.0,
+        'formula': 'a*b',
+        'expr': 'reuse (the exercise)',
+    }
+    state.follow_link(session, {'expr': 'reuse', 'v.a': '3.0', 'v.b': '-2.0'}, sent=sent)
+    assert session['answers'] is True and session['input:reuse:a'] == 5.0  # the click, and a typed value
+    assert session['input:reuse:b'] == -2.0  # not sent: the link's
+    assert session['chain_length'] == 12 and type(session['chain_length']) is int  # a number box sends floats
+    assert session['formula'] == 'a*b'
+    assert session['expr'] == 'reuse'  # a choice comes as its label, which is no expression: the link's stands
+
+
+def test_what_a_reconnecting_page_sent_is_checked_as_a_link_is():
+    session = {}
+    sent = {'input:reuse:a': math.nan, 'input:reuse:b': 1e9, 'chain_length': 2.5, 'speed': 3.0, 'answers': 1.0}
+    state.follow_link(session, {'expr': 'reuse', 'v.a': '3.0', 'v.b': '-2.0'}, sent=sent)
+    assert (session['input:reuse:a'], session['input:reuse:b']) == (3.0, -2.0)
+    assert (session['chain_length'], session['speed'], session['answers']) == (10, 2.0, False)
+
+
+def test_only_a_first_run_takes_what_the_browser_sent():
+    session = {}
+    state.follow_link(session, {'expr': 'reuse'})
+    session[state.LINK_IN_BROWSER] = None  # the browser went Back to another link: followed, and nothing else kept
+    state.follow_link(session, {'expr': 'neuron'}, sent={'answers': True})
+    assert session['expr'] == 'neuron' and session['answers'] is False

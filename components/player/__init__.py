@@ -46,6 +46,26 @@ def went_back_or_forward():
     return getattr(get_script_run_ctx(), 'is_history_navigation', True)
 
 
+SENT_AS = ('bool_value', 'double_value', 'int_value', 'string_value')  # a toggle, a number box, a text or a choice
+
+
+def widgets_in_browser():
+    """{key: value} of the keyed widgets whose values the browser sent with this run, as it sent them (state.
+    follow_link keeps them at a first run: a page that reconnected to a new session). Streamlit names a keyed widget's
+    id '$$ID-<hash>-<key>' and has no public call for the values sent; where it has none, none."""
+    ctx = get_script_run_ctx()
+    try:
+        states = ctx.session_state.get_widget_states() if ctx is not None else []
+    except AttributeError:
+        return {}
+    sent = {}
+    for s in states:
+        kind, parts = s.WhichOneof('value'), s.id.split('-', 2)
+        if kind in SENT_AS and len(parts) == 3:
+            sent[parts[2]] = getattr(s, kind)
+    return sent
+
+
 def send_to(frame):
     """Send the player to `frame` at once, even if it shows one already."""
     go_to(frame, opening=False)
