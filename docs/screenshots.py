@@ -3,12 +3,13 @@
 Starts `streamlit run app.py` on a free port (devtools/serve.py, as the browser tests do), opens each view by its link
 (?expr=...&step=...) in a fresh page, and saves a full-page PNG at 1600x1000 into docs/; the presentation view, made
 to fit its window, as the window of a 1920x1080 projector; and the window of a phone and of a laptop (screen-*.png).
-One picture per teaching mode (mode-*.png): the = bug, the
+One picture per teaching mode (mode-*.png): your own _backward, the = bug, the
 quiz (its first question answered in the page), the quiz in the presentation view and one step of learning.
 """
 
 import re
 import sys
+import urllib.parse
 from pathlib import Path
 
 from playwright.sync_api import expect, sync_playwright
@@ -139,6 +140,19 @@ def quiz_answered_wrongly(browser, url):
     return page
 
 
+# a student's bodies (mode=code): the right + and tanh, and a × that swaps its inputs; first difference at a*b's step
+SWAPPED_MUL = urllib.parse.urlencode({
+    'code.add': 'self.grad += out.grad\nother.grad += out.grad', 'code.tanh': 'self.grad += (1 - t**2) * out.grad',
+    'code.mul': 'self.grad += self.data * out.grad\nother.grad += other.data * out.grad',
+})  # fmt: skip
+
+
+def code_mode(browser, url):
+    page, _, _ = open_view(browser, url, f'?expr=reuse&mode=code&{SWAPPED_MUL}&step={REUSE_BUG_FRAME}')
+    expect(caption(page)).to_contain_text('first difference from the right engine')
+    save(page, 'mode-code.png')
+
+
 def exported_gif(name):
     """The whole pass of `reuse` as the share panel's GIF export makes it (exports.pass_gif, on the server)."""
     import exports
@@ -205,6 +219,8 @@ def main():
             expect(page.locator('.player .plot svg')).to_be_visible()  # the loss over the steps, in the player
             page.locator('.player button.fit').click()  # the whole graph: w and b with the loss they lowered
             save(page, 'mode-learn.png')
+
+            code_mode(browser, url)
         finally:
             browser.close()
 
