@@ -93,8 +93,10 @@ def _same(a, b):
     return a == b or (a != a and b != b)
 
 
-def bug_check(trace, right, numeric):
-    """Each input's grad with `=` and with `+=`, beside the finite difference that says which is right."""
+def bug_check(trace, right, numeric, named=('grad with =', 'grad with +=', '= is'), agrees='+='):
+    """Each input's grad with `=` and with `+=`, beside the finite difference that says which is right. `named`: the
+    columns of the two grads and the verdict; `agrees`: what the verdict says a wrong grad's difference agrees with
+    (view/exercise.py names them for a student's bodies and the right engine)."""
     wrong, ok = trace.final_grads(), right.final_grads()
     rows = []
     for i, node in enumerate(trace.nodes):
@@ -106,9 +108,9 @@ def bug_check(trace, right, numeric):
         elif _same(wrong[i], ok[i]):
             verdict = 'right'
         else:
-            verdict = 'WRONG: the finite difference agrees with +='
+            verdict = f'WRONG: the finite difference agrees with {agrees}'
         rows.append((node.name, fmt(wrong[i]), fmt(ok[i]), fmt(d) if math.isfinite(d) else UNDEFINED, verdict))
-    columns = ['input', 'grad with =', 'grad with +=', 'finite difference', '= is']
+    columns = ['input', named[0], named[1], 'finite difference', named[2]]
     return pd.DataFrame({column: [row[j] for row in rows] for j, column in enumerate(columns)})
 
 

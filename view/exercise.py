@@ -9,13 +9,11 @@ import html
 import math
 from types import SimpleNamespace
 
-import pandas as pd
-
 from engine import exercise, ops
 from engine.code import INPUTS, grad_writes
 from engine.frames import grads_at
+from view.bug import bug_check
 from view.explanation import number, owner, scope
-from view.summary import UNDEFINED
 from view.worked import Unreadable, factor, worked, write
 
 NAMES = {op: name for name, op in exercise.OPS.items()}  # '+' -> 'add'
@@ -128,25 +126,10 @@ def code_parts(trace, right, frame, first_here, mistakes):
     return parts
 
 
-def code_check(trace, right, numeric):
-    """Each input's grad from the student's bodies and from the right engine, beside the finite difference."""
-    yours, ok = trace.final_grads(), right.final_grads()
-    rows = []
-    for i, node in enumerate(trace.nodes):
-        if not node.is_input:
-            continue
-        d = numeric.get(node.name, math.nan)
-        verdict = 'right' if _same(yours[i], ok[i]) else 'WRONG: the finite difference agrees with the right engine'
-        if not math.isfinite(d):
-            verdict = UNDEFINED
-        rows.append((node.name, number(yours[i]), number(ok[i]), number(d) if math.isfinite(d) else UNDEFINED, verdict))
-    columns = ['input', 'your grad', 'right grad', 'finite difference', 'yours is']
-    return pd.DataFrame({column: [row[j] for row in rows] for j, column in enumerate(columns)})
-
-
 def code_summary_html(trace, right, numeric):
-    """At the end: the check as HTML, every cell escaped, and a line on what it shows."""
-    table = code_check(trace, right, numeric)
+    """At the end: each input's grad from the student's bodies and from the right engine, beside the finite
+    difference, as HTML, every cell escaped, and a line on what it shows."""
+    table = bug_check(trace, right, numeric, ('your grad', 'right grad', 'yours is'), 'the right engine')
     wrong = [name for name, verdict in zip(table['input'], table['yours is']) if verdict.startswith('WRONG')]
     said = f'Your bodies give wrong grads for {", ".join(wrong)}.' if wrong else 'Every input’s grad is right.'
     intro = f'<p><b>Done.</b> {html.escape(said)}</p>'
