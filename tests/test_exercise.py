@@ -78,6 +78,10 @@ def test_equals_for_plus_equals_in_mul_gives_the_bug_modes_numbers():
     got = lines(mul='self.grad = other.data * out.grad\nother.grad = self.data * out.grad')
     assert got[1] == 'reuse: wrong (a: 4.0, yours -2.0)'
     assert got[0] == 'neuron: right'  # nothing reused in the neuron: = writes what += adds to 0
+    k, words = first_words(PRESETS['reuse'], mul='self.grad = other.data * out.grad\nother.grad = self.data * out.grad')
+    assert k == 6  # a*a's step: its second line throws its first 3 away, where += makes 6
+    assert '= threw a contribution away. a.grad = … replaced 3.0000' in words
+    assert 'a.grad would be 6.0000 after this step' in words and '= where += belongs' in words
 
 
 def test_equals_in_mul_keeps_only_the_chains_first_use_of_w():

@@ -60,22 +60,7 @@ def bug_parts(trace, right, frame):
     the grads that differ from `+=`'s at this frame. A grad the frame hides is neither given (what `=` wrote, what
     `+=` would have) nor said to differ."""
     hidden = frame.hidden
-    parts = []
-    for (k, slot), c in lost(trace, frame):
-        earlier = trace.steps[k]
-        thrown = earlier.contributions[slot]
-        child = owner(trace.nodes[c.child].name)
-        by = trace.nodes[earlier.node].name
-        same = ' (this same step, its first line)' if k == frame.steps_done - 1 else ''
-        should = right.grads(frame.steps_done)[c.child]  # the same frame on the += engine
-        asked = c.child in hidden
-        said = [
-            ('b', '= threw a contribution away. '), ('c', f'{child}.grad = …'),
-            ('', f' replaced {shown(thrown.amount, frame.unseen(k))}, which {by}’s _backward had put '
-                 f'there{same}, with {shown(c.amount, asked)}. With '), ('c', '+='),
-            ('', f' it would have added to it, and {child}.grad would be {shown(should, asked)} after this step.'),
-        ]  # fmt: skip
-        parts.append(('p', said))
+    parts = lost_parts(trace, right, frame)
     if frame.kind in ('backward', 'seed'):
         wrong, ok = grads_at(trace, frame), grads_at(right, frame)
         differ = [i for i, (g, r) in enumerate(zip(wrong, ok)) if g is not None and i not in hidden and not _same(g, r)]
@@ -86,6 +71,28 @@ def bug_parts(trace, right, frame):
             parts += [('p', [('b', 'Beside +=: '), ('', f'the grads{visible} that differ so far.')]), ('list', rows)]
         elif frame.kind == 'backward':
             parts.append(('p', [('b', 'Beside +=: '), ('', f'every grad{visible} so far is what += gives.')]))
+    return parts
+
+
+def lost_parts(trace, right, frame):
+    """For each contribution an `=` at `frame` throws away (on the `=` engine, or in a student's body): what it
+    replaced, and what the grad would be with += (`right`'s, the right engine's, at this frame)."""
+    parts = []
+    for (k, slot), c in lost(trace, frame):
+        earlier = trace.steps[k]
+        thrown = earlier.contributions[slot]
+        child = owner(trace.nodes[c.child].name)
+        by = trace.nodes[earlier.node].name
+        same = ' (this same step, its first line)' if k == frame.steps_done - 1 else ''
+        should = right.grads(frame.steps_done)[c.child]  # the same frame on the += engine
+        asked = c.child in frame.hidden
+        said = [
+            ('b', '= threw a contribution away. '), ('c', f'{child}.grad = …'),
+            ('', f' replaced {shown(thrown.amount, frame.unseen(k))}, which {by}’s _backward had put '
+                 f'there{same}, with {shown(c.amount, asked)}. With '), ('c', '+='),
+            ('', f' it would have added to it, and {child}.grad would be {shown(should, asked)} after this step.'),
+        ]  # fmt: skip
+        parts.append(('p', said))
     return parts
 
 

@@ -12,7 +12,7 @@ from types import SimpleNamespace
 from engine import exercise, ops
 from engine.code import INPUTS, grad_writes
 from engine.frames import grads_at
-from view.bug import bug_check
+from view.bug import bug_check, lost_parts
 from view.explanation import number, owner, scope
 from view.worked import Unreadable, factor, worked, write
 
@@ -110,6 +110,7 @@ def code_parts(trace, right, frame, first_here, mistakes):
     if op and op not in NAMES:  # the exercise has three ops: the others are the engine's own
         said = f'{ops.symbol(op)} runs the engine’s own _backward, above, not one of yours.'
         parts.append(('p', [('b', 'Not part of the exercise: '), ('', said)]))
+    parts += lost_parts(trace, right, frame)
     if first_here and step is not None:
         parts += mistake_parts(trace, step, mistakes)
     if frame.kind != 'backward':
