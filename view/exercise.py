@@ -84,7 +84,8 @@ def mistake_parts(trace, step, mistakes):
         child = owner(trace.nodes[node.children[INPUTS.index(m.target)]].name)
         right = exercise.right_lines(node.op)[INPUTS.index(m.target)]
         yours = [s for slot, _, s in grad_writes(trace.backward_fn(step.node)) if INPUTS[slot] == m.target]
-        runs = [('b', f'First difference: your {symbol} ({METHOD[m.name]}), for {m.target} = {child}. ')]
+        said = symbol if symbol == METHOD[m.name] else f'{symbol} ({METHOD[m.name]})'  # '× (__mul__)', 'tanh'
+        runs = [('b', f'First difference: your {said}, for {m.target} = {child}. ')]
         if m.kind in ('pass', 'missing'):
             runs += [('', f'Your _backward never writes {m.target}.grad, so {child}.grad gets nothing from '
                           f'{node.name}. The chain rule asks for '), ('c', ast.unparse(right)),
