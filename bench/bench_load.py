@@ -240,6 +240,7 @@ class WsSession:
         self.run_count = 0
         self.widgets = {}  # widget id -> WidgetState
         self.seen_widgets = set()
+        self.inputs = {}  # an input's number box (state.input_key): its label -> widget id, in the page's order
         self.graph_id = self.graph_fragment = None
         self.frames = None
         self.frame = 0
@@ -306,6 +307,15 @@ class WsSession:
         self.widgets[self.graph_id] = state
         return self.rerun(fragment_id=self.graph_fragment or '')
 
+    def set_input(self, value, which=0):
+        """A visitor typing `value` into the `which`th input's box: a rerun of the whole script with that box's
+        state changed (as the browser sends it when the box loses focus)."""
+        if not self.inputs:
+            raise RuntimeError('no number box on this page')
+        state = WidgetState(id=list(self.inputs.values())[which % len(self.inputs)], double_value=value)
+        self.widgets[state.id] = state
+        return self.rerun()
+
     async def close(self):
         self.closed = True
         if self.ws is not None:
@@ -370,6 +380,8 @@ class WsSession:
         if state is not None:
             self.widgets[state.id] = state
             self.seen_widgets.add(state.id)
+            if kind == 'number_input' and '-input:' in state.id:  # an input's box, not the chain's length
+                self.inputs[element.number_input.label] = state.id
         if kind == 'bidi_component' and element.bidi_component.id.endswith('-graph'):
             self.graph_id = element.bidi_component.id
             self.graph_fragment = fragment_id
@@ -776,6 +788,103 @@ async def memory(server, args, errors, deadline):
     return out
 
 
+RERUN_QUERIES = {  # what the reruns phase changes an input of: every preset, and the chains the README names
+    **{name: f'expr={name}' for name in ('neuron', 'reuse', 'lecture', 'a_plus_a', 'ab_times_a_plus_b', 'regression',
+                                          'mlp')},
+    'chain 10': 'expr=chain&n=10', 'chain 100': 'expr=chain&n=100', 'chain 500': 'expr=chain&n=500',
+}  # fmt: skip
+
+
+async def reruns(server, args, errors):
+    """Per preset, one session alone on the server changing its first input --rerun-count times, each to a value
+    not seen before: the server's CPU time per rerun (process utime+stime from /proc, all its threads and its dot),
+    the round trip and the bytes the session received for it."""
+    out = {}
+    for name, query in RERUN_QUERIES.items():
+        session = WsSession(server, query, errors)
+        try:
+            await session.open()
+            for k in range(2):  # the first change of a session is not what a class repeats
+                await asyncio.wait_for(session.set_input(0.5 + 0.01 * k), FIRST_RUN_TIMEOUT_S)
+            await quiet(server)
+            times, cpu, got = [], [], []
+            for k in range(args.rerun_count):
+                c0, r0 = sum(server.cpu()), session.received
+                times.append(await asyncio.wait_for(session.set_input(0.75 + 0.01 * k), FIRST_RUN_TIMEOUT_S))
+                await asyncio.sleep(0.05)  # what the server does after script_finished: its last sends
+                cpu.append(sum(server.cpu()) - c0)
+                got.append(session.received - r0)
+        except (TimeoutError, OSError, ConnectionError, RuntimeError, websockets.WebSocketException) as e:
+            errors.add(f'reruns {name}: {type(e).__name__}')
+            continue
+        finally:
+            await session.close()
+        out[name] = {
+            'query': query,
+            'reruns': len(times),
+            'server_cpu_ms_per_rerun': 1000 * sum(cpu) / len(cpu),
+            'round_trip_ms': summary([1000 * t for t in times]),
+            'received_bytes_per_rerun': sum(got) / len(got),
+        }
+        print(f'  rerun {name}: {out[name]["server_cpu_ms_per_rerun"]:.1f} ms of server CPU', flush=True)
+    return out
+
+
+async def inputs(server, args, errors):
+    """--input-sessions sessions on --ws-query, each changing an input every --input-every s for --input-seconds
+    (offsets spread over the interval), each change to a value no session set before: a class told "now set a to
+    5", each a little differently. The round trip of every change (send to script_finished), those not finished
+    within the window + 30 s counted as slower than all."""
+    sessions, _ = await open_sessions(server, args.ws_query, args.input_sessions, errors)
+    await quiet(server)
+    latencies, unfinished = [], [0]
+    load0, (cpu0, child0) = os.getloadavg(), server.cpu()
+    t0 = time.perf_counter()
+    deadline = t0 + args.input_seconds
+
+    async def drive(i, s):
+        await asyncio.sleep(args.input_every * i / max(1, len(sessions)))
+        tasks, k = [], 0
+        while time.perf_counter() < deadline:
+            k += 1
+            tasks.append(asyncio.ensure_future(s.set_input(1 + i + k / 1000)))
+            await asyncio.sleep(args.input_every)
+        done, pending = await asyncio.wait(tasks, timeout=30) if tasks else ((), ())
+        unfinished[0] += len(pending)
+        for task in pending:
+            task.cancel()
+        for task in done:
+            if task.exception() is not None:
+                errors.add(f'input change failed: {type(task.exception()).__name__}')
+            else:
+                latencies.append(1000 * task.result())
+
+    samples = []
+
+    async def sample_load():
+        while time.perf_counter() < deadline:
+            samples.append(os.getloadavg()[0])
+            await asyncio.sleep(5)
+
+    await asyncio.gather(sample_load(), *(drive(i, s) for i, s in enumerate(sessions)))
+    wall = time.perf_counter() - t0
+    (cpu1, child1), rss = server.cpu(), server.rss()
+    await close_sessions(sessions)
+    return {
+        'sessions': len(sessions),
+        'every_s': args.input_every,
+        'seconds': args.input_seconds,
+        'query': args.ws_query,
+        'changes': len(latencies) + unfinished[0],
+        'round_trip_ms': summary(latencies, unfinished[0]),
+        'server_cpu_s': cpu1 - cpu0,
+        'server_dot_cpu_s': child1 - child0,
+        'server_cpu_share_of_one_core': (cpu1 - cpu0) / wall,
+        'server_rss_mb_after': rss,
+        'load_average': {'at_start': load0, 'during_1min': samples, 'at_end': os.getloadavg()},
+    }
+
+
 def formula(i):
     """A distinct typed formula: a sum of 2 to 7 products, its variable names numbered by i."""
     terms = [f'{"abcdefg"[j]}{i}*{"pqrstuv"[j]}{i}' for j in range(2 + i % 6)]
@@ -789,6 +898,8 @@ def settings(args):
     if args.quick:
         defaults = dict(
             sessions=20,
+            input_sessions=20,
+            input_seconds=15,
             pages=2,
             hold_seconds=15,
             load_seconds=5,
@@ -803,6 +914,8 @@ def settings(args):
     else:
         defaults = dict(
             sessions=100,
+            input_sessions=100,
+            input_seconds=60,
             pages=4,
             hold_seconds=60,
             load_seconds=20,
@@ -838,6 +951,17 @@ async def run(args):
         'settings': {k: v for k, v in vars(args).items() if k != 'out'},
         'errors': errors,
     }
+    if {'reruns', 'inputs'} & set(args.phases):
+        with serve_app(timeout=120) as url:
+            server = Server(url)
+            await load_once(server, args.ws_query, errors)
+            if 'reruns' in args.phases:
+                print('reruns, one session at a time …', flush=True)
+                results['reruns'] = await reruns(server, args, errors)
+            if 'inputs' in args.phases:
+                print(f'inputs: {args.input_sessions} sessions changing an input every {args.input_every:g} s …')
+                results['inputs'] = await inputs(server, args, errors)
+                print(' ', line_inputs(results['inputs']), flush=True)
     if {'hold', 'loads', 'levels'} & set(args.phases):
         with serve_app(timeout=120) as url:
             server = Server(url)
@@ -919,6 +1043,19 @@ def line_hold(r):
         f'{fmt(s["p50"])}/{fmt(s["p95"])}/{fmt(s["max"])} ms; settled p95 {fmt(st["p95"])} ms; '
         f'ws rerun p95 {fmt(ws["p95"])} ms; server CPU {r["server_cpu_s"]:.1f} s '
         f'({fmt(r["server_cpu_ms_per_step"], 2)} ms/step); RSS {r["server_rss_mb"]["after"]:.0f} MB'
+    )
+
+
+def line_inputs(r):
+    t = r['round_trip_ms']
+    load = r['load_average']
+    return (
+        f'{r["sessions"]} sessions, an input each every {r["every_s"]:g} s for {r["seconds"]:g} s: {r["changes"]} '
+        f'changes, round trip p50/p95/max {fmt(t["p50"], none=never(t))}/{fmt(t["p95"], none=never(t))}/'
+        f'{fmt(t["max"], none=never(t))} ms'
+        + (f' ({t["unfinished"]} never)' if t.get('unfinished') else '')
+        + f'; server {r["server_cpu_share_of_one_core"]:.2f} cores; load average {load["at_start"][0]:.2f} at start, '
+        f'{max(load["during_1min"] or [0]):.2f} at most during'
     )
 
 
@@ -1045,6 +1182,19 @@ def report(res):
             ),
             '',
         ]
+    if res.get('reruns'):
+        rows = [
+            [name, f'{r["server_cpu_ms_per_rerun"]:.1f}', f'{fmt(r["round_trip_ms"]["p50"])}',
+             f'{r["received_bytes_per_rerun"] / 1000:,.1f}', r['reruns']]
+            for name, r in res['reruns'].items()
+        ]  # fmt: skip
+        out += [
+            'Reruns: an input changed by one session alone on the server (a value not seen before each time)',
+            *table(['page', 'server CPU ms/rerun', 'round trip p50 ms', 'kB received/rerun', 'reruns'], rows),
+            '',
+        ]
+    if res.get('inputs'):
+        out += ['Input changes under a class: ' + line_inputs(res['inputs']), '']
     mem = res.get('memory')
     if mem:
         e, s, c = mem['expressions'], mem['sessions'], mem['chains']
@@ -1089,7 +1239,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add = parser.add_argument
     add('--quick', action='store_true', help='a ~2-3 minute smoke run: every phase, smaller and shorter')
-    add('--phases', default='hold,loads,levels,memory', help='comma-separated: hold, loads, levels, memory')
+    add(
+        '--phases',
+        default='reruns,inputs,hold,loads,levels,memory',
+        help='comma-separated: reruns, inputs, hold, loads, levels, memory',
+    )
     add(
         '--ws-steps',
         choices=['none', 'rerun'],
@@ -1107,6 +1261,10 @@ def main():
     add('--expressions', type=int, help='distinct typed formulas for the memory phase (1000)')
     add('--serial-sessions', type=int, help='sessions one after another for the memory phase (200)')
     add('--chains', type=int, help='500-step chains with different inputs for the memory phase (10)')
+    add('--rerun-count', type=int, default=10, help='input changes per preset in the reruns phase (10)')
+    add('--input-sessions', type=int, help='sessions changing inputs in the inputs phase (100)')
+    add('--input-every', type=float, default=6.0, help='seconds between a session’s input changes (6)')
+    add('--input-seconds', type=float, help='length of the inputs phase (60)')
     add('--ws-query', default='expr=neuron', help='query string the websocket sessions open (expr=neuron)')
     add('--page-query', default='expr=neuron', help='query string the Chromium pages open (expr=neuron)')
     add('--max-minutes', type=float, help='stop starting new work after this long (45; --quick 10)')
