@@ -6,7 +6,9 @@ it wait. Whoever asks says how an entry is made (the player: its layout and body
 by. And the visitor's own handles for making one: whether they are still there, and the dot time they may start.
 """
 
+import ctypes
 import threading
+import time
 
 import cachetools
 import streamlit as st
@@ -152,3 +154,26 @@ def cached_bytes():
     return {
         'traces': _traces.currsize, 'layouts': _layouts.currsize, 'bodies': _bodies.currsize, 'files': _files.currsize
     }  # fmt: skip
+
+
+TRIM_EVERY = 5.0  # s between handing freed memory back to the system (trim_memory)
+
+
+def trim_memory():
+    """Hand the memory Python has freed back to the system (glibc's malloc_trim); whether any was. A 500-chain's
+    body is 6 MB, made and sent in pieces, and glibc kept what they left: the server's RSS grew with each new chain,
+    past what the caches hold (bench/bench_load.py's memory phase). False where the C library has no malloc_trim."""
+    try:
+        return bool(ctypes.CDLL(None).malloc_trim(0))  # ctypes lets go of the GIL while it runs
+    except (OSError, AttributeError):
+        return False
+
+
+def _trimming():
+    while True:
+        time.sleep(TRIM_EVERY)
+        trim_memory()
+
+
+if not any(thread.name == 'trim-memory' for thread in threading.enumerate()):  # one, if this module is loaded again
+    threading.Thread(target=_trimming, name='trim-memory', daemon=True).start()

@@ -30,19 +30,23 @@ Phases (--phases, default all):
 3. levels: the websocket session count stepped up (--levels 25,50,100,200, the pages included) for --level-seconds
    (30) each, with the pages measuring; the first level whose in-page p95 step passes 100 ms (the run stops there).
 4. memory, on a fresh server: RSS after --expressions (1,000) distinct typed formulas loaded one after another,
-   then after --serial-sessions (200) sessions one after another, then after --chains (10) 500-step chains with
-   different inputs. The goal: <= 400 MB after the 1,000 expressions.
+   then after --serial-sessions (200) sessions one after another, then after --chains (50) 500-step chains with
+   different inputs, then while --stalled (3) websockets that never read hang for --stalled-seconds (20) and 5 s
+   after they closed; the peak (VmHWM) too. The goals: <= 400 MB after the 1,000 expressions, and after the chains
+   and the stalled websockets.
 Every wait has a timeout and every loop a count or a deadline; --max-minutes bounds the whole run.
 """
 
 import argparse
 import asyncio
+import base64
 import json
 import math
 import os
 import platform
 import resource
 import shlex
+import socket
 import sys
 import time
 from datetime import UTC, datetime
@@ -100,9 +104,9 @@ def proc_cpu(pid):
     return (utime + stime) / CLK_TCK, (cutime + cstime) / CLK_TCK
 
 
-def proc_rss_mb(pid):
+def proc_rss_mb(pid, field='VmRSS:'):
     for line in Path(f'/proc/{pid}/status').read_text().splitlines():
-        if line.startswith('VmRSS:'):
+        if line.startswith(field):
             return int(line.split()[1]) / 1024
     return float('nan')
 
@@ -147,6 +151,9 @@ class Server:
 
     def rss(self):
         return proc_rss_mb(self.pid)
+
+    def peak(self):
+        return proc_rss_mb(self.pid, 'VmHWM:')
 
 
 # ---------------------------------------------------------------- statistics
@@ -746,19 +753,27 @@ async def loads(server, query, clients, seconds, errors):
 
 
 async def memory(server, args, errors, deadline):
-    """RSS after distinct expressions, then serial sessions, then 500-chains with different inputs."""
+    """RSS after distinct expressions, then serial sessions, then 500-chains with different inputs, then websockets
+    that never read; the peak (VmHWM) along the way."""
     out = {'rss_mb_start': server.rss(), 'goal_mb_after_expressions': RSS_GOAL_MB}
     await load_once(server, args.ws_query, errors)
     out['rss_mb_after_first_load'] = server.rss()
 
     async def serial(queries, label, every):
-        done, curve, t0 = 0, [], time.perf_counter()
+        done, curve, got, t0 = 0, [], [], time.perf_counter()
         for i, query in enumerate(queries):
             if time.monotonic() > deadline:
                 errors.add(f'memory: {label} stopped by --max-minutes')
                 break
-            if await load_once(server, query, errors) is not None:
+            session = WsSession(server, query, errors)
+            try:
+                await session.open()
                 done += 1
+                got.append(session.received)
+            except (TimeoutError, OSError, ConnectionError, websockets.WebSocketException) as e:
+                errors.add(f'page load failed: {type(e).__name__}')
+            finally:
+                await session.close()
             if (i + 1) % every == 0:
                 curve.append([i + 1, round(server.rss(), 1)])
         return {
@@ -766,7 +781,9 @@ async def memory(server, args, errors, deadline):
             'loaded': done,
             'seconds': time.perf_counter() - t0,
             'rss_mb_after': server.rss(),
+            'rss_mb_peak': server.peak(),
             'rss_mb_curve': curve,
+            'received_bytes_min': min(got, default=0),  # a chain's body is MBs: a page that got less got no graph
         }
 
     out['expressions'] = await serial(
@@ -779,13 +796,62 @@ async def memory(server, args, errors, deadline):
         [args.ws_query] * args.serial_sessions, 'sessions', max(1, args.serial_sessions // 4)
     )
     chains = [f'expr=chain&n=500&v.x={0.1 * (k + 1):.1f}&v.w=1.5' for k in range(args.chains)]
-    out['chains'] = await serial(chains, 'chains', 1)
+    out['chains'] = await serial(chains, 'chains', max(1, args.chains // 10))
     out['chains']['example'] = chains[0]
     await asyncio.sleep(2)
     out['rss_mb_end_plus_2s'] = server.rss()
+    out['stalled'] = await stalled(server, args.stalled, args.stalled_seconds, errors)
+    out['rss_mb_peak'] = server.peak()
     expressions = out['expressions']
     out['goal_met'] = expressions['loaded'] == args.expressions and expressions['rss_mb_after'] <= RSS_GOAL_MB
     return out
+
+
+STALLED_QUERY = 'expr=chain&n=500&v.x=7.5&v.w=1.5'  # a body of MBs that nobody reads
+
+
+async def stalled(server, n, seconds, errors):
+    """n websockets that ask for a 500-chain's page and never read a byte (a raw socket, its receive buffer small),
+    held `seconds`, then closed: the server's RSS before, while they hang and 5 s after they closed."""
+    before = server.rss()
+    host, port = server.url.removeprefix('http://').split(':')
+    socks = []
+    for _ in range(n):
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, int(port)), CONNECT_TIMEOUT_S)
+            sock = writer.get_extra_info('socket')
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            key = base64.b64encode(os.urandom(16)).decode()
+            writer.write(
+                f'GET /_stcore/stream HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n'
+                f'Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n'
+                f'Sec-WebSocket-Protocol: streamlit, PLACEHOLDER_AUTH_TOKEN\r\nOrigin: {server.url}\r\n\r\n'.encode()
+            )
+            await asyncio.wait_for(reader.readuntil(b'\r\n\r\n'), CONNECT_TIMEOUT_S)  # the 101, then never again
+            msg = BackMsg()
+            WsSession(server, STALLED_QUERY, errors)._client_state(msg)
+            writer.write(ws_frame(msg.SerializeToString()))
+            socks.append(writer)
+        except (TimeoutError, OSError, asyncio.IncompleteReadError) as e:
+            errors.add(f'stalled websocket did not open: {type(e).__name__}')
+    await asyncio.sleep(seconds)
+    during = server.rss()
+    for writer in socks:
+        writer.transport.abort()
+    await asyncio.sleep(5)
+    return {'websockets': len(socks), 'seconds': seconds, 'query': STALLED_QUERY, 'rss_mb_before': before,
+            'rss_mb_while_open': during, 'rss_mb_5s_after_closed': server.rss()}  # fmt: skip
+
+
+def ws_frame(payload):
+    """One masked binary websocket frame, as a client sends it."""
+    mask = os.urandom(4)
+    n = len(payload)
+    head = bytes([0x82]) + (
+        bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + n.to_bytes(2, 'big') if n < 2**16
+        else bytes([0x80 | 127]) + n.to_bytes(8, 'big')
+    )  # fmt: skip
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
 RERUN_QUERIES = {  # what the reruns phase changes an input of: every preset, and the chains the README names
@@ -924,7 +990,7 @@ def settings(args):
             level_seconds=30,
             expressions=1000,
             serial_sessions=200,
-            chains=10,
+            chains=50,
             max_minutes=45,
         )
     for key, value in defaults.items():
@@ -988,7 +1054,8 @@ async def run(args):
                 await pages.close()
                 await browser.close()
     if 'memory' in args.phases and time.monotonic() < deadline:
-        with serve_app(timeout=120) as url:
+        budgets = {'BACKPROP_LAYOUT_BUDGETS': args.layout_budgets} if args.layout_budgets else {}
+        with serve_app(timeout=120, env=budgets) as url:
             server = Server(url)
             print('memory, on a fresh server …', flush=True)
             results['memory'] = await memory(server, args, errors, deadline)
@@ -1221,12 +1288,25 @@ def report(res):
             ],
             ['2 s later', '-', '-', f'{mem["rss_mb_end_plus_2s"]:.0f}'],
         ]
+        st = mem.get('stalled')
+        if st:
+            rows += [
+                [f'{st["websockets"]} websockets that never read, open {st["seconds"]:g} s', '-', '-',
+                 f'{st["rss_mb_before"]:.0f} → {st["rss_mb_while_open"]:.0f}'],
+                ['5 s after they closed', '-', '-', f'{st["rss_mb_5s_after_closed"]:.0f}'],
+            ]  # fmt: skip
+        rows.append(['peak (VmHWM)', '-', '-', f'{mem.get("rss_mb_peak", float("nan")):.0f}'])
         goal = 'met' if mem['goal_met'] else 'NOT met'
         out += [
             '4. Memory (a fresh server; each load a new websocket session, closed before the next)',
             *table(['after', 'loaded', 's', 'RSS MB'], rows),
             f'goal: <= {mem["goal_mb_after_expressions"]} MB after {e["asked"]:,} distinct expressions: {goal}',
-            f'RSS along the expressions (count, MB): {e["rss_mb_curve"]}',
+            f'RSS along the expressions (count, MB): {e["rss_mb_curve"]}; along the chains: {c["rss_mb_curve"]}',
+            *(
+                [f'note: a chain page got only {c["received_bytes_min"]:,} bytes: its graph was not laid out']
+                if c.get('received_bytes_min', 1e9) < 1e6
+                else []
+            ),
             f'an expression: ?expr=custom&formula={e["example"]}; a chain: ?{c["example"]}',
             '',
         ]
@@ -1260,7 +1340,15 @@ def main():
     add('--level-seconds', type=float, help='seconds per level (30)')
     add('--expressions', type=int, help='distinct typed formulas for the memory phase (1000)')
     add('--serial-sessions', type=int, help='sessions one after another for the memory phase (200)')
-    add('--chains', type=int, help='500-step chains with different inputs for the memory phase (10)')
+    add('--chains', type=int, help='500-step chains with different inputs for the memory phase (50)')
+    add(
+        '--layout-budgets',
+        help="the memory phase's server's layout budgets, 'full,quick' in s (layout.py's BACKPROP_LAYOUT_BUDGETS): on "
+        "a shared, loaded machine dot's CPU time for the 500-chain can pass the 5.5 s budget, and a chain refused "
+        'makes no body',
+    )
+    add('--stalled', type=int, default=3, help='websockets that never read, at the end of the memory phase (3)')
+    add('--stalled-seconds', type=float, default=20, help='how long they hang (20)')
     add('--rerun-count', type=int, default=10, help='input changes per preset in the reruns phase (10)')
     add('--input-sessions', type=int, help='sessions changing inputs in the inputs phase (100)')
     add('--input-every', type=float, default=6.0, help='seconds between a session’s input changes (6)')
