@@ -157,6 +157,7 @@ def cached_bytes():
 
 
 TRIM_EVERY = 5.0  # s between handing freed memory back to the system (trim_memory)
+MMAP_FROM = 2**20  # bytes: glibc gives a block this large memory of its own, handed back when it is freed
 
 
 def trim_memory():
@@ -169,6 +170,16 @@ def trim_memory():
         return False
 
 
+def _big_blocks_apart():
+    """Have glibc map every block of MMAP_FROM bytes or more apart (mallopt M_MMAP_THRESHOLD), rather than raise that
+    bound as big blocks are freed (its default, up to 32 MB): a body's MBs, and the messages that carry it, are then
+    handed back when freed, not left as holes in the heap."""
+    try:
+        ctypes.CDLL(None).mallopt(-3, MMAP_FROM)  # -3: M_MMAP_THRESHOLD
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
 def _trimming():
     while True:
         time.sleep(TRIM_EVERY)
@@ -176,4 +187,5 @@ def _trimming():
 
 
 if not any(thread.name == 'trim-memory' for thread in threading.enumerate()):  # one, if this module is loaded again
+    _big_blocks_apart()
     threading.Thread(target=_trimming, name='trim-memory', daemon=True).start()

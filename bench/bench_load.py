@@ -420,10 +420,11 @@ class WsSession:
 
 
 def player_frames(component):
-    """The number of frames in today's player's body (a line of JSON, then the body); None if not readable."""
+    """The number of frames in today's player's body (a line of JSON, the graph's, then the body); None if not
+    readable."""
     try:
         data = component.bytes if component.WhichOneof('data') == 'bytes' else b''
-        body = json.loads(data[data.index(b'\n') + 1 :])
+        body = json.loads(data.split(b'\n', 2)[2])
         return len(body['patches'])
     except (ValueError, KeyError, TypeError):
         return None
