@@ -7,6 +7,7 @@ by. And the visitor's own handles for making one: whether they are still there, 
 """
 
 import ctypes
+import gc
 import threading
 import time
 
@@ -34,7 +35,8 @@ def _layout_bytes(entry):
 
 
 _layouts = cachetools.LRUCache(32 * MB, getsizeof=_layout_bytes)
-_bodies = cachetools.LRUCache(96 * MB, getsizeof=len)  # caches full: ~176 MB over the 146 MB of a first load
+_bodies = cachetools.LRUCache(64 * MB, getsizeof=len)  # caches full: ~144 MB over the 154 MB of a first load
+# (a body holds no graph: components.player sends that apart, once a session; a 500-chain's body is 1.4 MB)
 # whole-pass files (the share panel's GIF, PDF, deck, ZIP): the mlp's deck is 4 MB, so a class's file many times over;
 # a session keeps its own files too (components/export_panel.SESSION_FILE_BYTES), the same bytes, not a copy
 _files = cachetools.LRUCache(64 * MB, getsizeof=len)
@@ -156,7 +158,7 @@ def cached_bytes():
     }  # fmt: skip
 
 
-TRIM_EVERY = 5.0  # s between handing freed memory back to the system (trim_memory)
+TRIM_EVERY = 5.0  # s between collecting garbage and handing freed memory back to the system (_trimming)
 MMAP_FROM = 2**20  # bytes: glibc gives a block this large memory of its own, handed back when it is freed
 
 
@@ -181,8 +183,12 @@ def _big_blocks_apart():
 
 
 def _trimming():
+    """Every TRIM_EVERY s: Python's full garbage collection, which Streamlit no longer runs after each script run
+    (runner.postScriptGC, .streamlit/config.toml: 60 of the neuron's 87 ms per input change), so that the traces the
+    caches drop (their _backward closures make cycles) are freed within seconds; then trim_memory."""
     while True:
         time.sleep(TRIM_EVERY)
+        gc.collect()
         trim_memory()
 
 
