@@ -373,7 +373,14 @@ def load(results):
             f'one after another (goal ≤ {goal} MB: {met(memory["goal_met"])}), '
             f'{sessions["rss_mb_after"]:.0f} MB after {sessions["loaded"]} more sessions one after another, and '
             f'{chains["rss_mb_after"]:.0f} MB after {chains["loaded"]} chains of 500 steps with distinct inputs '
-            f'(goal ≤ {goal} MB: {met(chains["rss_mb_after"] <= goal)})'
+            f'(goal ≤ {goal} MB: {met(chains["rss_mb_after"] <= goal)}'
+            + (
+                f'; layout budgets of {r["settings"]["layout_budgets"]} s for this part, so that a loaded machine '
+                'lays every chain out'
+                if r['settings'].get('layout_budgets')
+                else ''
+            )
+            + ')'
             + (
                 f'; {stalled["websockets"]} websockets that never read, open {stalled["seconds"]:g} s: '
                 f'{stalled["rss_mb_before"]:.0f} → {stalled["rss_mb_while_open"]:.0f} MB, and '
@@ -413,12 +420,13 @@ def _reruns(r, before):
                 f' ({was["unfinished"]:,} of {before["inputs"]["changes"]:,} never finished)'
                 if was.get('unfinished')
                 else ''
-            )  # fmt: skip
+            )
+            + f', load average at most {_most(before["inputs"]["load_average"]):.1f} during'
             if was
             else ''
         )
-        + f'. The machine was shared with other work: load average {load["at_start"][0]:.1f} at the start, at most '
-        f'{max(load["during_1min"] or [0]):.1f} during.',
+        + f'. Load average {load["at_start"][0]:.1f} at the start, at most {_most(load):.1f} during (the machine may '
+        'have been shared with other work).',
         '',
         'Server CPU for one input change, one session alone on the server (a value not set before each time; '
         "Streamlit's gc.collect after every run is off, the graph is sent once a session, what every frame shares is "
@@ -440,6 +448,10 @@ def _rerun(row):
 
 def _sent(row):
     return '-' if row is None else f'{row["received_bytes_per_rerun"] / 1000:,.0f} kB'
+
+
+def _most(load):
+    return max([load['at_start'][0], *load['during_1min']])
 
 
 def fmt_ms(x):
