@@ -328,12 +328,12 @@ TURN_SLOT_WAIT = layout.SLOT_WAIT + layout.FULL_BUDGET + layout.QUICK_BUDGET  # 
 
 
 @contextlib.contextmanager
-def _slot(waiting):
-    """One of layout's slots (a core) for one run. In a turn of LINE, waited for as long as a page's layout can hold
-    one (no more than LINE.lanes exports draw at once, so one frees by then); out of turn (a frame's file), as a
-    page's layout waits, SLOT_WAIT, then BUSY."""
+def _slot(waiting, allowance=None):
+    """One of layout's slots (a core) for one run, in layout's fair line by what `allowance` has used. In a turn of
+    LINE, waited for as long as a page's layout can hold one (no more than LINE.lanes exports draw at once, so one
+    frees by then); out of turn (a frame's file), as a busy visitor's layout waits, SLOT_WAIT, then BUSY."""
     try:
-        with layout.slot(TURN_SLOT_WAIT if LINE.holding() else layout.SLOT_WAIT, waiting):
+        with layout.slot(TURN_SLOT_WAIT if LINE.holding() else layout.SLOT_WAIT, waiting, allowance):
             yield
     except layout.Busy:
         raise ExportRefused(BUSY) from None
@@ -376,7 +376,7 @@ class _Dot:
             raise ExportRefused(self._spent())
         if self.left <= 0:
             raise ExportRefused(self._too_long())
-        with _slot(self.waiting):
+        with _slot(self.waiting, self.allowance):
             tally = _Tally(self.allowance)
             try:
                 out = _run(source, min(self.left, self.allowance.left()), self.waiting, tally, args)
@@ -563,7 +563,7 @@ class _Rsvg:
     def run(self, args, svg=''):
         if self.allowance.left() <= 0:
             raise ExportRefused(_Dot._spent(self))
-        with _slot(self.waiting):  # in its turn, as _Dot's runs
+        with _slot(self.waiting, self.allowance):  # in its turn, as _Dot's runs
             tally = _Tally(self.allowance)
             try:
                 budget = min(self.left, self.allowance.left())

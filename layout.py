@@ -3,12 +3,15 @@ is not bounded by the formula's length: a 399-character sum of 100 products over
 55 s here. So every layout runs in a subprocess with a budget of its own CPU time (run), killed at the budget or
 as soon as the visitor who asked for it has left; past the budget a cheaper layout is tried, then the page refuses,
 and that refusal lasts. A busy server that gives dot too little of a core is told apart: it is asked again later.
-At most one dot per core runs at once, and each session has an allowance of dot time per minute.
+At most one dot per core runs at once, handed out fairly (Slots): whoever has used the least dot time in the last
+minute goes first, so one visitor's layouts cannot crowd out another's first graph; and each session has an
+allowance of dot time per minute.
 
 Measured in bench/bench_layout.py (results in bench/results/layout.txt).
 """
 
 import contextlib
+import itertools
 import os
 import select
 import shutil
@@ -26,10 +29,56 @@ if os.environ.get('BACKPROP_LAYOUT_BUDGETS'):  # a host's own, 'full,quick' in s
     FULL_BUDGET, QUICK_BUDGET = map(float, os.environ['BACKPROP_LAYOUT_BUDGETS'].split(','))
 QUICK = {'nslimit': '1', 'splines': 'line'}  # few network-simplex passes, straight edges: 55 s -> 0.7 s
 SLOT_WAIT = 0.5  # s to wait for a free core before saying the server is busy: 0.5 + 5.5 + 3.5 < 10 s
+LIGHT_USE = 1.0  # s: a visitor who has used less dot time than this in the last minute (a first graph, a few small
+# ones) waits for a core as long as anyone can hold one (FIRST_WAIT); the fair line puts them before the heavy users
+FIRST_WAIT = SLOT_WAIT + FULL_BUDGET + QUICK_BUDGET
 ALLOWANCE = 30.0  # s of dot one session may start per minute
 POLL = 0.1  # s between checks that someone still waits
 
-_slots = threading.BoundedSemaphore(os.cpu_count() or 1)
+
+class Slots:
+    """The server's slots for dot, one a core, handed out fairly: to whoever waits having used the least dot time in
+    the last minute (their Allowance, when they asked), then to whoever came first. Used as a semaphore."""
+
+    def __init__(self, n):
+        self.free = n
+        self._changed = threading.Condition()
+        self._line = []  # (dot seconds used, arrival): who waits
+        self._arrivals = itertools.count()
+
+    def acquire(self, blocking=True, timeout=None, used=0.0, waiting=lambda: True):
+        """Take a slot when it is this caller's turn: True; False when `timeout` s pass first (at once when not
+        `blocking`); VisitorLeft when waiting() turns false meanwhile (checked every POLL s)."""
+        ticket = (used, next(self._arrivals))
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._changed:
+            self._line.append(ticket)
+            try:
+                while not (self.free and min(self._line) == ticket):
+                    left = POLL if deadline is None else min(POLL, deadline - time.monotonic())
+                    if not blocking or left <= 0:
+                        return False
+                    self._changed.wait(left)
+                    if not waiting():
+                        raise VisitorLeft()
+                self.free -= 1
+                return True
+            finally:
+                self._line.remove(ticket)
+                self._changed.notify_all()
+
+    def release(self):
+        with self._changed:
+            self.free += 1
+            self._changed.notify_all()
+
+    def waiters(self):
+        """How many wait for a slot now."""
+        with self._changed:
+            return len(self._line)
+
+
+_slots = Slots(os.cpu_count() or 1)
 
 
 # what the page says of a layout, whichever side made it (layout.py here, or the player's Graphviz in the browser)
@@ -93,7 +142,7 @@ def lay_out(graph, waiting=lambda: True, allowance=None):
             f'This session has used its {ALLOWANCE:g} s of graph layout for this minute. '
             f'Try again in {allowance.wait()} s.'
         )
-    with slot(SLOT_WAIT, waiting):
+    with slot(FIRST_WAIT if allowance.used() < LIGHT_USE else SLOT_WAIT, waiting, allowance):
         out = run(graph.source, FULL_BUDGET, waiting, allowance)
         if out is not None:
             return Layout(_svg(out), quick=False)
@@ -228,15 +277,11 @@ def _reaped(process, wait=False):
 
 
 @contextlib.contextmanager
-def slot(wait, waiting=lambda: True):
-    """One of the server's slots for a run (a core), waited for `wait` s at most, checking all along that someone
-    still waits (else VisitorLeft); Busy past that."""
-    deadline = time.monotonic() + wait
-    while not _slots.acquire(timeout=max(0.0, min(POLL, deadline - time.monotonic()))):
-        if time.monotonic() >= deadline:
-            raise Busy()
-        if not waiting():
-            raise VisitorLeft()
+def slot(wait, waiting=lambda: True, allowance=None):
+    """One of the server's slots for a run (a core), in the fair line (Slots) by what `allowance` has used, waited
+    for `wait` s at most, checking all along that someone still waits (else VisitorLeft); Busy past that."""
+    if not _slots.acquire(timeout=wait, used=allowance.used() if allowance else 0.0, waiting=waiting):
+        raise Busy()
     try:
         yield
     finally:

@@ -31,10 +31,12 @@ Phases (--phases, default the first four):
 3. levels: the websocket session count stepped up (--levels 25,50,100,200, the pages included) for --level-seconds
    (30) each, with the pages measuring; the first level whose in-page p95 step passes 100 ms (the run stops there).
 4. memory, on a fresh server: RSS after --expressions (1,000) distinct typed formulas loaded one after another,
-   then after --serial-sessions (200) sessions one after another, then after --chains (10) 500-step chains with
-   different inputs. The goal: <= 400 MB after the 1,000 expressions.
-5. inputs: --input-clients (10) sessions, each changing one of the neuron's inputs to a value not seen before and
-   waiting for that run to finish, then the next, for --input-seconds (20): input changes served per second (the
+   then after --serial-sessions (200) sessions one after another, then after --chains (50) 500-step chains with
+   different inputs, then while --stalled (3) websockets that never read hang for --stalled-seconds (20) and 5 s
+   after they closed; the peak (VmHWM) too. The goals: <= 400 MB after the 1,000 expressions, and after the chains
+   and the stalled websockets.
+5. saturate: --saturate-clients (10) sessions, each changing one of the neuron's inputs to a value not seen before and
+   waiting for that run to finish, then the next, for --saturate-seconds (20): input changes served per second (the
    server saturated), each change's p50/p95 from send to script_finished, server CPU per change.
 --replica: what one replica holds, for sizing several (README's *Hosting for a class*): the phases hold (200
 sessions, 2 of them Chromium, 30 s; also RSS per open session), inputs and loads, into bench/results/replica.*.
@@ -43,12 +45,14 @@ Every wait has a timeout and every loop a count or a deadline; --max-minutes bou
 
 import argparse
 import asyncio
+import base64
 import json
 import math
 import os
 import platform
 import resource
 import shlex
+import socket
 import sys
 import time
 from datetime import UTC, datetime
@@ -108,9 +112,9 @@ def proc_cpu(pid):
     return (utime + stime) / CLK_TCK, (cutime + cstime) / CLK_TCK
 
 
-def proc_rss_mb(pid):
+def proc_rss_mb(pid, field='VmRSS:'):
     for line in Path(f'/proc/{pid}/status').read_text().splitlines():
-        if line.startswith('VmRSS:'):
+        if line.startswith(field):
             return int(line.split()[1]) / 1024
     return float('nan')
 
@@ -155,6 +159,9 @@ class Server:
 
     def rss(self):
         return proc_rss_mb(self.pid)
+
+    def peak(self):
+        return proc_rss_mb(self.pid, 'VmHWM:')
 
 
 # ---------------------------------------------------------------- statistics
@@ -249,6 +256,7 @@ class WsSession:
         self.widgets = {}  # widget id -> WidgetState
         self.seen_widgets = set()
         self.numbers = []  # the number boxes' widget ids, in the page's order
+        self.inputs = {}  # an input's number box (state.input_key): its label -> widget id, in the page's order
         self.graph_id = self.graph_fragment = None
         self.frames = None
         self.frame = 0
@@ -321,6 +329,15 @@ class WsSession:
         self.widgets[self.graph_id] = state
         return self.rerun(fragment_id=self.graph_fragment or '')
 
+    def set_input(self, value, which=0):
+        """A visitor typing `value` into the `which`th input's box: a rerun of the whole script with that box's
+        state changed (as the browser sends it when the box loses focus)."""
+        if not self.inputs:
+            raise RuntimeError('no number box on this page')
+        state = WidgetState(id=list(self.inputs.values())[which % len(self.inputs)], double_value=value)
+        self.widgets[state.id] = state
+        return self.rerun()
+
     async def close(self):
         self.closed = True
         if self.ws is not None:
@@ -387,6 +404,8 @@ class WsSession:
             self.seen_widgets.add(state.id)
             if kind == 'number_input' and state.id not in self.numbers:
                 self.numbers.append(state.id)
+            if kind == 'number_input' and '-input:' in state.id:  # an input's box, not the chain's length
+                self.inputs[element.number_input.label] = state.id
         if kind == 'bidi_component' and element.bidi_component.id.endswith('-graph'):
             self.graph_id = element.bidi_component.id
             self.graph_fragment = fragment_id
@@ -418,10 +437,11 @@ class WsSession:
 
 
 def player_frames(component):
-    """The number of frames in today's player's body (a line of JSON, then the body); None if not readable."""
+    """The number of frames in today's player's body (a line of JSON, the graph's, then the body); None if not
+    readable."""
     try:
         data = component.bytes if component.WhichOneof('data') == 'bytes' else b''
-        body = json.loads(data[data.index(b'\n') + 1 :])
+        body = json.loads(data.split(b'\n', 2)[2])
         return len(body['patches'])
     except (ValueError, KeyError, TypeError):
         return None
@@ -752,7 +772,7 @@ async def loads(server, query, clients, seconds, errors):
     }
 
 
-async def inputs(server, query, clients, seconds, errors):
+async def saturate(server, query, clients, seconds, errors):
     """Input changes served per second: `clients` sessions, each changing an input and waiting for its run, in a loop
     for `seconds`; each change a value not seen before (no cached trace or player body to reuse)."""
     sessions, _ = await open_sessions(server, query, clients, errors)
@@ -793,19 +813,27 @@ async def inputs(server, query, clients, seconds, errors):
 
 
 async def memory(server, args, errors, deadline):
-    """RSS after distinct expressions, then serial sessions, then 500-chains with different inputs."""
+    """RSS after distinct expressions, then serial sessions, then 500-chains with different inputs, then websockets
+    that never read; the peak (VmHWM) along the way."""
     out = {'rss_mb_start': server.rss(), 'goal_mb_after_expressions': RSS_GOAL_MB}
     await load_once(server, args.ws_query, errors)
     out['rss_mb_after_first_load'] = server.rss()
 
     async def serial(queries, label, every):
-        done, curve, t0 = 0, [], time.perf_counter()
+        done, curve, got, t0 = 0, [], [], time.perf_counter()
         for i, query in enumerate(queries):
             if time.monotonic() > deadline:
                 errors.add(f'memory: {label} stopped by --max-minutes')
                 break
-            if await load_once(server, query, errors) is not None:
+            session = WsSession(server, query, errors)
+            try:
+                await session.open()
                 done += 1
+                got.append(session.received)
+            except (TimeoutError, OSError, ConnectionError, websockets.WebSocketException) as e:
+                errors.add(f'page load failed: {type(e).__name__}')
+            finally:
+                await session.close()
             if (i + 1) % every == 0:
                 curve.append([i + 1, round(server.rss(), 1)])
         return {
@@ -813,7 +841,9 @@ async def memory(server, args, errors, deadline):
             'loaded': done,
             'seconds': time.perf_counter() - t0,
             'rss_mb_after': server.rss(),
+            'rss_mb_peak': server.peak(),
             'rss_mb_curve': curve,
+            'received_bytes_min': min(got, default=0),  # a chain's body is MBs: a page that got less got no graph
         }
 
     out['expressions'] = await serial(
@@ -826,13 +856,159 @@ async def memory(server, args, errors, deadline):
         [args.ws_query] * args.serial_sessions, 'sessions', max(1, args.serial_sessions // 4)
     )
     chains = [f'expr=chain&n=500&v.x={0.1 * (k + 1):.1f}&v.w=1.5' for k in range(args.chains)]
-    out['chains'] = await serial(chains, 'chains', 1)
+    out['chains'] = await serial(chains, 'chains', max(1, args.chains // 10))
     out['chains']['example'] = chains[0]
     await asyncio.sleep(2)
     out['rss_mb_end_plus_2s'] = server.rss()
+    out['stalled'] = await stalled(server, args.stalled, args.stalled_seconds, errors)
+    out['rss_mb_peak'] = server.peak()
     expressions = out['expressions']
     out['goal_met'] = expressions['loaded'] == args.expressions and expressions['rss_mb_after'] <= RSS_GOAL_MB
     return out
+
+
+STALLED_QUERY = 'expr=chain&n=500&v.x=7.5&v.w=1.5'  # a body of MBs that nobody reads
+
+
+async def stalled(server, n, seconds, errors):
+    """n websockets that ask for a 500-chain's page and never read a byte (a raw socket, its receive buffer small),
+    held `seconds`, then closed: the server's RSS before, while they hang and 5 s after they closed."""
+    before = server.rss()
+    host, port = server.url.removeprefix('http://').split(':')
+    socks = []
+    for _ in range(n):
+        try:
+            reader, writer = await asyncio.wait_for(asyncio.open_connection(host, int(port)), CONNECT_TIMEOUT_S)
+            sock = writer.get_extra_info('socket')
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            key = base64.b64encode(os.urandom(16)).decode()
+            writer.write(
+                f'GET /_stcore/stream HTTP/1.1\r\nHost: {host}:{port}\r\nUpgrade: websocket\r\n'
+                f'Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n'
+                f'Sec-WebSocket-Protocol: streamlit, PLACEHOLDER_AUTH_TOKEN\r\nOrigin: {server.url}\r\n\r\n'.encode()
+            )
+            await asyncio.wait_for(reader.readuntil(b'\r\n\r\n'), CONNECT_TIMEOUT_S)  # the 101, then never again
+            msg = BackMsg()
+            WsSession(server, STALLED_QUERY, errors)._client_state(msg)
+            writer.write(ws_frame(msg.SerializeToString()))
+            socks.append(writer)
+        except (TimeoutError, OSError, asyncio.IncompleteReadError) as e:
+            errors.add(f'stalled websocket did not open: {type(e).__name__}')
+    await asyncio.sleep(seconds)
+    during = server.rss()
+    for writer in socks:
+        writer.transport.abort()
+    await asyncio.sleep(5)
+    return {'websockets': len(socks), 'seconds': seconds, 'query': STALLED_QUERY, 'rss_mb_before': before,
+            'rss_mb_while_open': during, 'rss_mb_5s_after_closed': server.rss()}  # fmt: skip
+
+
+def ws_frame(payload):
+    """One masked binary websocket frame, as a client sends it."""
+    mask = os.urandom(4)
+    n = len(payload)
+    head = bytes([0x82]) + (
+        bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + n.to_bytes(2, 'big') if n < 2**16
+        else bytes([0x80 | 127]) + n.to_bytes(8, 'big')
+    )  # fmt: skip
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+RERUN_QUERIES = {  # what the reruns phase changes an input of: every preset, and the chains the README names
+    **{name: f'expr={name}' for name in ('neuron', 'reuse', 'lecture', 'a_plus_a', 'ab_times_a_plus_b', 'regression',
+                                          'mlp')},
+    'chain 10': 'expr=chain&n=10', 'chain 100': 'expr=chain&n=100', 'chain 500': 'expr=chain&n=500',
+}  # fmt: skip
+
+
+async def reruns(server, args, errors):
+    """Per preset, one session alone on the server changing its first input --rerun-count times, each to a value
+    not seen before: the server's CPU time per rerun (process utime+stime from /proc, all its threads and its dot),
+    the round trip and the bytes the session received for it."""
+    out = {}
+    for name, query in RERUN_QUERIES.items():
+        session = WsSession(server, query, errors)
+        try:
+            await session.open()
+            for k in range(2):  # the first change of a session is not what a class repeats
+                await asyncio.wait_for(session.set_input(0.5 + 0.01 * k), FIRST_RUN_TIMEOUT_S)
+            await quiet(server)
+            times, cpu, got = [], [], []
+            for k in range(args.rerun_count):
+                c0, r0 = sum(server.cpu()), session.received
+                times.append(await asyncio.wait_for(session.set_input(0.75 + 0.01 * k), FIRST_RUN_TIMEOUT_S))
+                await asyncio.sleep(0.05)  # what the server does after script_finished: its last sends
+                cpu.append(sum(server.cpu()) - c0)
+                got.append(session.received - r0)
+        except (TimeoutError, OSError, ConnectionError, RuntimeError, websockets.WebSocketException) as e:
+            errors.add(f'reruns {name}: {type(e).__name__}')
+            continue
+        finally:
+            await session.close()
+        out[name] = {
+            'query': query,
+            'reruns': len(times),
+            'server_cpu_ms_per_rerun': 1000 * sum(cpu) / len(cpu),
+            'round_trip_ms': summary([1000 * t for t in times]),
+            'received_bytes_per_rerun': sum(got) / len(got),
+        }
+        print(f'  rerun {name}: {out[name]["server_cpu_ms_per_rerun"]:.1f} ms of server CPU', flush=True)
+    return out
+
+
+async def inputs(server, args, errors):
+    """--input-sessions sessions on --ws-query, each changing an input every --input-every s for --input-seconds
+    (offsets spread over the interval), each change to a value no session set before: a class told "now set a to
+    5", each a little differently. The round trip of every change (send to script_finished), those not finished
+    within the window + 30 s counted as slower than all."""
+    sessions, _ = await open_sessions(server, args.ws_query, args.input_sessions, errors)
+    await quiet(server)
+    latencies, unfinished = [], [0]
+    load0, (cpu0, child0) = os.getloadavg(), server.cpu()
+    t0 = time.perf_counter()
+    deadline = t0 + args.input_seconds
+
+    async def drive(i, s):
+        await asyncio.sleep(args.input_every * i / max(1, len(sessions)))
+        tasks, k = [], 0
+        while time.perf_counter() < deadline:
+            k += 1
+            tasks.append(asyncio.ensure_future(s.set_input(1 + i + k / 1000)))
+            await asyncio.sleep(args.input_every)
+        done, pending = await asyncio.wait(tasks, timeout=30) if tasks else ((), ())
+        unfinished[0] += len(pending)
+        for task in pending:
+            task.cancel()
+        for task in done:
+            if task.exception() is not None:
+                errors.add(f'input change failed: {type(task.exception()).__name__}')
+            else:
+                latencies.append(1000 * task.result())
+
+    samples = []
+
+    async def sample_load():
+        while time.perf_counter() < deadline:
+            samples.append(os.getloadavg()[0])
+            await asyncio.sleep(5)
+
+    await asyncio.gather(sample_load(), *(drive(i, s) for i, s in enumerate(sessions)))
+    wall = time.perf_counter() - t0
+    (cpu1, child1), rss = server.cpu(), server.rss()
+    await close_sessions(sessions)
+    return {
+        'sessions': len(sessions),
+        'every_s': args.input_every,
+        'seconds': args.input_seconds,
+        'query': args.ws_query,
+        'changes': len(latencies) + unfinished[0],
+        'round_trip_ms': summary(latencies, unfinished[0]),
+        'server_cpu_s': cpu1 - cpu0,
+        'server_dot_cpu_s': child1 - child0,
+        'server_cpu_share_of_one_core': (cpu1 - cpu0) / wall,
+        'server_rss_mb_after': rss,
+        'load_average': {'at_start': load0, 'during_1min': samples, 'at_end': os.getloadavg()},
+    }
 
 
 def formula(i):
@@ -846,7 +1022,7 @@ def formula(i):
 
 def settings(args):
     if args.replica:  # what one replica holds, for README's sizing: the phases that measure it, bounded
-        args.phases = args.phases or 'hold,inputs,loads'
+        args.phases = args.phases or 'hold,saturate,loads'
         args.out = args.out or str(ROOT / 'bench' / 'results' / 'replica')
         sessions, hold, load = (50, 10, 5) if args.quick else (200, 30, 10)
         for key, value in dict(sessions=sessions, pages=2, hold_seconds=hold, load_seconds=load).items():
@@ -855,6 +1031,8 @@ def settings(args):
     if args.quick:
         defaults = dict(
             sessions=20,
+            input_sessions=20,
+            input_seconds=15,
             pages=2,
             hold_seconds=15,
             load_seconds=5,
@@ -864,13 +1042,15 @@ def settings(args):
             expressions=100,
             serial_sessions=20,
             chains=2,
-            input_clients=5,
-            input_seconds=8,
+            saturate_clients=5,
+            saturate_seconds=8,
             max_minutes=10,
         )
     else:
         defaults = dict(
             sessions=100,
+            input_sessions=100,
+            input_seconds=60,
             pages=4,
             hold_seconds=60,
             load_seconds=20,
@@ -879,16 +1059,16 @@ def settings(args):
             level_seconds=30,
             expressions=1000,
             serial_sessions=200,
-            chains=10,
-            input_clients=10,
-            input_seconds=20,
+            chains=50,
+            saturate_clients=10,
+            saturate_seconds=20,
             max_minutes=45,
         )
     for key, value in defaults.items():
         if getattr(args, key) is None:
             setattr(args, key, value)
     args.levels = [int(x) for x in str(args.levels).split(',') if x.strip()]
-    args.phases = [p.strip() for p in (args.phases or 'hold,loads,levels,memory').split(',')]
+    args.phases = [p.strip() for p in (args.phases or 'reruns,inputs,hold,loads,levels,memory').split(',')]
     args.out = args.out or str(ROOT / 'bench' / 'results' / 'load')
     return args
 
@@ -911,7 +1091,18 @@ async def run(args):
         'caches_mb': sum(c.maxsize for c in vars(shared).values() if isinstance(c, cachetools.Cache)) / shared.MB,
         'errors': errors,
     }
-    if {'hold', 'loads', 'levels', 'inputs'} & set(args.phases):
+    if {'reruns', 'inputs'} & set(args.phases):
+        with serve_app(timeout=120) as url:
+            server = Server(url)
+            await load_once(server, args.ws_query, errors)
+            if 'reruns' in args.phases:
+                print('reruns, one session at a time …', flush=True)
+                results['reruns'] = await reruns(server, args, errors)
+            if 'inputs' in args.phases:
+                print(f'inputs: {args.input_sessions} sessions changing an input every {args.input_every:g} s …')
+                results['inputs'] = await inputs(server, args, errors)
+                print(' ', line_inputs(results['inputs']), flush=True)
+    if {'hold', 'loads', 'levels', 'saturate'} & set(args.phases):
         with serve_app(timeout=120) as url:
             server = Server(url)
             results['server_rss_mb_at_start'] = server.rss()
@@ -932,17 +1123,18 @@ async def run(args):
                         r = await loads(server, query, args.load_clients, args.load_seconds, errors)
                         results['loads'][name] = r
                         print(f'  loads {name}: {r["loads_per_s"]:.1f}/s', flush=True)
-                if 'inputs' in args.phases and time.monotonic() < deadline:
-                    clients, seconds = args.input_clients, args.input_seconds
-                    print(f'inputs: {clients} sessions changing inputs for {seconds} s …', flush=True)
-                    results['inputs'] = await inputs(server, args.ws_query, clients, seconds, errors)
-                    print(f'  {results["inputs"]["changes_per_s"]:.1f} input changes a second', flush=True)
+                if 'saturate' in args.phases and time.monotonic() < deadline:
+                    clients, seconds = args.saturate_clients, args.saturate_seconds
+                    print(f'saturate: {clients} sessions changing inputs for {seconds} s …', flush=True)
+                    results['saturate'] = await saturate(server, args.ws_query, clients, seconds, errors)
+                    print(f'  {results["saturate"]["changes_per_s"]:.1f} input changes a second', flush=True)
                 if 'levels' in args.phases:
                     results['levels'] = await levels(server, pages, args, errors, deadline)
                 await pages.close()
                 await browser.close()
     if 'memory' in args.phases and time.monotonic() < deadline:
-        with serve_app(timeout=120) as url:
+        budgets = {'BACKPROP_LAYOUT_BUDGETS': args.layout_budgets} if args.layout_budgets else {}
+        with serve_app(timeout=120, env=budgets) as url:
             server = Server(url)
             print('memory, on a fresh server …', flush=True)
             results['memory'] = await memory(server, args, errors, deadline)
@@ -997,6 +1189,19 @@ def line_hold(r):
         f'{fmt(s["p50"])}/{fmt(s["p95"])}/{fmt(s["max"])} ms; settled p95 {fmt(st["p95"])} ms; '
         f'ws rerun p95 {fmt(ws["p95"])} ms; server CPU {r["server_cpu_s"]:.1f} s '
         f'({fmt(r["server_cpu_ms_per_step"], 2)} ms/step); RSS {r["server_rss_mb"]["after"]:.0f} MB'
+    )
+
+
+def line_inputs(r):
+    t = r['round_trip_ms']
+    load = r['load_average']
+    return (
+        f'{r["sessions"]} sessions, an input each every {r["every_s"]:g} s for {r["seconds"]:g} s: {r["changes"]} '
+        f'changes, round trip p50/p95/max {fmt(t["p50"], none=never(t))}/{fmt(t["p95"], none=never(t))}/'
+        f'{fmt(t["max"], none=never(t))} ms'
+        + (f' ({t["unfinished"]} never)' if t.get('unfinished') else '')
+        + f'; server {r["server_cpu_share_of_one_core"]:.2f} cores; load average {load["at_start"][0]:.2f} at start, '
+        f'{max(load["during_1min"] or [0]):.2f} at most during'
     )
 
 
@@ -1129,12 +1334,12 @@ def report(res):
             ),
             '',
         ]
-    i = res.get('inputs')
+    i = res.get('saturate')
     if i:
         c = i['change_s']
         out += [
-            '5. Input changes per second (each session changes an input, waits for its run, again; values never seen '
-            'before)',
+            '5. Input changes per second at saturation (each session changes an input, waits for its run, again; '
+            'values never seen before)',
             *table(
                 [
                     'page',
@@ -1163,6 +1368,19 @@ def report(res):
             ),  # fmt: skip
             '',
         ]
+    if res.get('reruns'):
+        rows = [
+            [name, f'{r["server_cpu_ms_per_rerun"]:.1f}', f'{fmt(r["round_trip_ms"]["p50"])}',
+             f'{r["received_bytes_per_rerun"] / 1000:,.1f}', r['reruns']]
+            for name, r in res['reruns'].items()
+        ]  # fmt: skip
+        out += [
+            'Reruns: an input changed by one session alone on the server (a value not seen before each time)',
+            *table(['page', 'server CPU ms/rerun', 'round trip p50 ms', 'kB received/rerun', 'reruns'], rows),
+            '',
+        ]
+    if res.get('inputs'):
+        out += ['Input changes under a class: ' + line_inputs(res['inputs']), '']
     mem = res.get('memory')
     if mem:
         e, s, c = mem['expressions'], mem['sessions'], mem['chains']
@@ -1189,12 +1407,25 @@ def report(res):
             ],
             ['2 s later', '-', '-', f'{mem["rss_mb_end_plus_2s"]:.0f}'],
         ]
+        st = mem.get('stalled')
+        if st:
+            rows += [
+                [f'{st["websockets"]} websockets that never read, open {st["seconds"]:g} s', '-', '-',
+                 f'{st["rss_mb_before"]:.0f} → {st["rss_mb_while_open"]:.0f}'],
+                ['5 s after they closed', '-', '-', f'{st["rss_mb_5s_after_closed"]:.0f}'],
+            ]  # fmt: skip
+        rows.append(['peak (VmHWM)', '-', '-', f'{mem.get("rss_mb_peak", float("nan")):.0f}'])
         goal = 'met' if mem['goal_met'] else 'NOT met'
         out += [
             '4. Memory (a fresh server; each load a new websocket session, closed before the next)',
             *table(['after', 'loaded', 's', 'RSS MB'], rows),
             f'goal: <= {mem["goal_mb_after_expressions"]} MB after {e["asked"]:,} distinct expressions: {goal}',
-            f'RSS along the expressions (count, MB): {e["rss_mb_curve"]}',
+            f'RSS along the expressions (count, MB): {e["rss_mb_curve"]}; along the chains: {c["rss_mb_curve"]}',
+            *(
+                [f'note: a chain page got only {c["received_bytes_min"]:,} bytes: its graph was not laid out']
+                if c.get('received_bytes_min', 1e9) < 1e6
+                else []
+            ),
             f'an expression: ?expr=custom&formula={e["example"]}; a chain: ?{c["example"]}',
             '',
         ]
@@ -1207,8 +1438,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     add = parser.add_argument
     add('--quick', action='store_true', help='a ~2-3 minute smoke run: every phase, smaller and shorter')
-    add('--replica', action='store_true', help='what one replica holds: hold, inputs, loads, into results/replica')
+    add('--replica', action='store_true', help='what one replica holds: hold, saturate, loads, into results/replica')
     add('--phases', help='comma-separated: hold, loads, levels, memory, inputs (hold,loads,levels,memory)')
+    add(
+        '--phases',
+        default=None,
+        help='comma-separated: reruns, inputs, hold, loads, levels, memory, saturate (all but saturate)',
+    )
     add(
         '--ws-steps',
         choices=['none', 'rerun'],
@@ -1225,9 +1461,21 @@ def main():
     add('--level-seconds', type=float, help='seconds per level (30)')
     add('--expressions', type=int, help='distinct typed formulas for the memory phase (1000)')
     add('--serial-sessions', type=int, help='sessions one after another for the memory phase (200)')
-    add('--chains', type=int, help='500-step chains with different inputs for the memory phase (10)')
-    add('--input-clients', type=int, help='sessions changing inputs at once in the inputs phase (10)')
-    add('--input-seconds', type=float, help='length of the inputs phase (20)')
+    add('--chains', type=int, help='500-step chains with different inputs for the memory phase (50)')
+    add(
+        '--layout-budgets',
+        help="the memory phase's server's layout budgets, 'full,quick' in s (layout.py's BACKPROP_LAYOUT_BUDGETS): on "
+        "a shared, loaded machine dot's CPU time for the 500-chain can pass the 5.5 s budget, and a chain refused "
+        'makes no body',
+    )
+    add('--stalled', type=int, default=3, help='websockets that never read, at the end of the memory phase (3)')
+    add('--stalled-seconds', type=float, default=20, help='how long they hang (20)')
+    add('--rerun-count', type=int, default=10, help='input changes per preset in the reruns phase (10)')
+    add('--input-sessions', type=int, help='sessions changing inputs in the inputs phase (100)')
+    add('--input-every', type=float, default=6.0, help='seconds between a session’s input changes (6)')
+    add('--input-seconds', type=float, help='length of the inputs phase (60)')
+    add('--saturate-clients', type=int, help='sessions changing inputs at once in the saturate phase (10)')
+    add('--saturate-seconds', type=float, help='length of the saturate phase (20)')
     add('--ws-query', default='expr=neuron', help='query string the websocket sessions open (expr=neuron)')
     add('--page-query', default='expr=neuron', help='query string the Chromium pages open (expr=neuron)')
     add('--max-minutes', type=float, help='stop starting new work after this long (45; --quick 10)')

@@ -352,10 +352,13 @@ def load(results):
     over = levels['first_over']
     neuron, chain = loads['neuron'], loads['chain 100']
     exprs, sessions, chains = memory['expressions'], memory['sessions'], memory['chains']
+    goal, stalled = memory['goal_mb_after_expressions'], memory.get('stalled')
     return joined(
         [
             f'On a {r["machine"]["cores"]}-core machine, with the load generator on the same cores (full output in '
-            '`bench/results/load.txt`):',
+            f'`bench/results/load.txt`; load average {r["machine"]["load_average_at_start"][0]:.1f} at the start: '
+            'the machine may have been shared with other work, which the steps in the page, drawn by Chromium on '
+            'these cores, feel; the server spends next to nothing on a step):',
             '',
             table(['load', 'step in the page p50 / p95 / max', 'server CPU per step', 'server RSS'], rows),
             '',
@@ -368,9 +371,28 @@ def load(results):
             'a load.',
             f'- **Memory:** {memory["rss_mb_start"]:.0f} MB at start, {memory["rss_mb_after_first_load"]:.0f} MB '
             f'after the first page, {exprs["rss_mb_after"]:.0f} MB after {exprs["loaded"]:,} distinct typed formulas '
-            f'one after another (goal ≤ {memory["goal_mb_after_expressions"]} MB: {met(memory["goal_met"])}), '
+            f'one after another (goal ≤ {goal} MB: {met(memory["goal_met"])}), '
             f'{sessions["rss_mb_after"]:.0f} MB after {sessions["loaded"]} more sessions one after another, and '
-            f'{chains["rss_mb_after"]:.0f} MB after {chains["loaded"]} chains of 500 steps.',
+            f'{chains["rss_mb_after"]:.0f} MB after {chains["loaded"]} chains of 500 steps with distinct inputs '
+            f'(goal ≤ {goal} MB: {met(chains["rss_mb_after"] <= goal)}'
+            + (
+                f'; layout budgets of {r["settings"]["layout_budgets"]} s for this part, so that a loaded machine '
+                'lays every chain out'
+                if r['settings'].get('layout_budgets')
+                else ''
+            )
+            + ')'
+            + (
+                f'; {stalled["websockets"]} websockets that never read, open {stalled["seconds"]:g} s: '
+                f'{stalled["rss_mb_before"]:.0f} → {stalled["rss_mb_while_open"]:.0f} MB, and '
+                f'{stalled["rss_mb_5s_after_closed"]:.0f} MB 5 s after they closed (goal ≤ {goal} MB: '
+                f'{met(max(stalled["rss_mb_while_open"], stalled["rss_mb_5s_after_closed"]) <= goal)}); '
+                f'the peak {memory["rss_mb_peak"]:.0f} MB'
+                if stalled
+                else ''
+            )
+            + '.',
+            *_reruns(r, results.get('load_before')),
         ]
     )
 
@@ -393,16 +415,81 @@ def replicas_for(n, r):
     hold = r['hold']
     room = REPLICA_MEMORY_MB - hold['server_rss_mb']['before_open'] - r['caches_mb']
     terms = {
-        'inputs': math.ceil(n / CHANGE_EVERY_S / r['inputs']['changes_per_s']),
+        'inputs': math.ceil(n / CHANGE_EVERY_S / r['saturate']['changes_per_s']),
         'loads': math.ceil(n / OPEN_WITHIN_S / r['loads']['neuron']['loads_per_s']),
         'memory': math.ceil(n * hold['rss_mb_per_session'] / room),
     }
     return {**terms, 'all': max(terms.values()) + 1}
 
 
+def _reruns(r, before):
+    """The input changes under a class, and each preset's server CPU a rerun, against the run before issue 22's
+    changes (bench/results/load_before) where there is one."""
+    if 'inputs' not in r or 'reruns' not in r:
+        return []
+    inputs, trip = r['inputs'], r['inputs']['round_trip_ms']
+    was = (before or {}).get('inputs', {}).get('round_trip_ms')
+    load = inputs['load_average']
+    rows = []
+    for name, row in r['reruns'].items():
+        was_row = (before or {}).get('reruns', {}).get(name)
+        rows.append([name, _rerun(was_row), _rerun(row), _sent(was_row), _sent(row)])
+    return [
+        f'- **Input changes under a class:** {inputs["sessions"]} sessions, each changing an input every '
+        f'{inputs["every_s"]:g} s for {inputs["seconds"]:g} s (each to a value nobody set before), on the neuron: '
+        f'p50 / p95 / max {fmt_ms(trip["p50"])} / {fmt_ms(trip["p95"])} / {fmt_ms(trip["max"])} from the change '
+        f'to the end of its run (goal p95 ≤ 1 s: {met(trip["p95"] is not None and trip["p95"] <= 1000)}), the '
+        f'server at {inputs["server_cpu_share_of_one_core"]:.2f} of a core'
+        + (
+            f'; before: {fmt_ms(was["p50"])} / {fmt_ms(was["p95"])}'
+            + (
+                f' ({was["unfinished"]:,} of {before["inputs"]["changes"]:,} never finished)'
+                if was.get('unfinished')
+                else ''
+            )
+            + f', load average at most {_most(before["inputs"]["load_average"]):.1f} during'
+            if was
+            else ''
+        )
+        + f'. Load average {load["at_start"][0]:.1f} at the start, at most {_most(load):.1f} during (the machine may '
+        'have been shared with other work).',
+        '',
+        'Server CPU for one input change, one session alone on the server (a value not set before each time; '
+        "Streamlit's gc.collect after every run is off, the graph is sent once a session, what every frame shares is "
+        'made once):',
+        '',
+        table(['page', 'server CPU before', 'after', 'sent a change, before', 'after'], rows),
+    ]
+
+
+NO_GRAPH_BYTES = 20_000  # a rerun that sent less showed no graph: its layout was refused (a busy, shared machine)
+
+
+def _rerun(row):
+    if row is None:
+        return '-'
+    refused = ' (no graph: layout refused)' if row['received_bytes_per_rerun'] < NO_GRAPH_BYTES else ''
+    return fmt_ms(row['server_cpu_ms_per_rerun']) + refused
+
+
+def _sent(row):
+    return '-' if row is None else f'{row["received_bytes_per_rerun"] / 1000:,.0f} kB'
+
+
+def _most(load):
+    return max([load['at_start'][0], *load['during_1min']])
+
+
+def fmt_ms(x):
+    """'23 ms', '1.2 s', or 'never' (a percentile that fell on a change that never finished)."""
+    if x is None:
+        return 'never'
+    return f'{x / 1000:.1f} s' if x >= 1000 else f'{x:.0f} ms'
+
+
 def replica(results):
     r = results['replica']
-    hold, inputs, loads = r['hold'], r['inputs'], r['loads']['neuron']
+    hold, inputs, loads = r['hold'], r['saturate'], r['loads']['neuron']
     base = hold['server_rss_mb']['before_open']
     room = REPLICA_MEMORY_MB - base - r['caches_mb']
     per_session = hold['rss_mb_per_session']
@@ -549,7 +636,7 @@ BLOCKS = {  # name: (the results it is made from, how)
     'engine': (('engine',), engine),
     'page': (('page',), page),
     'modes': (('modes',), modes),
-    'load': (('load',), load),
+    'load': (('load', 'load_before'), load),
     'replica': (('replica', 'load'), replica),
     'layout': (('layout',), layout),
     'layout-chains': (('layout',), chains),

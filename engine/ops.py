@@ -6,6 +6,7 @@ formula may call it (engine/parse.py reads this table). formula() is the one way
 nodes with it, and the page's captions and explanation write their formulas with it (pretty=True).
 """
 
+import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -164,6 +165,7 @@ def bracket(text, below, after_operator=False):
     return f'({text})' if needs else text
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of short texts, asked for each number each frame shows
 def binding(text):
     """How tightly a name or a number holds together: the loosest operator in it outside brackets.
 

@@ -123,6 +123,10 @@ class Trace:
 
     def final_after(self):
         """For each node, how many steps must be done before its grad is final (0: at the seed)."""
+        return list(self._final_after)
+
+    @functools.cached_property
+    def _final_after(self):  # made once: each frame's explanation asks (a 500-chain's body: 0.6 s of 0.7 s)
         done = [0] * len(self.nodes)
         for k, i in enumerate(range(self.output, -1, -1), start=1):
             for child, _ in self._written(i):

@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl
 
 import pytest
 from streamlit.testing.v1 import AppTest
-from test_player import replay
+from test_player import player_parts, replay
 
 import state
 from devtools.serve import LAYOUT_SOURCES, NO_DOT_PATH
@@ -65,14 +65,15 @@ class Page:
 
     def _player(self):
         (player,) = [e for e in self.at.main if getattr(e, 'key', None) == 'graph']
-        head, body = player.proto.bytes.split(b'\n', 1)
-        return json.loads(head), body
+        head, graph, body = player_parts(player)
+        return json.loads(head), graph, body
 
     def head(self):
         return self._player()[0]
 
     def body(self):
-        return json.loads(self._player()[1])
+        _, graph, body = self._player()
+        return json.loads(graph) | json.loads(body)
 
     def _follow(self):
         """The frame player.js shows after this run: a goto it has not obeyed moves it (an 'open' one only when it
@@ -116,8 +117,9 @@ class Page:
         return body['svg'].startswith('<svg') if self.source == 'dot' else body['dot'].startswith('digraph')
 
     def graph(self):
-        """What the graph is drawn from: the player's body (its layout and patches)."""
-        return self._player()[1]
+        """What the graph is drawn from: the player's graph (its layout) and body (its patches), as bytes."""
+        _, graph, body = self._player()
+        return graph + b'\n' + body
 
     def caption(self):
         """'Frame k of n · what it shows', as under the slider (as player.js writes it)."""

@@ -266,3 +266,27 @@ def test_a_step_sends_and_receives_nothing(page, app_server):
     expect(words(page)).to_have_attribute('data-frame', '1')
     page.wait_for_timeout(1500)
     assert not sent and not [n for n in received if n > 100]  # a step is the browser's alone (pings aside)
+
+
+def test_new_inputs_send_the_body_alone_and_a_page_that_lost_its_graph_gets_it_again(page, app_server):
+    # the graph is sent once a session and named after that (components/player's SENT); a page that lacks one it is
+    # taken to have (it skipped the run that sent it) says so and is sent it again, with no click
+    open_page(page, app_server, '?expr=reuse')
+    sizes = []
+    page.on('websocket', lambda ws: ws.on('framereceived', lambda payload: sizes.append(len(payload))))
+    page.reload()
+    expect(graph(page)).to_contain_text('3.0000')
+    first = max(sizes)
+    a = page.locator('[data-testid="stSidebar"]').get_by_role('spinbutton', name='a', exact=True)
+    sizes.clear()
+    a.fill('2.5')
+    a.press('Enter')
+    expect(graph(page)).to_contain_text('2.5000')
+    assert max(sizes) < first  # the body alone
+    page.evaluate('window.__backpropGraphs.clear()')  # as if the page had skipped the run that sent the graph
+    a.fill('1.5')
+    a.press('Enter')
+    expect(graph(page)).to_contain_text('1.5000')
+    expect(graph(page).locator(VALUES_AND_OPS)).to_have_count(8)
+    assert page.evaluate('window.__backpropGraphs.size') == 1
+    expect_no_traceback(page)

@@ -132,7 +132,7 @@ def test_a_visitor_who_leaves_is_dropped_from_the_line_and_those_behind_move_up(
 
 def test_exports_draw_on_all_cores_but_one_so_a_pages_layout_finds_a_core_free(monkeypatch):
     cores = exports.EXPORT_LANES + 1
-    monkeypatch.setattr(layout, '_slots', threading.BoundedSemaphore(cores))
+    monkeypatch.setattr(layout, '_slots', layout.Slots(cores))
     drawing, release = threading.Semaphore(0), threading.Event()
 
     def dot(source, budget, waiting, allowance, args=('-Tsvg',), **_):  # a dot run that lasts until released
@@ -163,22 +163,8 @@ def test_exports_draw_on_all_cores_but_one_so_a_pages_layout_finds_a_core_free(m
     assert not any(thread.is_alive() for thread in threads)
 
 
-class CountedSlots(threading.BoundedSemaphore):
-    """layout's slots, counting the tries to take one."""
-
-    def __init__(self, n):
-        super().__init__(n)
-        self.tries, self.tried = 0, threading.Event()
-
-    def acquire(self, blocking=True, timeout=None):
-        self.tries += 1
-        if self.tries >= 3:
-            self.tried.set()
-        return super().acquire(blocking, timeout)
-
-
 def test_in_its_turn_an_export_waits_for_the_core_a_pages_layout_holds_and_out_of_turn_it_is_told_busy(monkeypatch):
-    slots = CountedSlots(1)
+    slots = layout.Slots(1)
     monkeypatch.setattr(layout, '_slots', slots)
     monkeypatch.setattr(layout, 'SLOT_WAIT', 0.0)  # out of turn: no wait at all
     monkeypatch.setattr(layout, 'run', lambda *a, **k: b'<svg/>')
@@ -194,9 +180,8 @@ def test_in_its_turn_an_export_waits_for_the_core_a_pages_layout_holds_and_out_o
             got.append(exports._Dot().run('digraph {}', ['-Tsvg']))
 
     thread = threading.Thread(target=export, daemon=True)
-    slots.tries = 0
     thread.start()
-    assert slots.tried.wait(WAIT)  # it tried again and again rather than give up
+    eventually(lambda: slots.waiters() == 1)  # it waits for the core rather than give up
     assert got == []
     slots.release()  # the layout is done
     thread.join(WAIT)

@@ -3,7 +3,6 @@ frame's numbers, says what it is in its name, and every dot it takes is bounded 
 
 import io
 import re
-import threading
 import xml.etree.ElementTree as ET
 import zipfile
 
@@ -368,7 +367,7 @@ def test_the_dot_an_export_takes_is_paid_from_the_sessions_allowance(reuse):
 
 
 def test_when_every_core_is_laying_out_an_export_is_refused_as_busy(reuse, monkeypatch, dot_processes):
-    monkeypatch.setattr(layout, '_slots', threading.BoundedSemaphore(1))
+    monkeypatch.setattr(layout, '_slots', layout.Slots(1))
     monkeypatch.setattr(layout, 'SLOT_WAIT', 0.05)
     layout._slots.acquire()
     try:

@@ -183,8 +183,8 @@ def test_the_dot_time_a_session_spends_is_capped_per_minute():
 
 
 def test_when_every_core_is_laying_out_a_new_layout_is_refused_as_busy(monkeypatch):
-    monkeypatch.setattr(layout, '_slots', threading.BoundedSemaphore(1))
-    monkeypatch.setattr(layout, 'SLOT_WAIT', 0.1)
+    monkeypatch.setattr(layout, '_slots', layout.Slots(1))
+    monkeypatch.setattr(layout, 'FIRST_WAIT', 0.1)
     layout._slots.acquire()
     try:
         with pytest.raises(LayoutRefused, match='busy') as refused:
@@ -192,6 +192,58 @@ def test_when_every_core_is_laying_out_a_new_layout_is_refused_as_busy(monkeypat
         assert not refused.value.lasting
     finally:
         layout._slots.release()
+
+
+def test_the_cores_go_first_to_who_has_used_the_least_dot_time_then_to_who_came_first(monkeypatch):
+    # issue 22: six sessions laying out tangled formulas left 9 of 12 other visitors told the server was busy; in the
+    # fair line a visitor's first graph goes before their next layouts, whenever each asked. Deterministic: threads
+    # wait on the line itself, and nothing is about how long anything took
+    slots = layout.Slots(1)
+    monkeypatch.setattr(layout, '_slots', slots)
+    slots.acquire()  # a tangled layout holds the only core
+    order, threads = [], []
+
+    def ask(name, used):
+        allowance = Allowance()
+        allowance.spend(used)
+        with layout.slot(60, allowance=allowance):
+            order.append(name)
+
+    for name, used in [('heavy', 20.0), ('heavier', 25.0), ('first graph', 0.0), ('heavy again', 20.0),
+                       ('second first graph', 0.0)]:  # fmt: skip
+        threads.append(threading.Thread(target=ask, args=(name, used), daemon=True))
+        threads[-1].start()
+        deadline = time.monotonic() + 30
+        while slots.waiters() < len(threads):  # in line before the next asks
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+    slots.release()
+    for thread in threads:
+        thread.join(30)
+    assert order == ['first graph', 'second first graph', 'heavy', 'heavy again', 'heavier']
+
+
+def test_a_visitor_who_has_used_little_dot_time_waits_for_a_core_and_a_heavy_user_is_told_busy(monkeypatch):
+    slots = layout.Slots(1)
+    monkeypatch.setattr(layout, '_slots', slots)
+    monkeypatch.setattr(layout, 'SLOT_WAIT', 0.0)  # a heavy user: no wait at all
+    monkeypatch.setattr(layout, 'run', lambda *a, **k: b'<svg/>')
+    slots.acquire()
+    heavy = Allowance()
+    heavy.spend(layout.LIGHT_USE)
+    with pytest.raises(LayoutRefused, match='busy'):
+        lay_out(graph_of('a*b'), allowance=heavy)
+    got = []
+    thread = threading.Thread(target=lambda: got.append(lay_out(graph_of('a*b'))), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while slots.waiters() < 1:  # the light visitor waits in line
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert got == []
+    slots.release()  # the tangled layout is done
+    thread.join(30)
+    assert [layout.svg for layout in got] == ['<svg/>']
 
 
 # --- the page ------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ The patches are checked by replaying them against each frame's look worked out f
 driven with AppTest: the player is sent one body per expression and inputs, and steps with no script run.
 """
 
+import ast
 import json
 import re
 import subprocess
@@ -13,7 +14,9 @@ from xml.etree import ElementTree
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import components.player
 import layout
+import shared
 import state
 from components.player import GOTO, layout_svg
 from devtools.serve import NO_DOT_PATH
@@ -116,16 +119,46 @@ def start(query):
     return at
 
 
+GRAPHS = {}  # the graphs a page was sent, by name, as player.js keeps them: each is sent once a session
+
+
+def player_parts(element):
+    """What the player element is sent: (a line of JSON for this run, the graph's JSON as the page has it, sent in
+    this run or an earlier one, the layout's body), as bytes."""
+    head, graph, body = element.proto.bytes.split(b'\n', 2)
+    name = json.loads(head)['graph']
+    if graph:
+        GRAPHS[name] = graph
+    elif name not in GRAPHS:  # sent by a run before, whose data no test read: as the server keeps it
+        GRAPHS[name] = shared._bodies[('graph', *ast.literal_eval(name))]
+    return head, GRAPHS[name], body
+
+
 def player_bytes(at):
     """What the player is sent: (a line of JSON for this run, the layout's body), as bytes."""
     (player,) = [e for e in at.main if getattr(e, 'key', None) == 'graph']
-    head, body = player.proto.bytes.split(b'\n', 1)
+    head, _, body = player_parts(player)
     return head, body
 
 
 def player_data(at):
-    head, body = player_bytes(at)
-    return json.loads(head) | json.loads(body)
+    (player,) = [e for e in at.main if getattr(e, 'key', None) == 'graph']
+    return {key: value for part in player_parts(player) for key, value in json.loads(part).items()}
+
+
+def test_a_graph_is_sent_once_a_session_then_named_and_again_when_the_page_lacks_it():
+    at = start({'expr': 'reuse'})
+    (player,) = [e for e in at.main if getattr(e, 'key', None) == 'graph']
+    head, graph, _ = player.proto.bytes.split(b'\n', 2)
+    assert json.loads(graph)['svg'].startswith('<svg')
+    at.number_input(key='input:reuse:a').set_value(-1.0).run()  # new inputs, the same graph: named, not sent
+    (player,) = [e for e in at.main if getattr(e, 'key', None) == 'graph']
+    new_head, again, body = player.proto.bytes.split(b'\n', 2)
+    assert again == b'' and json.loads(new_head)['graph'] == json.loads(head)['graph'] and 'svg' not in json.loads(body)
+    at.session_state[components.player.SENT] = []  # what the page's 'missing' trigger does (_graph_missing)
+    at.run()
+    (player,) = [e for e in at.main if getattr(e, 'key', None) == 'graph']
+    assert player.proto.bytes.split(b'\n', 2)[1] == graph
 
 
 def test_the_player_gets_the_layout_every_frame_and_the_frame_to_start_at():

@@ -86,17 +86,20 @@ def show_player(scene, page):
     else:  # the browser lays it out: the same DOT, the same budget; made once per graph, as a layout is
         make = lambda: browser_layout(trace, width)  # noqa: E731
         graph, quick = shared.laid_out(expression=scene.expression, width=width, lay_out=make, source='browser'), False
-    key = (scene.key, 'svg' in graph)  # the body holds the layout, or the DOT the browser lays out
+    key = (scene.key, 'svg' in graph)  # with the layout, or with the DOT the browser lays out
     body = shared.player_body(
         key=key,
-        make=lambda: make_body(trace, list(scene.frames), width, scene.numeric, graph, scene.right, scene.learning,
+        make=lambda: make_body(trace, list(scene.frames), width, scene.numeric, {}, scene.right, scene.learning,
                                scene.in_pass, scene.mistakes),
     )  # fmt: skip
+    # the graph, the same for every input and frame (and 4.7 of a 500-chain's 6 MB), kept and sent apart: once
+    graph_key = (scene.expression_key, width, 'svg' in graph, quick)  # as shared.laid_out keeps the layouts
+    encoded = shared.player_body(key=('graph', *graph_key), make=lambda: json.dumps(graph).encode())
     goto = st.session_state.get(GOTO, NO_GOTO)
     stem = file_stem(scene.expression_key, scene.inputs)
     share_at = graph_player(
-        repr(key), body, page.speed, page.final_grads_shown, goto, present=page.present, table=page.table,
-        of=scene.whole, stem=stem,
+        repr(key), (repr(graph_key), encoded), body, page.speed, page.final_grads_shown, goto, present=page.present,
+        table=page.table, of=scene.whole, stem=stem,
     )  # fmt: skip
     return share_at, quick
 
@@ -165,7 +168,18 @@ def font_faces():
     )
 
 
-def graph_player(layout, body, speed, answers, goto, present=False, table=False, key='graph', of=None, stem='graph'):
+SENT = 'player_graphs'  # session state: the names of the graphs this session's player was sent, the newest last
+SENT_KEPT = 8  # that many: the page keeps twice as many (player.js's KEPT_GRAPHS)
+
+
+def _graph_missing():
+    """The page lacks a graph it was taken to have (it skipped the run that sent it): send every graph again."""
+    st.session_state[SENT] = []
+
+
+def graph_player(
+    layout, graph, body, speed, answers, goto, present=False, table=False, key='graph', of=None, stem='graph'
+):  # fmt: skip
     """Draw the player.
 
     `layout` names the body: the browser reads the body only when it is new. `present`: the presentation view
@@ -175,12 +189,24 @@ def graph_player(layout, body, speed, answers, goto, present=False, table=False,
     player that already shows a frame, as after a server restart, when its page reconnects to a new session.
     `of`: how many frames the whole pass has, where the body holds fewer (a quiz, up to its question).
     `stem`: the name of the files the player saves of a frame it laid out itself (exports.file_stem).
-    Each run sends one line of JSON, a newline, then `body`; while nothing changes they are the same bytes,
-    so Streamlit does not send them again. Returns what the Share button clicked in this run sent ({'frame', 'shape'}:
-    the frame, and the shape it was shown in; state.frame_to_share and state.shape_to_share read it), or None.
+    `graph`: (its name, its JSON) where `body` leaves it out: the layout or the DOT, sent once a session and named
+    after that (the page keeps it; when it lacks one, it says so and gets every graph again).
+    Each run sends one line of JSON, a newline, the graph's line (empty once sent), a newline, then `body`; while
+    nothing changes they are the same bytes, so Streamlit does not send them again. Returns what the Share button
+    clicked in this run sent ({'frame', 'shape'}: the frame, and the shape it was shown in; state.frame_to_share and
+    state.shape_to_share read it), or None.
     """
     head = {'layout': layout, 'speed': speed, 'answers': answers, 'goto': goto, 'present': present, 'table': table,
             'of': of, 'stem': stem, 'fonts': font_faces()}  # fmt: skip
+    name, encoded = graph
+    sent = st.session_state.setdefault(SENT, [])
+    if name in sent:  # the page has it
+        sent.remove(name)
+        encoded = b''
+    sent.append(name)
+    del sent[:-SENT_KEPT]
+    head['graph'] = name
     head = json.dumps(head).encode()
-    result = _PLAYER(key=key, data=head + b'\n' + body, default={}, on_share_change=lambda: None)
+    data = b'\n'.join([head, encoded, body])
+    result = _PLAYER(key=key, data=data, default={}, on_share_change=lambda: None, on_missing_change=_graph_missing)
     return result.get('share')

@@ -39,6 +39,11 @@ const PNG_PIXELS = 40e6; // at most, and at most CANVAS_SIDE px a side: a bigger
 const CANVAS_SIDE = 16384;
 const PROGRESS_MS = 250; // how often the line that says the graph is being laid out counts the seconds
 const KEPT_LAYOUTS = 8; // graphs laid out here that are kept: going back to one, or new inputs, lays out nothing
+// the graphs this page was sent (the server's layout or the DOT to lay out), by name: the server sends a graph once
+// per session and names it after that (components/player's SENT_KEPT, fewer than these); on the window, so that a
+// player drawn anew keeps them
+const KEPT_GRAPHS = 16;
+const GRAPHS = (window.__backpropGraphs ||= new Map());
 
 // Graphviz compiled to WebAssembly (static/graphviz/, from the npm registry), run in a Web Worker so that a tangled
 // graph never freezes the tab: the worker is ended at the layout's budget
@@ -668,10 +673,21 @@ class Player {
       box.scrollTop = row.offsetTop - head - (box.clientHeight - head - row.offsetHeight) / 2;
   }
 
-  // one run of the page: a line of JSON for this run, then the layout's body, read only when the layout is new
+  // one run of the page: a line of JSON for this run, a line with the graph (empty where this page has it by the
+  // name head.graph), then the layout's body; the last two read only when the layout is new
   update(bytes) {
     const cut = bytes.indexOf(10);
+    const graphEnd = bytes.indexOf(10, cut + 1);
     this.head = JSON.parse(utf8.decode(bytes.subarray(0, cut)));
+    let graph = GRAPHS.get(this.head.graph);
+    if (graphEnd > cut + 1 && !graph) graph = JSON.parse(utf8.decode(bytes.subarray(cut + 1, graphEnd)));
+    if (!graph) { // the server took it as sent, and this page never had it: a run it skipped. It is sent again
+      this.component?.setTriggerValue('missing', this.head.graph);
+      return;
+    }
+    GRAPHS.delete(this.head.graph); // the most recent last: the oldest goes first
+    GRAPHS.set(this.head.graph, graph);
+    if (GRAPHS.size > KEPT_GRAPHS) GRAPHS.delete(GRAPHS.keys().next().value);
     // the page's font (static/fonts/), in the page's head: Chromium ignores an @font-face in a shadow root
     if (!document.getElementById('backprop-fonts')) {
       document.head.append(Object.assign(document.createElement('style'), { id: 'backprop-fonts', textContent: this.head.fonts || '' }));
@@ -680,7 +696,7 @@ class Player {
     if (this.head.layout !== this.layout) {
       this.stop();
       this.layout = this.head.layout;
-      const body = JSON.parse(utf8.decode(bytes.subarray(cut + 1)));
+      const body = { ...graph, ...JSON.parse(utf8.decode(bytes.subarray(graphEnd + 1))) };
       if (body.svg === undefined) return this.layOutHere(body, this.head.layout);
       this.load(body, { wide: body.svg, ...body.fits });
     }
