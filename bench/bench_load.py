@@ -21,7 +21,7 @@ Sessions are of two kinds, on the same server:
   has no `.explain`, so there it is `.player[data-frame=k]`, the graph). For a step that reruns the script (today's
   page) they also clock "settled": to the second animation frame after Streamlit marks that run finished.
 
-Phases (--phases, default the first four):
+Phases (--phases, default reruns, inputs and the first four; saturate with --replica):
 1. hold: N sessions (--sessions, default 100: --pages of them Chromium, the rest websocket) held open for
    --hold-seconds (60), each stepping every --step-every (0.5) s. In-page step latency p50/p95/max, the server's CPU
    seconds (utime+stime from /proc, and its `dot` children) over the window and per step (with what it did after
@@ -39,7 +39,7 @@ Phases (--phases, default the first four):
    waiting for that run to finish, then the next, for --saturate-seconds (20): input changes served per second (the
    server saturated), each change's p50/p95 from send to script_finished, server CPU per change.
 --replica: what one replica holds, for sizing several (README's *Hosting for a class*): the phases hold (200
-sessions, 2 of them Chromium, 30 s; also RSS per open session), inputs and loads, into bench/results/replica.*.
+sessions, 2 of them Chromium, 30 s; also RSS per open session), saturate and loads, into bench/results/replica.*.
 Every wait has a timeout and every loop a count or a deadline; --max-minutes bounds the whole run.
 """
 
@@ -1439,7 +1439,6 @@ def main():
     add = parser.add_argument
     add('--quick', action='store_true', help='a ~2-3 minute smoke run: every phase, smaller and shorter')
     add('--replica', action='store_true', help='what one replica holds: hold, saturate, loads, into results/replica')
-    add('--phases', help='comma-separated: hold, loads, levels, memory, inputs (hold,loads,levels,memory)')
     add(
         '--phases',
         default=None,

@@ -507,9 +507,9 @@ def replica(results):
     return joined(
         [
             f'Measured by `python -m bench.bench_load --replica` (`bench/results/replica.txt`), one replica (one '
-            f'Python process: about one core at most) on a {r["machine"]["cores"]}-core machine shared with other '
-            f'work (load average {load_average:.1f} at the start; the load generator and Chromium on the same cores), '
-            f'so a dedicated core does at least as well (the same machine, nearly idle, served '
+            f'Python process: about one core at most) on a {r["machine"]["cores"]}-core machine (load average '
+            f'{load_average:.1f} at the start; the load generator and Chromium on the same cores), so a dedicated '
+            f'core does at least as well (the same machine, nearly idle, served '
             f'{results["load"]["loads"]["neuron"]["loads_per_s"]:.1f} page loads a second in *Load* above):',
             '',
             f'- **Sessions stepping:** {_sessions(hold)} sessions each stepping every '
