@@ -354,9 +354,11 @@ class _Tally:
 
 
 def _run(source, budget, waiting, allowance, args, program='dot'):
-    """layout.run, a busy server said as the exports say it."""
+    """layout.run, a busy server (or a run killed from outside) said as the exports say it."""
     try:
         return layout.run(source, budget, waiting, allowance, args, program=program)
+    except layout.Stopped as stopped:
+        raise ExportRefused(stopped.message) from None
     except layout.Busy:
         raise ExportRefused(BUSY) from None
 

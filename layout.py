@@ -185,6 +185,14 @@ class Busy(LayoutRefused):
         super().__init__('The server is busy laying out other graphs. Try again in a few seconds.')
 
 
+class Stopped(Busy):
+    """dot was killed before it finished (by the system's out-of-memory killer, or an operator): not the graph's
+    fault, so not lasting; the next try runs it again."""
+
+    def __init__(self):
+        LayoutRefused.__init__(self, 'The graph layout was stopped on the server before it finished. Try again.')
+
+
 WALL_FACTOR = 2.0  # a run may take this many times its budget on the clock, while the server is busy
 TICKS = os.sysconf('SC_CLK_TCK') if hasattr(os, 'sysconf') else 100
 CPU_RESOLUTION = 0.1  # s: ten of /proc's ticks; a budget shorter than this is kept by the clock
@@ -203,7 +211,8 @@ def run(source, budget, waiting, allowance, args=('-Tsvg',), program='dot'):
     """One bounded run of dot on `source` with `args` (the output format, -Tsvg, -Tpng, -Tpdf, and any -G attributes
     such as -Gdpi=192): its output as bytes, or None once dot itself has used `budget` s of CPU time: the graph is
     the reason, so the caller may take that as lasting. Busy when the clock reaches WALL_FACTOR times the budget
-    first (a busy server, not the graph); VisitorLeft when nobody waits any more. Killed in either case; the CPU
+    first (a busy server, not the graph); Stopped where something else killed it; VisitorLeft when nobody waits any
+    more. Killed in either case; the CPU
     time it used is paid from `allowance`. `program`: another one run the same way (exports runs rsvg-convert so).
     Where the CPU time cannot be read (no /proc), or the budget is under CPU_RESOLUTION, the clock stands for it."""
     start = time.monotonic()
@@ -234,6 +243,8 @@ def run(source, budget, waiting, allowance, args=('-Tsvg',), program='dot'):
                 used = max(used, _reaped(process, wait=True) or 0.0)
             ended.close()
             allowance.spend(used)
+        if process.returncode < 0:  # killed by a signal, not by this function
+            raise Stopped()
         if process.returncode != 0:
             err.seek(0)
             raise RuntimeError(f'{program} failed: {err.read().decode(errors="replace")[:300]}')

@@ -16,6 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 import components.player
+import exports
 import layout
 from engine import ExpressionError, parse_expression, trace_backward
 from layout import Allowance, LayoutRefused, VisitorLeft, lay_out
@@ -140,6 +141,27 @@ def test_a_dot_that_uses_its_cpu_budget_is_refused_for_good(monkeypatch, tmp_pat
     with pytest.raises(LayoutRefused, match='too tangled') as refused:
         lay_out(graph_of('a*b'))
     assert refused.value.lasting
+
+
+def test_a_dot_killed_mid_layout_is_said_on_the_page_and_the_next_try_lays_it_out(monkeypatch, tmp_path):
+    # the out-of-memory killer, or an operator: dot ends by a signal. The page says so in words (no exception box),
+    # and, not the graph's fault, it is not kept: the next visitor's try runs dot again
+    real_path = os.environ['PATH']
+    monkeypatch.setenv('PATH', fake_dot(tmp_path, 'import os, signal; os.kill(os.getpid(), signal.SIGKILL)'))
+    at = open_formula('a*b + c*d')
+    assert [w.value for w in at.warning] == [
+        'The graph layout was stopped on the server before it finished. Try again.'
+    ]
+    assert not [e for e in at.main if getattr(e, 'key', None) == 'graph']
+    monkeypatch.setenv('PATH', real_path)
+    at = open_formula('a*b + c*d')
+    assert not at.warning and [e for e in at.main if getattr(e, 'key', None) == 'graph']
+
+
+def test_an_export_whose_dot_is_killed_says_so(monkeypatch, tmp_path):
+    monkeypatch.setenv('PATH', fake_dot(tmp_path, 'import os, signal; os.kill(os.getpid(), signal.SIGKILL)'))
+    with pytest.raises(exports.ExportRefused, match='stopped on the server'):
+        exports._run('digraph {a}', 5.0, lambda: True, Allowance(), ['-Tsvg'])
 
 
 def test_the_cpu_time_of_a_process_is_read_and_grows_only_while_it_computes():
