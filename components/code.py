@@ -7,11 +7,9 @@ import functools
 import streamlit as st
 
 from components.markdown import md
-from engine import exercise
-from view.exercise import METHOD
+from engine import exercise, ops
 
 HINTS = 'code_hints'  # session state: (the bodies the hints are for, how many hints are shown)
-SYMBOL = {'add': '+', 'mul': '×', 'tanh': 'tanh'}
 BOX_STYLE = (
     '<style>.st-key-code_add textarea, .st-key-code_mul textarea, .st-key-code_tanh textarea {font-family: '
     '"DejaVu Sans Mono", "Source Code Pro", monospace; font-size: 0.85rem}</style>'
@@ -52,7 +50,7 @@ def checked_bodies(bodies, boxes=True):
 def _box(name, error):
     head, indent, tail = exercise.around(name)
     st.code(head, language='python', wrap_lines=True)
-    st.text_area(f'`{METHOD[name]}`: the body of its `_backward`', key=f'code_{name}', height=90,
+    st.text_area(f'`{exercise.METHODS[name]}`: the body of its `_backward`', key=f'code_{name}', height=90,
                  max_chars=exercise.MAX_BODY, label_visibility='collapsed',
                  placeholder='self.grad += …  (write grads with +=)')  # fmt: skip
     if error is not None:
@@ -111,8 +109,8 @@ def _hints(bodies, mistakes):
     level = shown[1] if shown and shown[0] == bodies else 0
     m = mistakes[0]
     steps = [
-        f'Look at your `{SYMBOL[m.name]}` (`{METHOD[m.name]}`).',
-        f'In `{METHOD[m.name]}`, the line for `{m.target}.grad`: {exercise.MISTAKES[m.kind]}.',
+        f'Look at your `{ops.symbol(exercise.OPS[m.name])}` (`{exercise.METHODS[m.name]}`).',
+        f'In `{exercise.METHODS[m.name]}`, the line for `{m.target}.grad`: {exercise.MISTAKES[m.kind]}.',
         f'The right line: `{m.right}`.',
     ]
     for text in steps[:level]:

@@ -13,21 +13,16 @@ from engine import exercise, ops
 from engine.code import INPUTS, grad_writes
 from engine.frames import grads_at
 from view.bug import bug_check, lost_parts
-from view.explanation import number, owner, scope
+from view.explanation import number, owner, same, scope
 from view.worked import Unreadable, factor, worked, write
 
 NAMES = {op: name for name, op in exercise.OPS.items()}  # '+' -> 'add'
-METHOD = {'add': '__add__', 'mul': '__mul__', 'tanh': 'tanh'}
-
-
-def _same(a, b):
-    return a == b or (a != a and b != b)
 
 
 def differing(trace, right, frame):
     """The nodes whose grad at `frame` is not the right engine's (one not written where the right one is, too)."""
     yours, ok = grads_at(trace, frame), grads_at(right, frame)
-    return [i for i, (g, r) in enumerate(zip(yours, ok)) if not (g is None and r is None) and not _same(g, r)]
+    return [i for i, (g, r) in enumerate(zip(yours, ok)) if not (g is None and r is None) and not same(g, r)]
 
 
 def first_difference(trace, right, frames):
@@ -78,13 +73,14 @@ def mistake_parts(trace, step, mistakes):
     rule asks, and the class of mistake, in a student's words."""
     node = trace.nodes[step.node]
     code = scope(trace, step)
-    symbol = ops.symbol(node.op) if node.op != 'tanh' else 'tanh'
+    symbol = ops.symbol(node.op)
     parts = []
     for m in mistakes_at(trace, step, mistakes):
         child = owner(trace.nodes[node.children[INPUTS.index(m.target)]].name)
         right = exercise.right_lines(node.op)[INPUTS.index(m.target)]
         yours = [s for slot, _, s in grad_writes(trace.backward_fn(step.node)) if INPUTS[slot] == m.target]
-        said = symbol if symbol == METHOD[m.name] else f'{symbol} ({METHOD[m.name]})'  # '× (__mul__)', 'tanh'
+        method = exercise.METHODS[m.name]
+        said = symbol if symbol == method else f'{symbol} ({method})'  # '× (__mul__)', 'tanh'
         runs = [('b', f'First difference: your {said}, for {m.target} = {child}. ')]
         if m.kind in ('pass', 'missing'):
             runs += [('', f'Your _backward never writes {m.target}.grad, so {child}.grad gets nothing from '
