@@ -12,12 +12,13 @@ from components.markdown import md, printable
 from components.modes import mode_control, mode_in_force
 from components.nonfinite import show_nonfinite
 from components.picker import choose_expression, chosen_expression, show_formula_error, show_heading
-from components.player import go_to, send_to, show_player, went_back_or_forward, widgets_in_browser
+from components.player import go_to, send_to, show_player
 from components.present import hide_control, presentation_controls
 from components.quiz import quiz_panel
 from engine import first_nonfinite
 from engine.frames import frames
-from shared import traced
+from server.cache import traced
+from server.streamlit_private import went_back_or_forward, widgets_in_browser
 from view.learning import tail_length
 from view.numbers import number_width
 from view.scene import Scene

@@ -1,4 +1,4 @@
-"""Benchmark the exports (exports.py): what each costs in time, in dot's time, and in bytes, on the graphs a lecturer
+"""Benchmark the exports (exports/): what each costs in time, in dot's time, and in bytes, on the graphs a lecturer
 would put on slides.
 
     python -m bench.bench_exports    # ~1 min; writes bench/results/exports.{txt,json} and the README's figure
@@ -16,10 +16,11 @@ import sys
 import time
 
 import exports
-import layout
 from bench import readme_tables
 from engine import PRESETS, chain, trace_backward
 from engine.frames import frames
+from server import layout
+from view import names
 from view.numbers import number_width
 
 GRAPHS = {'neuron': PRESETS['neuron'], 'reuse': PRESETS['reuse'], 'lecture': PRESETS['lecture'],
@@ -42,7 +43,7 @@ def main():
         leaves, out = expression.build(None)
         trace = trace_backward(out, leaves)
         all_frames, width = frames(trace), number_width(trace)
-        for export, run in exports_of(trace, all_frames, width, exports.file_stem(name)):
+        for export, run in exports_of(trace, all_frames, width, names.file_stem(name)):
             allowance = layout.Allowance(seconds=1e9)  # only to count the dot time: nothing is refused for it
             start = time.monotonic()
             try:
@@ -60,8 +61,9 @@ def main():
         'Export benchmark: bench/bench_exports.py',
         f'machine: {platform.processor() or platform.machine()}, Python {platform.python_version()}, '
         f'{subprocess.run(["dot", "-V"], capture_output=True, text=True).stderr.strip()}',
-        f'caps: {exports.EXPORT_FRAMES} frames, {exports.EXPORT_BUDGET:g} s of dot per export, GIF '
-        f'{exports.GIF_PIXELS:,} px (width x height x frames); PNG {exports.PNG_DPI} dpi, GIF {exports.GIF_DPI} dpi',
+        f'caps: {exports.EXPORT_FRAMES} frames, {exports.queue.EXPORT_BUDGET:g} s of dot per export, GIF '
+        f'{exports.render.GIF_PIXELS:,} px (width x height x frames); PNG {exports.render.PNG_DPI} dpi, '
+        f'GIF {exports.render.GIF_DPI} dpi',
         '',
         'graph      | export    | frames | total s | dot s |      bytes | ',
         '-' * 110,

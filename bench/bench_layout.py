@@ -1,4 +1,4 @@
-"""Benchmark the layout budget (layout.py): what dot costs on the graphs a link can ask for, and what the
+"""Benchmark the layout budget (server/layout.py): what dot costs on the graphs a link can ask for, and what the
 quick layout costs in time and in quality.
 
     python -m bench.bench_layout            # ~6 min: dot's own layout of the tangled graphs runs to the end
@@ -26,9 +26,9 @@ import sys
 import time
 from pathlib import Path
 
-import layout
 from bench import readme_tables
 from engine import PRESETS, chain, parse_expression, trace_backward
+from server import layout
 from view.graph import build_dot
 from view.numbers import number_width
 

@@ -70,10 +70,10 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
-import shared
 from bench import readme_tables
 from bench.bench_layout import sum_of_products
-from devtools.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
+from bench.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
+from server import cache
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -1094,8 +1094,8 @@ async def run(args):
             'load_average_at_start': os.getloadavg(),
         },
         'settings': {k: v for k, v in vars(args).items() if k != 'out'},
-        # what the server's shared caches may hold at most, all full (shared.py), for sizing a replica's memory
-        'caches_mb': sum(c.maxsize for c in vars(shared).values() if isinstance(c, cachetools.Cache)) / shared.MB,
+        # what the server's shared caches may hold at most, all full (cache.py), for sizing a replica's memory
+        'caches_mb': sum(c.maxsize for c in vars(cache).values() if isinstance(c, cachetools.Cache)) / cache.MB,
         'errors': errors,
     }
     if {'reruns', 'inputs'} & set(args.phases):
@@ -1547,7 +1547,7 @@ def main():
     add('--chains', type=int, help='500-step chains with different inputs for the memory phase (50)')
     add(
         '--layout-budgets',
-        help="the memory phase's server's layout budgets, 'full,quick' in s (layout.py's BACKPROP_LAYOUT_BUDGETS): on "
+        help="the memory phase's server's layout budgets, 'full,quick' in s (BACKPROP_LAYOUT_BUDGETS): on "
         "a shared, loaded machine dot's CPU time for the 500-chain can pass the 5.5 s budget, and a chain refused "
         'makes no body',
     )

@@ -6,7 +6,7 @@
     python -m bench.bench_page --modes         # the teaching modes beside the same graphs watched ('dot' only);
                                                # writes bench/results/modes.{json,txt}
 
-The layout sources (devtools.serve.LAYOUT_SOURCES): 'dot', the server lays the graph out with its dot and sends the
+The layout sources (bench.serve.LAYOUT_SOURCES): 'dot', the server lays the graph out with its dot and sends the
 SVG; 'browser', a server without dot sends the DOT and the player lays it out with Graphviz compiled to WebAssembly
 (static/graphviz/index.js) in a Web Worker. Either way the player then patches the SVG frame by frame.
 
@@ -53,9 +53,9 @@ from playwright.sync_api import sync_playwright
 
 from bench import FIRST_GRAPH_TIMEOUT_S, WARM_LOADS, readme_tables
 from bench.bench_layout import dot_of, sum_of_products
-from devtools.serve import CHROMIUM, CHROMIUM_ARGS, LAYOUT_SOURCES, NO_DOT_PATH, serve_app
+from bench.serve import CHROMIUM, CHROMIUM_ARGS, LAYOUT_SOURCES, NO_DOT_PATH, serve_app
 from engine import PRESETS, chain
-from layout import QUICK_NOTE
+from server.layout import QUICK_NOTE
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -142,7 +142,7 @@ LAID_OUT = f"""() => {{
   return [laid ? +laid.split(' ')[1] : null, said || quick];
 }}""".replace('QUICK_NOTE', json.dumps(QUICK_NOTE))
 
-# what the page says where it draws no graph: the server's refusals (layout.py) and the player's (player.js)
+# what the page says where it draws no graph: the server's refusals (server/layout.py) and the player's (player.js)
 REFUSED = ['too tangled', 'Try again in', 'could not be laid out']
 # runs in the page before Streamlit does: looks for the graph at every animation frame, and notes the
 # wall-clock time of the frame after it first has a size; every 250 ms, looks for a refusal instead

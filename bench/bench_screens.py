@@ -17,7 +17,7 @@ from urllib.parse import parse_qs
 from playwright.sync_api import sync_playwright
 
 from bench import readme_tables
-from devtools.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
+from bench.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'tests'))
 from test_browser_fit import GRAPHS, SCREENS, TEXTS, inside, settle  # noqa: E402

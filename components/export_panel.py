@@ -1,9 +1,9 @@
 """The share panel, and its exports for slides: the frame on screen as SVG, PNG or DOT, and the whole pass as a GIF,
-a PDF, a PowerPoint deck or a ZIP of SVGs. exports.py makes every file on the server from the frames the page steps
+a PDF, a PowerPoint deck or a ZIP of SVGs. exports/ makes every file on the server from the frames the page steps
 through; this opens the panel (share_panel: components/share.py's link and QR code, then these) and draws the
 buttons. A frame's files are made when their button is clicked, without a rerun; a whole pass is made when asked,
-with a progress bar, after its turn in exports.LINE, or had from another session that asked for the same
-(shared.made_file), and each file made stays for this session until the scenario changes, within SESSION_FILE_BYTES."""
+with a progress bar, after its turn in exports.queue.LINE, or had from another session that asked for the same
+(cache.made_file), and each file made stays for this session until the scenario changes, within SESSION_FILE_BYTES."""
 
 import dataclasses
 import functools
@@ -12,17 +12,19 @@ from dataclasses import dataclass
 import streamlit as st
 
 import exports
-import layout
 import state
 from components.markdown import md
 from components.share import link_url, share_dialog
 from engine.frames import clamp_frame, frames
-from shared import made_file, session_allowance, session_waiting
+from server import layout
+from server.cache import made_file, session_allowance
+from server.streamlit_private import session_waiting
+from view import names
 from view.learning import tail_length
 from view.scene import exact_key
 
 PPTX = 'application/vnd.openxmlformats-officedocument.presentationml.presentation'
-# label, file extension, mime type, the function of exports.py that makes it
+# label, file extension, mime type, the function of exports/ that makes it
 FRAME_FILES = (
     ('SVG (vector)', 'svg', 'image/svg+xml', exports.frame_svg),
     ('PNG (2× size, on white)', 'png', 'image/png', exports.frame_png),
@@ -51,9 +53,9 @@ class Shown:
     index: int
     width: int
     quick: bool  # the page's layout was the quick one: the exports use it too, so they are the same picture
-    stem: str  # exports.file_stem(...): what the files are called
+    stem: str  # names.file_stem(...): what the files are called
     key: tuple  # what the whole pass depends on: the expression, its inputs and the frames
-    of: int | None = None  # the count the page reads the frames' numbers against (exports.frame_numbers)
+    of: int | None = None  # the count the page reads the frames' numbers against (names.frame_numbers)
     whole: bool = True  # the frames reach the pass's end (a quiz holds back those after its question)
     questions: list | None = None  # the frames with a question before each step, where the page has none and is whole
     keep: tuple | None = None  # the indices of the frames a whole-pass file holds (exports.chosen_frames): all if None
@@ -64,7 +66,7 @@ class Shown:
 def share_panel(scene, page, quick, shape='wide'):
     """The share panel for the frame `page` names (page.frame, END for the last) of `scene` (a view.scene.Scene): a
     link to the page at that frame, its QR code, and the exports, the frames numbered as the page's caption numbers
-    them (exports.frame_numbers). `quick`: whether the page's layout was the quick one; `shape`: the shape the player
+    them (names.frame_numbers). `quick`: whether the page's layout was the quick one; `shape`: the shape the player
     showed the frame in (state.shape_to_share), which the frame's files are drawn in."""
     trace, all_frames = scene.trace, list(scene.frames)
     of = scene.in_pass + tail_length(trace, scene.learning)  # as the caption counts
@@ -72,14 +74,14 @@ def share_panel(scene, page, quick, shape='wide'):
     asked = any(f.ask for f in all_frames)
     whole = len(all_frames) == len(frames(trace, page.forward, page.leaves, ask=asked))
     shown = Shown(
-        trace, all_frames, index, scene.width, quick, stem=exports.file_stem(scene.expression_key, scene.inputs),
+        trace, all_frames, index, scene.width, quick, stem=names.file_stem(scene.expression_key, scene.inputs),
         key=(*scene.key, of), of=of, whole=whole, shape=shape,
         questions=None if asked or not whole else frames(trace, page.forward, page.leaves, True, page.hide),
     )  # fmt: skip
     allowance, waiting = session_allowance(), session_waiting()
     share_dialog(
         link_url(st.context.url or '', state.to_query(page)),
-        md(exports.frame_title(trace, all_frames, index, of)),
+        md(names.frame_title(trace, all_frames, index, of)),
         lambda: show_exports(shown, allowance, waiting),
     )
 
@@ -89,7 +91,7 @@ def show_exports(shown, allowance, waiting):
     the visitor is still there (a whole-pass export stops when they leave)."""
     can_draw = layout.has_dot()
     frame = shown.frames[shown.index]
-    name = shown.stem + exports.frame_suffix(shown.frames, shown.index, shown.of)
+    name = shown.stem + names.frame_suffix(shown.frames, shown.index, shown.of)
     st.markdown('**This frame, for a slide**')
     picture = {'trace': shown.trace, 'frame': frame, 'width': shown.width, 'quick': shown.quick, 'shape': shown.shape}
     if not can_draw:  # the player laid this frame out in the browser, so the browser saves it; the DOT needs no dot
@@ -102,8 +104,8 @@ def show_exports(shown, allowance, waiting):
             label, data, f'{name}.{ext}', mime, on_click='ignore', icon=':material/download:', width='stretch'
         )
     if not can_draw:
-        names = ', '.join(label for label, *_ in PASS_FILES)
-        st.info(exports.no_dot(f'The whole pass ({names})'), icon=':material/info:')
+        kinds = ', '.join(label for label, *_ in PASS_FILES)
+        st.info(exports.no_dot(f'The whole pass ({kinds})'), icon=':material/info:')
         return
 
     shown = choose_frames(shown)
@@ -140,7 +142,7 @@ def choose_frames(shown):
         'answers it.',
     )  # fmt: skip
     all_frames = shown.questions if questions else shown.frames
-    numbers, _ = exports.frame_numbers(all_frames, shown.of)
+    numbers, _ = names.frame_numbers(all_frames, shown.of)
     first, last = 1, numbers[-1]
     if last > 1:  # the key follows the pass's length: a new scenario starts from its whole range
         first, last = st.slider('From frame … to frame …', 1, last, (1, last), key=f'export_range_{last}')
@@ -233,7 +235,7 @@ def ordinal(n):
 
 def _make_pass(shown, file, make, allowance, waiting, kept):
     """Make one whole-pass file (`file`: its label, extension and mime type), or have it from a session that made the
-    same (shared.made_file), with a progress bar: while it waits its turn (exports.LINE), its place in line and about
+    same (cache.made_file), with a progress bar: while it waits its turn (exports.queue.LINE), its place in line and
     how long, then each picture drawn. Kept among this session's files (`kept`, _keep), or, too big to keep,
     offered once."""
     label, ext, mime = file
@@ -248,7 +250,7 @@ def _make_pass(shown, file, make, allowance, waiting, kept):
         def told(place, seconds):
             tell(0.0, f'{ordinal(place)} in line, about {seconds} s')
 
-        with exports.LINE.turn(ext, pictures, waiting, told):
+        with exports.queue.LINE.turn(ext, pictures, waiting, told):
             progress(0, pictures)
             return make(
                 shown.trace, shown.frames, shown.width, quick=shown.quick, progress=progress,

@@ -3,8 +3,8 @@
 
 import streamlit as st
 
-import shared
 from engine import learn
+from server import cache
 from view.learning import Learning, steps_text
 
 
@@ -16,7 +16,7 @@ def learning_after(expression, values, lr, steps):
     update = learn.step(expression, now, lr)  # and one more: the step the tail shows
     after = update.values
     descent = learn.Descent([*taken.values, after], [*taken.losses, learn.loss(expression, after)])
-    after_trace = shared.traced(expression=expression, values=tuple(after.items()))[0]
+    after_trace = cache.traced(expression=expression, values=tuple(after.items()))[0]
     return Learning(lr, update, after_trace, descent), now
 
 

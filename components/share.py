@@ -11,9 +11,8 @@ from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 import segno
 import streamlit as st
-from streamlit import config, net_util
-from streamlit.web.server.server import server_address_is_unix_socket
-from streamlit.web.server.server_util import get_url
+
+from server.streamlit_private import network_url
 
 QR_PIXELS = 480  # on screen at least (a phone's narrower panel: its width): a 600-character link's code is 101
 # modules wide with its border, 5 px a module, 505 px, scannable across a room
@@ -76,24 +75,6 @@ def links_to_share(link, network):
         return [Link(link, FOR_HERE_ONLY)], NO_NETWORK.format(host=host)
     for_others = urlunsplit((there.scheme, there.netloc, page.path, page.query, ''))
     return [Link(for_others, FOR_OTHERS), Link(link, FOR_HERE, scan=False)], None
-
-
-def network_url():
-    """The address other machines reach this server at, as `streamlit run` prints it (Streamlit's
-    web/bootstrap.py, _print_url): browser.serverAddress if set; else server.address if the server is bound to one
-    address; else the "Network URL", this machine's address on its network (net_util.get_internal_ip, which says
-    127.0.0.1 when there is none). None on a Unix socket, which only a proxy on this machine reaches."""
-    if config.is_manually_set('browser.serverAddress'):
-        host = config.get_option('browser.serverAddress')
-    elif server_address_is_unix_socket():
-        return None
-    elif config.is_manually_set('server.address') and config.get_option('server.address') not in {'0.0.0.0', '::'}:
-        host = config.get_option('server.address')
-    else:
-        host = net_util.get_internal_ip()
-    if not host:
-        return None
-    return get_url(f'[{host}]' if ':' in host and not host.startswith('[') else host)  # an IPv6 address, bracketed
 
 
 def qr_code(url):

@@ -5,13 +5,13 @@ import subprocess
 
 import pytest
 
-import layout
-from devtools.serve import CHROMIUM, CHROMIUM_ARGS, LAYOUT_SOURCES, ServerError, check_chromium, serve_app
+from bench.serve import CHROMIUM, CHROMIUM_ARGS, LAYOUT_SOURCES, ServerError, check_chromium, serve_app
+from server import layout
 
 
 @pytest.fixture
 def dot_processes(monkeypatch):
-    """Every dot process layout.py starts (a layout or an export), to check each has ended."""
+    """Every dot process server/layout.py starts (a layout or an export), to check each has ended."""
     started, popen = [], subprocess.Popen
 
     def recording(*args, **kwargs):
@@ -23,7 +23,7 @@ def dot_processes(monkeypatch):
 
 
 class Served(str):
-    """The base URL, knowing where the server's player gets its layout (devtools.serve.LAYOUT_SOURCES)."""
+    """The base URL, knowing where the server's player gets its layout (bench.serve.LAYOUT_SOURCES)."""
 
     def __new__(cls, url, source):
         served = super().__new__(cls, url)

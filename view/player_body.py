@@ -3,13 +3,13 @@ caption, explanation, sums and node table, made once here and encoded as JSON (c
 
 import json
 
-from exports import frame_labels, frame_suffixes
 from view.bug import bug_caption, bug_parts, bug_summary_html
 from view.depth_plot import depth_plots
 from view.exercise import code_caption, code_parts, code_summary_html, first_difference
 from view.explanation import caption, explain, explanation_html, frame_rules
 from view.graph import LEGEND, LOST_LEGEND, blank_label, label_width
 from view.learning import learning_tail
+from view.names import frame_labels, frame_suffixes
 from view.node_table import BESIDE_CODE, BESIDE_COLUMN, table_columns
 from view.numbers import HIDDEN
 from view.patches import frame_patches
@@ -23,7 +23,7 @@ def make_body(trace, all_frames, width, numeric, graph, right=None, learning=Non
     `numeric` None (a quiz not finished). On the `=` engine, or a student's bodies (whose `mistakes`,
     engine.exercise.diagnose's, are named at the first difference), `right` is the right trace beside it; `learning`
     (view.learning.Learning) adds the frames of one step of learning after the pass. Each frame's number, as
-    its caption says it, and its file's (exports.frame_numbers) count `in_pass` frames in the pass where given (a quiz
+    its caption says it, and its file's (names.frame_numbers) count `in_pass` frames in the pass where given (a quiz
     held at its question counts the whole pass as watched)."""
     patches = frame_patches(trace, all_frames, width, right)
     captions = [caption(trace, f) for f in all_frames]
@@ -97,7 +97,7 @@ def encode_body(
     (view.learning.loss_plots), or None where neither applies.
     near: per value, [its inputs, the values it feeds] (neighbours), kept in sight with it when the view scrolls.
     labels, files: per frame, 'Frame 3 of 16' before its caption and '_f03' in a saved frame's file name
-    (exports.frame_labels, exports.frame_suffixes); by default the frames counted from 1.
+    (names.frame_labels, names.frame_suffixes); by default the frames counted from 1.
     marks: the frames the slider marks: a student's first difference from the right engine.
     """
     body = {

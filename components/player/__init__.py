@@ -10,14 +10,13 @@ import json
 from pathlib import Path
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-import layout
-import picture
-import shared
-from exports import file_stem
-from layout import QUICK_NOTE, LayoutRefused, has_dot, lay_out, quickened
+from exports import picture
+from server import cache, layout
+from server.layout import QUICK_NOTE, LayoutRefused, has_dot, lay_out, quickened
+from server.streamlit_private import session_waiting
 from view.graph import SHAPES, build_dot
+from view.names import file_stem
 from view.player_body import make_body
 
 HERE = Path(__file__).parent
@@ -25,7 +24,7 @@ _PLAYER = st.components.v2.component(
     'backprop_graph_player', css=(HERE / 'player.css').read_text(), js=(HERE / 'player.js').read_text()
 )
 GRAPHVIZ_JS = 'app/static/graphviz/index.js'  # static/graphviz/, served by Streamlit (server.enableStaticServing)
-FONTS = 'app/static/fonts/'  # static/fonts/: the page's font, DejaVu Sans Mono (scripts/update-fonts.sh)
+FONTS = 'app/static/fonts/'  # static/fonts/: the page's font, DejaVu Sans Mono (bench/update-fonts.sh)
 GOTO = 'player_goto'  # session state: where the page last sent the player, {'id', 'frame', 'open'} (go_to)
 NO_GOTO = {'id': 0, 'frame': 0, 'open': True}  # before any: the first frame
 
@@ -40,32 +39,6 @@ def go_to(frame, opening):
     st.session_state[GOTO] = {'id': goto['id'] + 1, 'frame': frame, 'open': opening}
 
 
-def went_back_or_forward():
-    """Whether this run is the browser's Back or Forward (state.follow_link). Streamlit keeps that on the run's
-    context and has no public call for it; where it has none, True: every link that arrives is followed."""
-    return getattr(get_script_run_ctx(), 'is_history_navigation', True)
-
-
-SENT_AS = ('bool_value', 'double_value', 'int_value', 'string_value')  # a toggle, a number box, a text or a choice
-
-
-def widgets_in_browser():
-    """{key: value} of the keyed widgets whose values the browser sent with this run, as it sent them (state.
-    follow_link keeps them at a first run: a page that reconnected to a new session). Streamlit names a keyed widget's
-    id '$$ID-<hash>-<key>' and has no public call for the values sent; where it has none, none."""
-    ctx = get_script_run_ctx()
-    try:
-        states = ctx.session_state.get_widget_states() if ctx is not None else []
-    except AttributeError:
-        return {}
-    sent = {}
-    for s in states:
-        kind, parts = s.WhichOneof('value'), s.id.split('-', 2)
-        if kind in SENT_AS and len(parts) == 3:
-            sent[parts[2]] = getattr(s, kind)
-    return sent
-
-
 def send_to(frame):
     """Send the player to `frame` at once, even if it shows one already."""
     go_to(frame, opening=False)
@@ -75,7 +48,7 @@ def show_player(scene, page):
     """The graph player for `scene` (a view.scene.Scene), drawn as `page` (a state.PageState) asks: its speed, the
     presentation view, the node table's answers.
 
-    The layout and the body come from shared.py's caches, the body kept by the scene's key; dot runs on the
+    The layout and the body come from cache.py's caches, the body kept by the scene's key; dot runs on the
     visitor's allowance, and when the graph cannot be laid out the page says why and stops. Returns (the frame whose
     Share button was clicked in this run, as the browser sent it, or None; whether the layout is the quick one, which
     the exports then use too).
@@ -85,16 +58,16 @@ def show_player(scene, page):
         graph, quick = server_layout(scene.expression, trace, width)
     else:  # the browser lays it out: the same DOT, the same budget; made once per graph, as a layout is
         make = lambda: browser_layout(trace, width)  # noqa: E731
-        graph, quick = shared.laid_out(expression=scene.expression, width=width, lay_out=make, source='browser'), False
+        graph, quick = cache.laid_out(expression=scene.expression, width=width, lay_out=make, source='browser'), False
     key = (scene.key, 'svg' in graph)  # with the layout, or with the DOT the browser lays out
-    body = shared.player_body(
+    body = cache.player_body(
         key=key,
         make=lambda: make_body(trace, list(scene.frames), width, scene.numeric, {}, scene.right, scene.learning,
                                scene.in_pass, scene.mistakes),
     )  # fmt: skip
     # the graph, the same for every input and frame (and 4.7 of a 500-chain's 6 MB), kept and sent apart: once
-    graph_key = (scene.expression_key, width, 'svg' in graph, quick)  # as shared.laid_out keeps the layouts
-    encoded = shared.player_body(key=('graph', *graph_key), make=lambda: json.dumps(graph).encode())
+    graph_key = (scene.expression_key, width, 'svg' in graph, quick)  # as cache.laid_out keeps the layouts
+    encoded = cache.player_body(key=('graph', *graph_key), make=lambda: json.dumps(graph).encode())
     goto = st.session_state.get(GOTO, NO_GOTO)
     stem = file_stem(scene.expression_key, scene.inputs)
     share_at = graph_player(
@@ -114,14 +87,14 @@ def fitted_shapes(trace):
 
 
 def server_layout(expression, trace, width):
-    """The graph laid out by this server's dot, from shared.py's cache, as the player's body carries it ({'svg',
+    """The graph laid out by this server's dot, from cache.py's cache, as the player's body carries it ({'svg',
     'fits': {shape: svg}}), and whether it is the quick layout. When it cannot be laid out, the page says why and
     stops. A tangled graph laid out quickly gets no other shape: each would cost its budget again."""
-    allowance, waiting = shared.session_allowance(), shared.session_waiting()
+    allowance, waiting = cache.session_allowance(), session_waiting()
 
     def shaped(shape):
         make = lambda: layout_svg(trace, width, waiting, allowance, shape)  # noqa: E731
-        return shared.laid_out(expression=expression, width=width, lay_out=make, shape=shape)
+        return cache.laid_out(expression=expression, width=width, lay_out=make, shape=shape)
 
     try:
         with st.spinner('Laying out the graph…', show_time=True):
@@ -137,7 +110,7 @@ def server_layout(expression, trace, width):
 
 def browser_layout(trace, width):
     """What the player lays out in the browser where the server has no dot: the same value-free DOT as layout_svg's,
-    the graph attributes of layout.py's quick layout, the same budgets, and what the page says past them.
+    the graph attributes of server/layout.py's quick layout, the same budgets, and what the page says past them.
     `url`: the Graphviz module (root-relative, under server.baseUrlPath)."""
     dot = build_dot(trace, None, width)
     quick = {k: v for k, v in quickened(dot).graph_attr.items() if dot.graph_attr.get(k) != v}
@@ -152,13 +125,13 @@ def browser_layout(trace, width):
 def layout_svg(trace, width, waiting=lambda: True, allowance=None, shape='wide'):
     """The graph laid out once in `shape` (a layout.Layout), with no one's numbers in it: every frame has this
     layout, only texts and colours differ, and frame 0's patch writes every number. So a layout shared between
-    visitors holds none of their values. Within layout.py's budget, or LayoutRefused."""
+    visitors holds none of their values. Within server/layout.py's budget, or LayoutRefused."""
     return lay_out(build_dot(trace, None, width, shape=shape), waiting, allowance)
 
 
 def font_faces():
     """The page's @font-face rules for DejaVu Sans Mono, served from static/fonts/ (under server.baseUrlPath): the
-    graph is drawn in it on every machine (a Mac has none of its own), as its exported files are (picture.py)."""
+    graph is drawn in it on every machine (a Mac has none of its own), as its exported files are (exports.picture)."""
     base = (st.get_option('server.baseUrlPath') or '').strip('/')
     url = '/' + '/'.join(filter(None, [base, FONTS]))
     return ' '.join(
@@ -188,7 +161,7 @@ def graph_player(
     a new id moves the player to `frame`, except that an `open` goto (a visitor's first run) does not move a
     player that already shows a frame, as after a server restart, when its page reconnects to a new session.
     `of`: how many frames the whole pass has, where the body holds fewer (a quiz, up to its question).
-    `stem`: the name of the files the player saves of a frame it laid out itself (exports.file_stem).
+    `stem`: the name of the files the player saves of a frame it laid out itself (names.file_stem).
     `graph`: (its name, its JSON) where `body` leaves it out: the layout or the DOT, sent once a session and named
     after that (the page keeps it; when it lacks one, it says so and gets every graph again).
     Each run sends one line of JSON, a newline, the graph's line (empty once sent), a newline, then `body`; while

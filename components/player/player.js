@@ -816,7 +816,7 @@ class Player {
   }
 }
 
-// the DOT with graph attributes set at its end, where they win over those at its head (layout.py's quick layout)
+// the DOT with graph attributes set at its end, where they win over those at its head (server/layout.py's quick layout)
 function withGraphAttributes(dot, attributes) {
   const set = Object.entries(attributes).map(([k, v]) => `${k}="${v}"`).join(' ');
   return dot.replace(/\}\s*$/, `graph [${set}]\n}`);

@@ -1,0 +1,229 @@
+"""Screenshots of the page for the docs: `python -m bench.screenshots` (needs Debian's chromium at /usr/bin/chromium).
+
+Starts `streamlit run app.py` on a free port (bench/serve.py, as the browser tests do), opens each view by its link
+(?expr=...&step=...) in a fresh page, and saves a full-page PNG at 1600x1000 into docs/; the presentation view, made
+to fit its window, as the window of a 1920x1080 projector; and the window of a phone and of a laptop (screen-*.png).
+One picture per teaching mode (mode-*.png): your own _backward, the = bug, the
+quiz (its first question answered in the page), the quiz in the presentation view and one step of learning.
+"""
+
+import re
+import sys
+import urllib.parse
+from pathlib import Path
+
+from playwright.sync_api import expect, sync_playwright
+
+from bench.serve import CHROMIUM, CHROMIUM_ARGS, check_chromium, serve_app
+
+DOCS = Path(__file__).resolve().parent.parent / 'docs'
+
+VIEWPORT = {'width': 1600, 'height': 1000}
+GRAPH = '.player .view svg'  # the player's graph
+MLP_FRAME = 44  # mid-backward: h2 × v2 passes its grad back; some grads final, some still collecting, some not yet
+PROJECTOR = {'width': 1920, 'height': 1080}
+NEURON_FRAME = 14  # mid-backward: x1*w1 passes its grad back, x1.grad += w1.data × 0.5 = -1.5
+NEURON_X2_W2 = 11  # x2*w2 passes its grad back: x2.grad += w2.data × 0.5 = 0.5, w2.grad += x2.data × 0.5 = 0
+NEURON_SEED = 6  # the seed, o.grad = 1, in its own look
+REUSE_BUG_FRAME = 7  # a*b's a.grad = replaces what a*a wrote: its edge struck through
+REUSE_ASK_A = 7  # the presentation quiz on reuse: a*a's step asks for a.grad (3 + 3)
+
+expect.set_options(timeout=30_000)
+
+
+def caption(page):
+    return page.locator('.player .caption, [data-testid="stCaptionContainer"]').filter(
+        has_text=re.compile(r'^Frame \d+ of \d+')
+    )
+
+
+def open_view(browser, url, query, viewport=VIEWPORT):
+    """A fresh page (its own session) showing `query`, with the graph drawn; returns (page, the frame's number, the
+    count), as the caption says them: 'Frame 10 of 10', counted from 1 (a link's step= counts from 0)."""
+    page = browser.new_page(viewport=viewport)
+    page.goto(f'{url}/{query}')
+    expect(page.locator('[data-testid="stApp"]')).to_be_visible()
+    expect(page.locator(GRAPH)).to_be_visible()
+    expect(caption(page)).to_be_visible()
+    page.wait_for_load_state('networkidle')
+    page.evaluate('document.fonts.ready')
+    k, n = map(int, re.match(r'Frame (\d+) of (\d+)', caption(page).text_content()).groups())
+    return page, k, n
+
+
+def grads(page):
+    """{name: grad as shown} for every value box in the graph."""
+    rows = (
+        page.locator(GRAPH)
+        .locator('g.node')
+        .evaluate_all('nodes => nodes.map(g => [...g.querySelectorAll("text")].map(t => t.textContent.trim()))')
+    )
+    return {texts[0]: texts[4] for texts in rows if len(texts) == 5 and texts[1] == 'data'}
+
+
+def save(page, name):
+    """A full-page PNG. The app scrolls inside its own container, so grow the viewport to the content first."""
+    height = page.evaluate(
+        '() => Math.max(...[...document.querySelectorAll(\'[data-testid="stMain"], [data-testid="stSidebarContent"]\')]'
+        '.map(e => e.scrollHeight))'
+    )
+    page.set_viewport_size({'width': VIEWPORT['width'], 'height': max(VIEWPORT['height'], height)})
+    page.wait_for_timeout(500)  # let the chart refit to the new size
+    path = DOCS / name
+    page.screenshot(path=str(path), full_page=True)
+    print(f'wrote {path.relative_to(DOCS.parent)} ({page.viewport_size["width"]}x{page.viewport_size["height"]})')
+    page.close()
+
+
+def save_window(page, name):
+    """The window as it is: the presentation view fits itself to it."""
+    page.wait_for_timeout(500)  # the player fits the graph once the controls above it are drawn
+    path = DOCS / name
+    page.screenshot(path=str(path))
+    print(f'wrote {path.relative_to(DOCS.parent)} ({page.viewport_size["width"]}x{page.viewport_size["height"]})')
+    page.close()
+
+
+# the screens the page fits itself to (tests/test_browser_fit.py checks each): a phone held upright, in Chromium's
+# mobile emulation, and a laptop's window beside the sidebar; each picture is the window scrolled to the player
+PHONE = {'viewport': {'width': 390, 'height': 844}, 'is_mobile': True, 'has_touch': True, 'device_scale_factor': 2}
+LAPTOP = {'viewport': {'width': 1366, 'height': 768}}
+SCREENS = [
+    (PHONE, f'?expr=reuse&step={REUSE_BUG_FRAME - 1}', 'screen-phone-reuse.png'),
+    (PHONE, f'?expr=neuron&step={NEURON_FRAME}', 'screen-phone-neuron.png'),
+    (LAPTOP, '?expr=lecture&step=9', 'screen-laptop-lecture.png'),
+    (LAPTOP, '?expr=mlp&step=44', 'screen-laptop-mlp.png'),
+]
+
+
+def save_screen(browser, url, options, query, name):
+    """The window of a fresh browser of `options` (a phone's, a laptop's), scrolled to the player."""
+    context = browser.new_context(**options)
+    page = context.new_page()
+    page.goto(f'{url}/{query}')
+    expect(page.locator(GRAPH)).to_be_visible()
+    page.evaluate('document.fonts.ready')
+    page.wait_for_timeout(800)  # the player picks its shape once Streamlit's layout has settled
+    page.locator('.player').evaluate("root => root.scrollIntoView({block: 'start'})")
+    path = DOCS / name
+    page.screenshot(path=str(path))
+    shape = page.locator('.player').get_attribute('data-shape')
+    size = options['viewport']
+    print(f'wrote {path.relative_to(DOCS.parent)} ({size["width"]}x{size["height"]}, the {shape} shape)')
+    context.close()
+
+
+def reuse_accumulating_frame(browser, url):
+    """The first reuse frame where a's grad is 6.0000 (collected from a·a) before a·b brings it to 4.0000."""
+    page, _, n = open_view(browser, url, '?expr=reuse')
+    page.close()
+    for k in range(n):  # step=0 to n - 1
+        page, _, _ = open_view(browser, url, f'?expr=reuse&step={k}')
+        a = grads(page)['a']
+        page.close()
+        if a == '6.0000':
+            return k
+        if a == '4.0000':
+            break
+    raise RuntimeError('no reuse frame shows a.grad = 6.0000 before 4.0000')
+
+
+def quiz_answered_wrongly(browser, url):
+    """Predict the grad on reuse, its first question answered half wrongly: the ✗, the ✓ and the chain rule show."""
+    page, _, _ = open_view(browser, url, '?expr=reuse&mode=quiz')
+    quiz = page.locator('.st-key-quiz')
+    quiz.get_by_label('(a*b).grad', exact=True).fill('1')
+    quiz.get_by_label('(a*a).grad', exact=True).fill('9')  # its data, not its grad: + passes out.grad on unchanged
+    quiz.get_by_role('button', name='Check').click()
+    expect(quiz).to_contain_text('✗ not quite')
+    expect(caption(page)).to_contain_text('Frame 6 of 10')  # the answer to its first question: out's step
+    return page
+
+
+# a student's bodies (mode=code): the right + and tanh, and a × that swaps its inputs; first difference at a*b's step
+SWAPPED_MUL = urllib.parse.urlencode({
+    'code.add': 'self.grad += out.grad\nother.grad += out.grad', 'code.tanh': 'self.grad += (1 - t**2) * out.grad',
+    'code.mul': 'self.grad += self.data * out.grad\nother.grad += other.data * out.grad',
+})  # fmt: skip
+
+
+def code_mode(browser, url):
+    page, _, _ = open_view(browser, url, f'?expr=reuse&mode=code&{SWAPPED_MUL}&step={REUSE_BUG_FRAME}')
+    expect(caption(page)).to_contain_text('first difference from the right engine')
+    save(page, 'mode-code.png')
+
+
+def exported_gif(name):
+    """The whole pass of `reuse` as the share panel's GIF export makes it (exports.pass_gif, on the server)."""
+    import exports
+    from engine import PRESETS, trace_backward
+    from engine.frames import frames
+    from view.numbers import number_width
+
+    leaves, out = PRESETS['reuse'].build(None)
+    trace = trace_backward(out, leaves)
+    path = DOCS / name
+    path.write_bytes(exports.pass_gif(trace, frames(trace), number_width(trace)))
+    print(f'wrote {path.relative_to(DOCS.parent)} ({path.stat().st_size:,} bytes)')
+
+
+def main():
+    exported_gif('reuse-pass.gif')
+    missing = check_chromium()
+    if missing:
+        sys.exit(missing)
+    with serve_app() as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            for options, query, name in SCREENS:
+                save_screen(browser, url, options, query, name)
+            save(open_view(browser, url, '?expr=neuron&step=0')[0], 'neuron-start.png')
+            page, _, _ = open_view(browser, url, f'?expr=neuron&step={NEURON_SEED}')
+            expect(caption(page)).to_contain_text('o.grad = 1')
+            save(page, 'neuron-seed.png')
+            page, _, _ = open_view(browser, url, f'?expr=neuron&step={NEURON_X2_W2}')
+            expect(caption(page)).to_contain_text('x2*w2')
+            save(page, 'neuron-x2w2.png')
+
+            k = reuse_accumulating_frame(browser, url)
+            print(f'reuse: a.grad is 6.0000, not yet 4.0000, at frame {k}')
+            save(open_view(browser, url, f'?expr=reuse&step={k}')[0], 'reuse-accumulating.png')
+
+            page, k, n = open_view(browser, url, '?expr=reuse&step=1000000')  # the step is capped at the last frame
+            assert k == n, (k, n)
+            checks = page.locator('.player .summary')
+            expect(checks.filter(has=page.locator('th', has_text='finite'))).to_have_count(1)
+            save(page, 'reuse-end.png')
+
+            page, _, _ = open_view(browser, url, f'?expr=mlp&step={MLP_FRAME}')
+            expect(caption(page)).to_contain_text('backward pass')
+            save(page, 'mlp-backward.png')
+
+            page, _, _ = open_view(browser, url, f'?expr=neuron&present=1&step={NEURON_FRAME}', PROJECTOR)
+            expect(caption(page)).to_contain_text('x1*w1 = x1 × w1 passes its grad back')
+            save_window(page, 'present-neuron.png')
+
+            page, _, _ = open_view(browser, url, f'?expr=reuse&mode=bug&step={REUSE_BUG_FRAME}')
+            expect(caption(page)).to_contain_text('throws away a.grad')
+            save(page, 'mode-bug.png')
+
+            save(quiz_answered_wrongly(browser, url), 'mode-quiz.png')
+
+            page, _, _ = open_view(browser, url, f'?expr=reuse&mode=quiz&present=1&step={REUSE_ASK_A}', PROJECTOR)
+            expect(caption(page)).to_contain_text('predict: a*a')
+            save_window(page, 'mode-quiz-present.png')
+
+            page, k, n = open_view(browser, url, '?expr=regression&mode=learn&step=end')
+            assert k == n, (k, n)
+            expect(caption(page)).to_contain_text('· loss 1.5625 → 0.1914')
+            expect(page.locator('.player .plot svg')).to_be_visible()  # the loss over the steps, in the player
+            page.locator('.player button.fit').click()  # the whole graph: w and b with the loss they lowered
+            save(page, 'mode-learn.png')
+
+            code_mode(browser, url)
+        finally:
+            browser.close()
+
+
+if __name__ == '__main__':
+    main()

@@ -1,1 +1,0 @@
-"""The README's pictures; `python -m docs.screenshots` makes them again (a package for the same reason as bench/)."""

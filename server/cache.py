@@ -1,0 +1,154 @@
+"""What the server keeps for every visitor: traces, layouts, player bodies and whole-pass files, each cached by what
+it depends on and bounded by bytes, not entries (a 500-step chain's body is 6.3 MB, a neuron's 41 kB). A key holds an
+expression (its Expression.key) and its inputs, never a visitor, so two visitors with the same key see the same
+bytes, and a cache never ships one visitor's values to another. While one session makes an entry, others asking for
+it wait. Whoever asks says how an entry is made (the player: its layout and body); this module says what it is kept
+by. And the visitor's own handles for making one: whether they are still there, and the dot time they may start.
+"""
+
+import threading
+
+import cachetools
+import streamlit as st
+
+from engine import Value, assign, exercise, numeric_grads, trace_backward
+from server.layout import POLL, Allowance, LayoutRefused, VisitorLeft
+from view.numbers import number_width
+from view.scene import exact_key
+
+MB = 2**20
+TRACE_BYTES_PER_NODE = 2_000  # measured: a trace holds 0.9-1.2 kB a node (bench/bench_load.py checks the total)
+_traces = cachetools.LRUCache(48 * MB, getsizeof=lambda entry: TRACE_BYTES_PER_NODE * len(entry[0].nodes))
+
+
+def _layout_bytes(entry):
+    """A layout.Layout's SVG, the browser's DOTs ({'dot': ..., 'fits': {shape: dot}}), or a lasting refusal
+    (about 1 kB)."""
+    if isinstance(entry, dict):
+        return len(entry['dot']) + sum(map(len, entry.get('fits', {}).values()))
+    return len(entry.svg) if hasattr(entry, 'svg') else 1_000
+
+
+_layouts = cachetools.LRUCache(32 * MB, getsizeof=_layout_bytes)
+_bodies = cachetools.LRUCache(64 * MB, getsizeof=len)  # caches full: ~144 MB over the 154 MB of a first load
+# (a body holds no graph: components.player sends that apart, once a session; a 500-chain's body is 1.4 MB)
+# whole-pass files (the share panel's GIF, PDF, deck, ZIP): the mlp's deck is 4 MB, so a class's file many times over;
+# a session keeps its own files too (components/export_panel.SESSION_FILE_BYTES), the same bytes, not a copy
+_files = cachetools.LRUCache(64 * MB, getsizeof=len)
+_making = {}  # file key: what the session making that file shows while it does, (fraction done, text)
+_files_changed = threading.Condition()
+ALLOWANCE = 'layout_allowance'  # session state: the visitor's layout.Allowance (session_allowance)
+
+
+@cachetools.cached(
+    _traces, key=lambda *, expression, values, assigns=False, bodies=(): (
+        expression.key, exact_key(values), assigns, bodies),
+    condition=threading.Condition(),
+)  # fmt: skip
+def traced(*, expression, values, assigns=False, bodies=()):
+    """The trace of one (expression, inputs), its number width and the finite-difference check; read-only.
+    `values`: the inputs as a tuple of (name, value). `assigns`: run on engine.assign, the `=` bug; `bodies`
+    (((name, text), ...), each checked by engine.exercise.check_body): run on the engine with a student's `_backward`
+    bodies, its trace's `right` the right engine's. Their check is None: finite differences run no backward pass, so
+    the `+=` trace's check serves them all."""
+    if bodies:
+        engine = exercise.yours({name: exercise.check_body(name, text) for name, text in bodies})
+    else:
+        engine = assign.Value if assigns else Value
+    leaves, out = expression.build(dict(values), value_type=engine)
+    trace = trace_backward(out, leaves)
+    if bodies:
+        trace.right = traced(expression=expression, values=values)[0]
+    plain = not (assigns or bodies)
+    return trace, number_width(trace), numeric_grads(expression, dict(values)) if plain else None
+
+
+@cachetools.cached(
+    _layouts, key=lambda *, expression, width, lay_out, source, shape: (expression.key, width, source, shape),
+    condition=threading.Condition(),
+)  # fmt: skip
+def _layout_or_refusal(*, expression, width, lay_out, source, shape):
+    try:
+        return lay_out()
+    except LayoutRefused as refused:
+        if refused.lasting:
+            return refused  # the graph is the reason: nobody need pay for finding out again
+        raise
+
+
+def laid_out(*, expression, width, lay_out, source='dot', shape='wide'):
+    """The graph's layout (layout.Layout) in `shape` (graph.SHAPES) as `lay_out()` makes it, or LayoutRefused: the
+    same for every input value and frame, so kept by the expression and the number width alone, and made with no
+    one's values in it. `source` 'browser': what the player lays out itself on a server without dot, every shape
+    at once (components.player.browser_layout)."""
+    result = _layout_or_refusal(expression=expression, width=width, lay_out=lay_out, source=source, shape=shape)
+    if isinstance(result, LayoutRefused):
+        raise result
+    return result
+
+
+@cachetools.cached(
+    _bodies,
+    key=lambda *, key, make: key,
+    condition=threading.Condition(),
+)
+def player_body(*, key, make):
+    """The player's body (bytes) as `make()` makes it, kept by `key`: a view.scene.Scene's (the expression, its inputs
+    and the frames stepped through, its floats by their bits), and whether the server laid the graph out."""
+    return make()
+
+
+def made_file(key, make, waiting, show):
+    """The file (bytes) `make(tell)` makes for `key` (view.scene.exact_key's, of a scenario: never a visitor's), kept
+    for every session that asks for the same. While another session makes it, this one waits for theirs (and pays
+    nothing), shown what they are shown; when theirs fails or they leave, this one makes it. `tell(fraction, text)`
+    is how `make` shows its progress: by show(fraction, text) here, and to those waiting. VisitorLeft when waiting()
+    is false while it waits."""
+    shown = None
+    while True:
+        with _files_changed:
+            if key in _files:
+                return _files[key]
+            news = _making.get(key)
+            if news is None:
+                _making[key] = (0.0, '')
+                break
+        if news != shown and news[1]:
+            show(*news)
+            shown = news
+        if not waiting():
+            raise VisitorLeft()
+        with _files_changed:
+            if key in _making:
+                _files_changed.wait(POLL)
+
+    def tell(fraction, text):
+        with _files_changed:
+            _making[key] = (fraction, text)
+            _files_changed.notify_all()
+        show(fraction, text)
+
+    try:
+        data = make(tell)
+        with _files_changed:
+            try:
+                _files[key] = data
+            except ValueError:  # larger than the whole cache: kept by the session that made it alone
+                pass
+        return data
+    finally:
+        with _files_changed:
+            del _making[key]
+            _files_changed.notify_all()
+
+
+def session_allowance():
+    """This visitor's layout.Allowance: the dot time they may start, for the page's layout and its exports alike."""
+    return st.session_state.setdefault(ALLOWANCE, Allowance())
+
+
+def cached_bytes():
+    """Bytes held by each cache, as their size functions count them."""
+    return {
+        'traces': _traces.currsize, 'layouts': _layouts.currsize, 'bodies': _bodies.currsize, 'files': _files.currsize
+    }  # fmt: skip

@@ -1,0 +1,38 @@
+"""The layers stay apart: the engine, the view and the exports are pure Python, with no Streamlit in them."""
+
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import engine
+import exports
+import view
+
+ROOT = Path(__file__).resolve().parents[2]
+PURE = sorted(
+    [f'engine.{m.name}' for m in pkgutil.iter_modules(engine.__path__)]
+    + [f'view.{m.name}' for m in pkgutil.iter_modules(view.__path__)]
+    + [f'exports.{m.name}' for m in pkgutil.iter_modules(exports.__path__)]
+    + ['exports', 'server.layout', 'state']
+)
+
+
+def test_the_pure_modules_are_the_engines_and_the_views():
+    assert {'engine.value', 'engine.ieee', 'view.graph', 'view.explanation', 'view.player_body'} <= set(PURE)
+
+
+def test_importing_the_engine_the_view_and_the_exports_loads_no_streamlit():
+    # a fresh interpreter: this one has Streamlit loaded by other tests
+    loaded = 'sorted(m for m in sys.modules if m.split(".")[0] == "streamlit")'
+    code = f'import sys\nfor m in {PURE!r}: __import__(m)\nprint({loaded})'
+    out = subprocess.run([sys.executable, '-c', code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == '[]'
+
+
+def test_writing_the_readmes_tables_needs_no_browser():
+    # tests/test_readme.py checks the README's figures with it: no Playwright, no Streamlit
+    loaded = 'sorted({m.split(".")[0] for m in sys.modules} & {"playwright", "streamlit"})'
+    code = f'import sys\nfrom bench import readme_tables as t\nt.made(list(t.BLOCKS))\nprint({loaded})'
+    out = subprocess.run([sys.executable, '-c', code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == '[]'
