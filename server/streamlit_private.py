@@ -1,5 +1,5 @@
 """Every use of Streamlit's private internals, in one place: what the page needs and Streamlit 1.67 has no public call
-for. Each is pinned by tests/unit/test_streamlit_private.py, which fails naming the call when an upgrade removes it;
+for. Each is pinned by tests/app/test_streamlit_private.py, which fails naming the call when an upgrade removes it;
 here each falls back to what a page without it does."""
 
 from streamlit import config, net_util
