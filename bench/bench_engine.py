@@ -3,7 +3,7 @@
     python -m bench.bench_engine               # ~1 s of wall time per measured cell, ~10 s in all
     python -m bench.bench_engine --quick       # a short run, ~5 s
     python -m bench.bench_engine --json bench/results/engine.json | tee bench/results/engine.txt
-                                               # the README's figures: written, and the README rewritten
+                                               # the docs' figures: written, and docs/ rewritten
 
 Graphs (only + and *, since micrograd has no tanh), built the same way with either Value class:
   chain-300  out = x; 300 times: out = out * w + b    (x=1, w=0.99, b=0.01: values stay finite)

@@ -1,7 +1,7 @@
 """Benchmark the exports (exports/): what each costs in time, in dot's time, and in bytes, on the graphs a lecturer
 would put on slides.
 
-    python -m bench.bench_exports    # ~1 min; writes bench/results/exports.{txt,json} and the README's figure
+    python -m bench.bench_exports    # ~1 min; writes bench/results/exports.{txt,json} and the docs' figure
 
 Graphs: neuron, reuse, lecture, mlp and chain(10), every frame (the forward pass included), as the page steps them.
 For each graph, one run of each export, one at a time (nothing else runs): the last frame as SVG and as PNG, then the

@@ -41,7 +41,7 @@ Phases (--phases, default reruns, inputs and the first four; saturate with --rep
 6. fairness (asked for alone: --phases fairness --out bench/results/fairness): --fair-heavy (6) sessions loading
    new tangled formulas one after another for --fair-seconds (60) while --fair-visitors (12) others each open a new
    small graph: how many of those are told the server is busy, and their first graph's time.
---replica: what one replica holds, for sizing several (README's *Hosting for a class*): the phases hold (200
+--replica: what one replica holds, for sizing several (docs/hosting.md): the phases hold (200
 sessions, 2 of them Chromium, 30 s; also RSS per open session), saturate and loads, into bench/results/replica.*.
 Every wait has a timeout and every loop a count or a deadline; --max-minutes bounds the whole run.
 """
@@ -921,7 +921,7 @@ def ws_frame(payload):
     return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
-RERUN_QUERIES = {  # what the reruns phase changes an input of: every preset, and the chains the README names
+RERUN_QUERIES = {  # what the reruns phase changes an input of: every preset, and the chains docs/performance.md names
     **{name: f'expr={name}' for name in ('neuron', 'reuse', 'lecture', 'a_plus_a', 'ab_times_a_plus_b', 'regression',
                                           'mlp')},
     'chain 10': 'expr=chain&n=10', 'chain 100': 'expr=chain&n=100', 'chain 500': 'expr=chain&n=500',
@@ -1028,7 +1028,7 @@ def formula(i):
 
 
 def settings(args):
-    if args.replica:  # what one replica holds, for README's sizing: the phases that measure it, bounded
+    if args.replica:  # what one replica holds, for docs/hosting.md's sizing: the phases that measure it, bounded
         args.phases = args.phases or 'hold,saturate,loads'
         args.out = args.out or str(ROOT / 'bench' / 'results' / 'replica')
         sessions, hold, load = (50, 10, 5) if args.quick else (200, 30, 10)

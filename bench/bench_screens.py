@@ -3,7 +3,7 @@ the player chose, its numbers' size in px (and as a share of the window's height
 inside the window and every box around it, beside the wide shape on the same screen (the one shape the graph had
 before): its numbers' size, at least the floor and then scrolled, and whether it was whole.
 
-    python -m bench.bench_screens      # writes bench/results/screens.{txt,json}, and the README's figures
+    python -m bench.bench_screens      # writes bench/results/screens.{txt,json}, and the docs' figures
 
 The measures are tests/test_browser_fit.py's own (the screens, the graphs and the script that reads the texts),
 taken from the page as `streamlit run app.py` serves it, in Debian's chromium.

@@ -1,9 +1,10 @@
-"""The README's benchmark figures, made from bench/results/*.json, so that the two cannot drift apart.
+"""The docs' benchmark figures, made from bench/results/*.json, so that the two cannot drift apart.
 
-    python -m bench.readme_tables            # rewrite every marked block of README.md from the results
-    python -m bench.readme_tables --check    # exit 1 if README.md says something else (tests/test_readme.py)
+    python -m bench.readme_tables            # rewrite every marked block of docs/*.md from the results
+    python -m bench.readme_tables --check    # exit 1 if a page says something else (tests/unit/test_readme.py)
 
-Each block of figures in README.md sits between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->`. A benchmark
+Each block of figures sits between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->` in exactly one of the pages
+(README.md and docs/*.md: today docs/ alone), found by its marks, so a block moves with its text. A benchmark
 that writes its results into bench/results/ rewrites the blocks made from them (update()); no figure in those
 blocks is typed by hand.
 """
@@ -21,7 +22,7 @@ from bench import FIRST_GRAPH_TIMEOUT_S, STEP_TIMEOUT_MS, WARM_LOADS
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / 'results'
-README = HERE.parent / 'README.md'
+ROOT = HERE.parent
 
 # the page's goals (issue 3), which the page benchmark's figures are read against
 SEED_SCALE = ('neuron', 'reuse', 'chain (10)')  # the exercise's own graphs
@@ -44,7 +45,7 @@ def met(ok):
 
 
 def prose(text):
-    """A paragraph, or a '- ' bullet, wrapped as the rest of the README is; never with a line that markdown would
+    """A paragraph, or a '- ' bullet, wrapped as the rest of the docs are; never with a line that markdown would
     read as the start of a list, a heading, a quote or a table."""
     indent = '  ' if text.startswith('- ') else ''
     for width in range(105, 80, -1):
@@ -140,7 +141,7 @@ def engine(results):
     )
 
 
-SOURCES = {'dot': 'server (dot)', 'browser': 'browser'}  # the layout sources, as the README names them
+SOURCES = {'dot': 'server (dot)', 'browser': 'browser'}  # the layout sources, as the docs name them
 
 
 def _first(c, timeout):
@@ -510,7 +511,8 @@ def replica(results):
             f'Python process: about one core at most) on a {r["machine"]["cores"]}-core machine (load average '
             f'{load_average:.1f} at the start; the load generator and Chromium on the same cores), so a dedicated '
             f'core does at least as well (the same machine, nearly idle, served '
-            f'{results["load"]["loads"]["neuron"]["loads_per_s"]:.1f} page loads a second in *Load* above):',
+            f'{results["load"]["loads"]["neuron"]["loads_per_s"]:.1f} page loads a second in '
+            '[*Load*](performance.md#load)):',
             '',
             f'- **Sessions stepping:** {_sessions(hold)} sessions each stepping every '
             f'{r["settings"]["step_every"]:g} s for {hold["seconds"]:g} s ({hold["steps"]["total"]:,} steps): '
@@ -645,7 +647,12 @@ BLOCKS = {  # name: (the results it is made from, how)
 }
 
 
-# --- the README ------------------------------------------------------------------------------------------------
+# --- the pages ---------------------------------------------------------------------------------------------------
+
+
+def pages():
+    """The pages a block may sit in: the README and docs/*.md."""
+    return [ROOT / 'README.md', *sorted((ROOT / 'docs').glob('*.md'))]
 
 
 def made(names=BLOCKS):
@@ -659,11 +666,21 @@ def marks(name):
     return f'<!-- bench:{name} -->', f'<!-- /bench:{name} -->'
 
 
+def home(name):
+    """The one page that holds block `name`."""
+    start = marks(name)[0]
+    holding = [page for page in pages() if start in page.read_text()]
+    if len(holding) != 1:
+        where = ', '.join(str(page.relative_to(ROOT)) for page in holding) or 'none'
+        raise ValueError(f'block {name!r} must be in exactly one of README.md and docs/*.md, not: {where}')
+    return holding[0]
+
+
 def shown(text, name):
-    """What the README's block `name` holds now."""
+    """What the page's block `name` holds now."""
     start, end = marks(name)
     if text.count(start) != 1 or text.count(end) != 1:
-        raise ValueError(f'README.md needs exactly one {start} … {end}')
+        raise ValueError(f'the page needs exactly one {start} … {end}')
     inner = text.split(start, 1)[1].split(end, 1)[0]
     return inner.strip('\n') if '\n' in inner else inner
 
@@ -679,9 +696,21 @@ def rewrite(text, blocks):
     return text
 
 
+def rewritten(names=BLOCKS):
+    """{page: (its text now, its text with these blocks made again)} for each page holding one of them."""
+    by_page = {}
+    for name in names:
+        by_page.setdefault(home(name), []).append(name)
+    out = {}
+    for page, held in by_page.items():
+        text = page.read_text()
+        out[page] = (text, rewrite(text, made(held)))
+    return out
+
+
 def write_results(stem, text, results, out=None):
     """A benchmark's results, the one way every benchmark writes them: `text` printed, then written to
-    bench/results/STEM.txt and `results` to .json, and into the README's blocks; or, with `out` (a path stem other
+    bench/results/STEM.txt and `results` to .json, and into the docs' blocks; or, with `out` (a path stem other
     than that), to OUT.txt and OUT.json alone. `text` None: the JSON alone (the text went to the terminal)."""
     path = Path(out) if out else RESULTS / stem
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -697,26 +726,27 @@ def write_results(stem, text, results, out=None):
 
 
 def update(*stems):
-    """Rewrite README.md's blocks made from these results (a benchmark calls it after writing them)."""
+    """Rewrite the blocks made from these results, in the pages that hold them (a benchmark calls it after writing
+    them)."""
     names = [name for name, (sources, _) in BLOCKS.items() if set(sources) & set(stems)]
-    text = README.read_text()
-    new = rewrite(text, made(names))
-    if new != text:
-        README.write_text(new)
-        print(f'rewrote README.md: {", ".join(names)}')
+    for page, (text, new) in rewritten(names).items():
+        if new != text:
+            page.write_text(new)
+            print(f'rewrote {page.relative_to(ROOT)}: {", ".join(n for n in names if home(n) == page)}')
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--check', action='store_true', help='only check: exit 1 if README.md differs')
+    parser.add_argument('--check', action='store_true', help='only check: exit 1 if a page differs')
     args = parser.parse_args(argv)
-    text = README.read_text()
-    new = rewrite(text, made())
+    changed = {page: new for page, (text, new) in rewritten().items() if new != text}
     if args.check:
-        if new != text:
-            sys.exit('README.md does not say what bench/results/ says: run python -m bench.readme_tables')
+        if changed:
+            differ = ', '.join(str(page.relative_to(ROOT)) for page in changed)
+            sys.exit(f'{differ} do not say what bench/results/ says: run python -m bench.readme_tables')
         return
-    README.write_text(new)
+    for page, new in changed.items():
+        page.write_text(new)
 
 
 if __name__ == '__main__':

@@ -23,7 +23,7 @@ FOR_HERE = '**On this machine**'
 FOR_HERE_ONLY = '**On this machine only**'
 NO_NETWORK = (
     'Students on other machines cannot open `{host}`, and this server has no address on a network. On the '
-    "room's network, run the page with the command below, or host it (the README's *Hosting for a class*)."
+    "room's network, run the page with the command below, or host it (docs/hosting.md)."
 )
 RUN_ON_THE_NETWORK = './run.sh --server.address 0.0.0.0'  # the command NO_NETWORK means, with a copy button
 

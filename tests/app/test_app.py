@@ -572,7 +572,7 @@ def test_a_tampered_link_falls_back_to_the_defaults(start):
 
 
 def test_a_links_input_past_the_limit_is_clamped_to_the_nearer_bound_with_a_toast(start):
-    # the README: inputs stay within ±10⁶, and a tampered value is clamped to the nearer bound
+    # docs/hosting.md: inputs stay within ±10⁶, and a tampered value is clamped to the nearer bound
     page = start(query={'expr': 'reuse', 'v.a': '1e7', 'v.b': '-inf'})
     assert page.sidebar.number_input(key='input:reuse:a').value == 1e6
     assert page.sidebar.number_input(key='input:reuse:b').value == -1e6

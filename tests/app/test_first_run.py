@@ -1,6 +1,7 @@
 """A new user's first `./run.sh`: it says in one line what it installs before the silent install (and says nothing
-when there is nothing to install), and on a desktop it never stops at Streamlit's prompt for an email address, in a
-real terminal (a pseudo-terminal), while it still opens the browser.
+when there is nothing to install), it names each system tool the exports need that is missing (dot, rsvg-convert) and
+runs the page all the same, and on a desktop it never stops at Streamlit's prompt for an email address, in a real
+terminal (a pseudo-terminal), while it still opens the browser.
 
 The install is tested on a copy of scripts/python-env.sh and the requirements files with pip replaced by a stub
 that records its arguments: a real virtual environment (made without pip), a real interpreter, no network. The
@@ -148,6 +149,40 @@ def test_changed_requirements_say_so_before_the_install(checkout, tmp_path):
         f'stub pip: install -q --disable-pip-version-check -r {checkout}/requirements.txt',
         f'PY={venv}/bin/python',
     ]
+
+
+def test_run_sh_names_each_missing_system_tool_in_a_line_and_runs_the_page_all_the_same(tmp_path):
+    # a PATH with the shell's own tools but neither dot nor rsvg-convert, in an active environment (tmp_path) whose
+    # `python` only says what it was asked: its prefix, pip, streamlit
+    bin_dir = tmp_path / 'bin'
+    bin_dir.mkdir()
+    for tool in ('cat', 'cksum', 'cut', 'dirname', 'touch'):
+        (bin_dir / tool).symlink_to(shutil.which(tool))
+    executable(
+        bin_dir / 'python',
+        textwrap.dedent(f"""\
+            #!/bin/sh
+            [ "$1" = -c ] && {{ echo '{tmp_path}'; exit 0; }}
+            echo "stub python: $*"
+        """),
+    )
+    env = {**clean_env(VIRTUAL_ENV=str(tmp_path)), 'PATH': str(bin_dir)}
+
+    done = subprocess.run(
+        [shutil.which('bash'), str(ROOT / 'run.sh'), '--server.port', '8600'],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+    assert done.returncode == 0, done.stderr
+    said = [line for line in done.stderr.splitlines() if 'is not installed' in line]
+    assert [line.split(' is not installed')[0] for line in said] == ["Graphviz's dot", "librsvg's rsvg-convert"]
+    assert 'apt-get install graphviz' in said[0] and 'brew install graphviz' in said[0]
+    assert 'apt-get install librsvg2-bin' in said[1] and 'brew install librsvg' in said[1]
+    assert done.stdout.splitlines()[-1] == 'stub python: -m streamlit run app.py --server.port 8600'
 
 
 class Terminal:

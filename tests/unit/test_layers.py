@@ -31,8 +31,8 @@ def test_importing_the_engine_the_view_and_the_exports_loads_no_streamlit():
     assert out.strip() == '[]'
 
 
-def test_writing_the_readmes_tables_needs_no_browser():
-    # tests/test_readme.py checks the README's figures with it: no Playwright, no Streamlit
+def test_writing_the_docs_tables_needs_no_browser():
+    # tests/unit/test_readme.py checks the docs' figures with it: no Playwright, no Streamlit
     loaded = 'sorted({m.split(".")[0] for m in sys.modules} & {"playwright", "streamlit"})'
     code = f'import sys\nfrom bench import readme_tables as t\nt.made(list(t.BLOCKS))\nprint({loaded})'
     out = subprocess.run([sys.executable, '-c', code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
