@@ -71,35 +71,35 @@ with st.container():  # the heading, or the presentation view's controls: the gr
         show_heading(expression)
 page = state.from_session(s, expression.defaults)
 trace, width, numeric = traced(expression=expression, values=tuple(values.items()))
-mode = mode_in_force(page.mode, expression, trace)
+mode = mode_in_force(page.mode, expression, trace)  # a row of view/modes.py
 right = learning = None
-if mode == 'bug':  # the same graph on the engine whose _backward assigns; the += trace beside it
-    right, right_width = trace, width
-    trace, width, _ = traced(expression=expression, values=tuple(values.items()), assigns=True)
-    width = max(width, right_width)
-    show_bug_note(trace)
 bodies = ()
-if mode == 'code':  # the student's own _backward bodies on the same graph; the right trace beside it
+if mode.name == 'bug':  # what the `=` engine does, above the graph
+    show_bug_note(trace)
+if mode.name == 'code':  # the student's own _backward bodies
     bodies = checked_bodies(page.bodies, boxes=False) if page.present else code_boxes(page)
+if mode.engine:  # the same graph on the mode's engine; the right trace beside it
     right, right_width = trace, width
-    trace, width, _ = traced(expression=expression, values=tuple(values.items()), bodies=bodies)
+    assigns = mode.engine == 'assigns'
+    trace, width, _ = traced(expression=expression, values=tuple(values.items()), assigns=assigns, bodies=bodies)
     width = max(width, right_width)
-if mode == 'learn':  # the pass at the parameters after the steps taken, then the step it leads to
+if mode.name == 'learn':  # the pass at the parameters after the steps taken, then the step it leads to
     learning, values = learning_after(expression, values, page.lr, page.learned)
     if learned_box is not None:
         show_learned(learned_box, expression.params, values, page.learned)
     trace, width, numeric = traced(expression=expression, values=tuple(values.items()))
     width = max(width, number_width(learning.after))
-all_frames = frames(trace, page.forward, page.leaves, ask=mode == 'quiz', hide=page.hide)
-whole = len(all_frames)
+all_frames = frames(trace, page.forward, page.leaves, ask=mode.name == 'quiz', hide=page.hide)
+length = len(all_frames)
 show_nonfinite(first_nonfinite(trace), trace.nodes)
-if mode == 'quiz' and not page.present:  # the player gets the frames up to the question, and no answers
+if mode.name == 'quiz' and not page.present:  # the player gets the frames up to the question, and no answers
     shown = quiz_panel(trace, all_frames, repr((expression.key, tuple(values.items()), page.forward, page.leaves)))
     all_frames, numeric = all_frames[:shown], numeric if shown == len(all_frames) else None
 scene = Scene(
-    expression.key, tuple(values.items()), mode, page.forward, page.leaves, page.hide, tuple(all_frames), whole,
-    learning and learning.key, bodies, expression=expression, trace=trace, width=width, numeric=numeric, right=right,
-    learning=learning,
+    expression_key=expression.key, values=tuple(values.items()), mode=mode.name, forward=page.forward,
+    leaves=page.leaves, hide=page.hide, frames=tuple(all_frames), length=length,
+    learning_key=learning and learning.key, bodies=bodies, expression=expression, trace=trace, width=width,
+    numeric=numeric, right=right, learning=learning,
 )  # fmt: skip
 
 share_at, quick = show_player(scene, page)

@@ -19,15 +19,12 @@ from engine import MAX_LENGTH, PRESETS, exercise
 from engine.frames import HIDE, clamp_frame
 from engine.learn import DEFAULT_LR, LEARNING_RATES, MAX_STEPS
 from view.graph import SHAPES
+from view.modes import NAMES as MODES  # what the page is for, a row each: view/modes.py
 
 CUSTOM = 'custom'
 EXPRESSIONS = (*PRESETS, CUSTOM)
 MAX_CHAIN = 500
 SPEEDS = (0.5, 1.0, 2.0, 4.0, 10.0)  # steps per second
-# what the page is for: watching backward() run; the `=` bug beside `+=`; predicting each step's grads; and one step
-# of learning after the pass; the student's own _backward bodies beside the right engine (components/modes.py says
-# what each is, and where it does not apply)
-MODES = ('watch', 'bug', 'quiz', 'learn', 'code')
 MAX_INPUTS = 64
 INPUT_LIMIT = 1e6  # inputs stay within ±INPUT_LIMIT: wide enough for any lesson, and far from overflow in the ops
 INPUT_PREFIX = 'v.'  # inputs in a link: ?v.x1=2, so that a variable may be called "step"

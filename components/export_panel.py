@@ -56,11 +56,13 @@ class Shown:
     stem: str  # names.file_stem(...): what the files are called
     key: tuple  # what the whole pass depends on: the expression, its inputs and the frames
     of: int | None = None  # the count the page reads the frames' numbers against (names.frame_numbers)
-    whole: bool = True  # the frames reach the pass's end (a quiz holds back those after its question)
-    questions: list | None = None  # the frames with a question before each step, where the page has none and is whole
+    to_end: bool = True  # the frames reach the pass's end (a quiz holds back those after its question)
+    questions: list | None = None  # the frames with a question before each step, where the page has none and all
     keep: tuple | None = None  # the indices of the frames a whole-pass file holds (exports.chosen_frames): all if None
     seconds: int = 2  # a GIF's seconds a frame (exports.GIF_SECONDS)
     shape: str = 'wide'  # the shape the player showed the frame in (graph.SHAPES): the frame's files are drawn in it
+    mode: str = 'watch'  # the mode in force (view/modes.py), and the right trace beside `trace` where it has one
+    right: object = None
 
 
 def share_panel(scene, page, quick, shape='wide'):
@@ -72,11 +74,11 @@ def share_panel(scene, page, quick, shape='wide'):
     of = scene.in_pass + tail_length(trace, scene.learning)  # as the caption counts
     index = clamp_frame(page.frame, len(all_frames))
     asked = any(f.ask for f in all_frames)
-    whole = len(all_frames) == len(frames(trace, page.forward, page.leaves, ask=asked))
+    to_end = len(all_frames) == len(frames(trace, page.forward, page.leaves, ask=asked))
     shown = Shown(
         trace, all_frames, index, scene.width, quick, stem=names.file_stem(scene.expression_key, scene.inputs),
-        key=(*scene.key, of), of=of, whole=whole, shape=shape,
-        questions=None if asked or not whole else frames(trace, page.forward, page.leaves, True, page.hide),
+        key=(*scene.key, of), of=of, to_end=to_end, shape=shape, mode=scene.mode, right=scene.right,
+        questions=None if asked or not to_end else frames(trace, page.forward, page.leaves, True, page.hide),
     )  # fmt: skip
     allowance, waiting = session_allowance(), session_waiting()
     share_dialog(
@@ -93,7 +95,8 @@ def show_exports(shown, allowance, waiting):
     frame = shown.frames[shown.index]
     name = shown.stem + names.frame_suffix(shown.frames, shown.index, shown.of)
     st.markdown('**This frame, for a slide**')
-    picture = {'trace': shown.trace, 'frame': frame, 'width': shown.width, 'quick': shown.quick, 'shape': shown.shape}
+    picture = {'trace': shown.trace, 'frame': frame, 'width': shown.width, 'quick': shown.quick, 'shape': shown.shape,
+               'right': shown.right}  # fmt: skip
     if not can_draw:  # the player laid this frame out in the browser, so the browser saves it; the DOT needs no dot
         browser_save_buttons([file for file in FRAME_FILES if file[3] is not None])
     served = FRAME_FILES if can_draw else [file for file in FRAME_FILES if file[3] is None]
@@ -155,7 +158,7 @@ def choose_frames(shown):
     except exports.ExportRefused as refused:
         st.warning(refused.message, icon=':material/filter_alt_off:')
         return None
-    st.markdown(exports.pass_contents(all_frames, shown.of, shown.whole, keep))
+    st.markdown(exports.pass_contents(all_frames, shown.of, shown.to_end, keep))
     if len(keep) > exports.EXPORT_FRAMES:
         st.info(exports.too_many(len(keep)), icon=':material/filter_alt:')
     key = (*shown.key, choice, first, last, questions)
@@ -254,7 +257,7 @@ def _make_pass(shown, file, make, allowance, waiting, kept):
             progress(0, pictures)
             return make(
                 shown.trace, shown.frames, shown.width, quick=shown.quick, progress=progress,
-                allowance=allowance, waiting=waiting, of=shown.of,
+                allowance=allowance, waiting=waiting, of=shown.of, mode=shown.mode, right=shown.right,
             )  # fmt: skip
 
     try:

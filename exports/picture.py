@@ -44,12 +44,13 @@ PAD = 4  # pt around the legend, as dot pads the graph
 TITLE_CHARS = 120  # the title's formula: a part that would make it longer is written by its name
 
 
-def page_svg(svg, title, legend=None):
+def page_svg(svg, title, legend=None, right=None):
     """dot's SVG (bytes or text) as the page draws it, as an SVG file's text: every text in DejaVu Sans Mono, the
     glyphs it uses embedded, bold where the page makes it bold, its spaces kept (xml:space and white-space: pre: a
     leading space would collapse in Chromium and LibreOffice, and a padded number lose its right alignment); `title`
     (user text: escaped here) as its title in place of dot's '%3'. `legend`: a trace, whose colour legend
-    (legend_svg) goes under the graph, the picture made taller to hold it; None for none."""
+    (legend_svg, `right` the right trace beside it) goes under the graph, the picture made taller to hold it; None
+    for none."""
     root = ET.fromstring(svg)
     root.set(XML_SPACE, 'preserve')
     _resize(root, *_size(root))  # dot rounds its width and height, not its viewBox: 1552pt for 1552.49, the page's
@@ -65,7 +66,7 @@ def page_svg(svg, title, legend=None):
             for text in texts:
                 text.set('fill', INK)
     if legend is not None:
-        _append(root, legend_svg(legend, _size(root)[0]))
+        _append(root, legend_svg(legend, _size(root)[0], right))
     for text in root.iter(f'{{{SVG_NS}}}text'):
         text.attrib.pop('font-family', None)  # dot's 'Courier,monospace': the page's font is set once, for them all
         _anchor_at_start(text)
@@ -164,13 +165,13 @@ def _face(weight):
 # --- the legend ---------------------------------------------------------------------------------------------------
 
 
-def legend_colours(trace):
+def legend_colours(trace, right=None):
     """The colours of graph.COLOUR_MEANINGS that some frame of the trace's pass shows (engine.frames.frames, as the
-    page steps through it by default), in that table's order: a grad final, wrong (on the `=` engine, wrong_grads),
+    page steps through it by default), in that table's order: a grad final, wrong (wrong_grads, against `right`),
     with more += to come (a grad written by two steps or more), a _backward running, the seed, a value just computed
     and a number not finite (a data or any grad a step leaves)."""
     nodes = trace.nodes
-    wrong = wrong_grads(trace)
+    wrong = wrong_grads(trace, right)
     kinds = {frame.kind for frame in frames(trace)}
     states = {'final'} if len(wrong) < len(nodes) else set()
     states |= {'wrong'} if wrong else set()
@@ -183,7 +184,7 @@ def legend_colours(trace):
     return [colour for colour in COLOUR_MEANINGS if colour in shown]
 
 
-def legend_svg(trace, width_pt):
+def legend_svg(trace, width_pt, right=None):
     """The colour legend of the trace (legend_colours, in the words of graph.COLOUR_MEANINGS) as an <svg> element's
     text, `width_pt` wide and as tall as its lines, in the units of the picture it goes into (pt, in dot's and a
     slide's): each colour drawn as the graph draws it (a box's fill and border, or a number's colour), its meaning
@@ -193,7 +194,7 @@ def legend_svg(trace, width_pt):
     line_h, box_w, box_h, gap, space = 1.6 * em, 1.4 * em, 0.9 * em, 0.5 * em, 1.2 * em
     room = width_pt - 2 * PAD
     items, x, y, lines = [], 0, PAD, 1  # where the next item goes, and the lines of the one before it
-    for colour in legend_colours(trace):
+    for colour in legend_colours(trace, right):
         sample = _sample(colour)
         key_w = len(sample) * advance if sample else box_w
         words = _wrap(COLOUR_MEANINGS[colour], max(10, int((room - key_w - gap) / advance)))

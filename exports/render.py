@@ -33,6 +33,7 @@ from view.graph import (
     UNDEFINED,
     build_dot,
 )
+from view.modes import MODE
 from view.names import frame_labels, frame_numbers, frame_suffixes
 
 EXPORT_FRAMES = 200  # frames in a whole-pass export: chain(30) with its forward pass has 123, chain(100) 404
@@ -48,10 +49,10 @@ SLIDE_DPI = 144
 SLIDE_MONO = 'Consolas'  # a deck's sums: the monospace font of every PowerPoint (LibreOffice finds one like it)
 
 
-def pass_contents(frames, of=None, whole=True, keep=None):
+def pass_contents(frames, of=None, to_end=True, keep=None):
     """What a whole-pass export of `frames` holds, as the share panel says it (markdown): its frames by the numbers
     the page gives them (frame_numbers), and a quiz's questions, each a picture of its own before its answer's.
-    `whole`: whether the frames reach the pass's end (a quiz holds back those after its question); `keep`: the
+    `to_end`: whether the frames reach the pass's end (a quiz holds back those after its question); `keep`: the
     indices chosen (chosen_frames), all by default."""
     numbers, count = frame_numbers(frames, of)
     keep = range(len(frames)) if keep is None else keep
@@ -76,7 +77,7 @@ def pass_contents(frames, of=None, whole=True, keep=None):
             held += f' (frame {numbers[keep[-1]]}’s answer is {later})'
     else:
         held += ', one per picture, page or slide'
-    heading = 'The pass so far' if not whole else 'The whole pass' if len(chosen) == len(frames) else 'Chosen'
+    heading = 'The pass so far' if not to_end else 'The whole pass' if len(chosen) == len(frames) else 'Chosen'
     return f'**{heading}**: {held}'
 
 
@@ -124,10 +125,11 @@ def too_many(pictures):
     )
 
 
-def frame_dot(trace, frame, width, quick=False, shape='wide'):
+def frame_dot(trace, frame, width, quick=False, shape='wide', right=None):
     """The DOT source of the graph at `frame`, as the page draws it in `shape` (graph.SHAPES; with layout.QUICK when
-    the page's layout was quick)."""
-    graph = build_dot(trace, frame, width, shape)
+    the page's layout was quick). `right`: the right trace beside this one, where the mode has one (view/modes.py):
+    every export takes it, and the whole-pass ones the mode's name too."""
+    graph = build_dot(trace, frame, width, shape, right)
     return (layout.quickened(graph) if quick else graph).source
 
 
@@ -136,24 +138,24 @@ def _png_args(dpi, size=None):
 
 
 def frame_svg(
-    trace, frame, width, quick=False, allowance=None, waiting=lambda: True, shape='wide', legend=False
+    trace, frame, width, quick=False, allowance=None, waiting=lambda: True, shape='wide', legend=False, right=None
 ):  # fmt: skip
     """The frame as an SVG file (bytes), the page's picture in `shape` (picture.page_svg: its layout, colours, labels
     and font, titled by the expression); with `legend`, the colour legend under it."""
-    svg = queue.Dot(allowance, waiting).run(frame_dot(trace, frame, width, quick, shape=shape), ['-Tsvg'])
-    return picture.page_svg(svg, picture.expression(trace), trace if legend else None).encode()
+    svg = queue.Dot(allowance, waiting).run(frame_dot(trace, frame, width, quick, shape, right), ['-Tsvg'])
+    return picture.page_svg(svg, picture.expression(trace), trace if legend else None, right).encode()
 
 
-def frame_png(trace, frame, width, quick=False, allowance=None, waiting=lambda: True, shape='wide'):
+def frame_png(trace, frame, width, quick=False, allowance=None, waiting=lambda: True, shape='wide', right=None):
     """The frame as a PNG at PNG_DPI (twice its size on the screen), on white, in `shape`."""
-    dot = frame_dot(trace, frame, width, quick, shape=shape)
+    dot = frame_dot(trace, frame, width, quick, shape, right)
     return queue.Dot(allowance, waiting).run(dot, _png_args(PNG_DPI))
 
 
 # --- the whole pass ----------------------------------------------------------------------------------------------
 
 
-def _drawn(trace, frames, width, quick, args, progress, allowance, waiting, keep=None, shape='wide'):
+def _drawn(trace, frames, width, quick, args, progress, allowance, waiting, keep=None, shape='wide', right=None):
     """(index, frame, dot's output) for each frame of `frames` whose index is in `keep` (chosen_frames; all by
     default), in turn: the one loop every whole-pass export goes through. The frames are the page's, so that each
     keeps the number the page gives it. Refuses more than EXPORT_FRAMES pictures before any dot runs; calls
@@ -163,7 +165,7 @@ def _drawn(trace, frames, width, quick, args, progress, allowance, waiting, keep
         raise ExportRefused(too_many(len(keep)))
     dot = queue.Dot(allowance, waiting)
     for done, k in enumerate(keep, start=1):
-        yield k, frames[k], dot.run(frame_dot(trace, frames[k], width, quick, shape), args)
+        yield k, frames[k], dot.run(frame_dot(trace, frames[k], width, quick, shape, right), args)
         if progress:
             progress(done, len(keep))
 
@@ -201,7 +203,7 @@ def _palette():
 
 def pass_gif(
     trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, of=None, keep=None,
-    seconds=2,
+    seconds=2, mode='watch', right=None,
 ):  # fmt: skip
     """An animated GIF of the frames `keep` chooses (chosen_frames): one image per frame at the page's size, its
     title (frame_title, read against `of`) under the graph, all on one white canvas; `seconds` a frame (GIF_SECONDS),
@@ -210,7 +212,7 @@ def pass_gif(
     labels = frame_labels(frames, of)
     args = _png_args(GIF_DPI)
     pictures = len(frames) if keep is None else len(keep)
-    for k, frame, png in _drawn(trace, frames, width, quick, args, progress, allowance, waiting, keep=keep):
+    for k, frame, png in _drawn(trace, frames, width, quick, args, progress, allowance, waiting, keep, right=right):
         with Image.open(io.BytesIO(png)) as picture:  # reads the size only
             size = picture.size
         if not shots and size[0] * size[1] * pictures > GIF_PIXELS:
@@ -243,24 +245,28 @@ def pass_gif(
 
 
 def pass_zip(
-    trace, frames, width, stem, quick=False, progress=None, allowance=None, waiting=lambda: True, of=None, keep=None
+    trace, frames, width, stem, quick=False, progress=None, allowance=None, waiting=lambda: True, of=None, keep=None,
+    mode='watch', right=None,
 ):  # fmt: skip
     """A ZIP of one SVG per frame, named {stem}_f03.svg by the frame's number (frame_suffix, read against `of`), each
     the page's picture (picture.page_svg), without the legend, as a frame's SVG is."""
     out = io.BytesIO()
     suffixes = frame_suffixes(frames, of)
     with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as archive:
-        for k, _, svg in _drawn(trace, frames, width, quick, ['-Tsvg'], progress, allowance, waiting, keep=keep):
+        drawn = _drawn(trace, frames, width, quick, ['-Tsvg'], progress, allowance, waiting, keep, right=right)
+        for k, _, svg in drawn:
             archive.writestr(f'{stem}{suffixes[k]}.svg', picture.page_svg(svg, picture.expression(trace)))
     return out.getvalue()
 
 
-def _slides(trace, frames, width, quick, progress, allowance, waiting, of, keep, legend, text):
+def _slides(
+    trace, frames, width, quick, progress, allowance, waiting, of, keep, legend, text, mode='watch', right=None
+):
     """(index, frame, its slide as SVG, the deck's slides.Plan, its (title, sums) lines) for each frame `keep` chooses
     (chosen_frames; all by default), framed as the presentation view frames it (slides.py): the deck's plan from the
     graph laid out without values in each shape the page has (the wide one alone when quick), then each frame drawn
     by dot in the shape chosen (_drawn) and put on its slide, with `text` its title and sums (the PDF's), and with
-    `legend` the colour legend."""
+    `legend` the colour legend. `mode`, `right`: the mode's name and the right trace beside this one (frame_dot)."""
     keep = range(len(frames)) if keep is None else keep
     if len(keep) > EXPORT_FRAMES:
         raise ExportRefused(too_many(len(keep)))  # before any dot runs, as _drawn refuses it
@@ -270,12 +276,13 @@ def _slides(trace, frames, width, quick, progress, allowance, waiting, of, keep,
     shapes = ['wide'] if quick else SHAPES  # a tangled graph's page has the wide shape alone
     laid = {shape: dot.run(frame_dot(trace, None, width, quick, shape=shape), ['-Tsvg']) for shape in shapes}
     chosen, labels = [frames[k] for k in keep], frame_labels(frames, of)
-    lines = slides.texts(trace, chosen, [f'{labels[k]}: {caption(trace, frames[k])}' for k in keep])
-    key = functools.partial(picture.legend_svg, trace) if legend else None
+    titles = [f'{labels[k]}: {caption(trace, frames[k])}' for k in keep]
+    lines = slides.texts(trace, chosen, titles, MODE[mode].engine == 'assigns')
+    key = functools.partial(picture.legend_svg, trace, right=right) if legend else None
     plan = slides.plan({shape: slides.size_of(svg) for shape, svg in laid.items()}, lines, key)
     layout_drawing = slides.Drawing(laid[plan.shape])
     views = slides.views(plan, layout_drawing, trace, chosen)
-    drawn = _drawn(trace, frames, width, quick, ['-Tsvg'], progress, allowance, waiting, keep=keep, shape=plan.shape)
+    drawn = _drawn(trace, frames, width, quick, ['-Tsvg'], progress, allowance, waiting, keep, plan.shape, right)
     for n, (k, frame, svg) in enumerate(drawn):
         drawing = slides.Drawing(svg, layout_drawing.boxes)
         yield k, frame, slides.slide_svg(plan, drawing, views[n], lines[n], frame.node, text), plan, lines[n]
@@ -283,7 +290,7 @@ def _slides(trace, frames, width, quick, progress, allowance, waiting, of, keep,
 
 def pass_pdf(
     trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, of=None, keep=None,
-    legend=True,
+    legend=True, mode='watch', right=None,
 ):  # fmt: skip
     """A PDF of 16:9 pages (slides.SLIDE, 960 × 540 pt), one per frame `keep` chooses (chosen_frames), each as the
     presentation view shows the frame (slides.py): its title (frame_title, read against `of`), its sums under it,
@@ -293,19 +300,19 @@ def pass_pdf(
     with tempfile.TemporaryDirectory() as folder:
         pages = []
         for n, (_, _, svg, _, _) in enumerate(
-            _slides(trace, frames, width, quick, progress, allowance, waiting, of, keep, legend, text=True)
+            _slides(trace, frames, width, quick, progress, allowance, waiting, of, keep, legend, True, mode, right)
         ):
             pages.append(Path(folder) / f'{n:03d}.svg')
             pages[-1].write_text(svg)
         return queue.Rsvg(allowance, waiting).run(['-f', 'pdf', *map(str, pages)])
 
 
-def speaker_notes(trace, frame):
+def speaker_notes(trace, frame, assigns=False):
     """What the lecturer reads at `frame`, as the page's explanation says it: at an op's backward step, its local
     gradients, then each chain-rule line and the grad it makes, before → after, final or more to come (reuse's
     a*a: 'a.grad: · → 3.0000 (more to come)', then 'a.grad: 3.0000 → 6.0000 (more to come)'); at any other frame,
-    the explanation. Nothing hidden: a question's notes hold its answer."""
-    parts = explain(trace, dataclasses.replace(frame, ask=False, hide='none', hidden=frozenset()))
+    the explanation. Nothing hidden: a question's notes hold its answer. `assigns`: the trace is the `=` engine's."""
+    parts = explain(trace, dataclasses.replace(frame, ask=False, hide='none', hidden=frozenset()), assigns)
     if frame.kind != 'backward' or not trace.nodes[frame.node].op:
         return plain_text(parts)
     rows = [part for part in parts if part[0] == 'list']
@@ -329,7 +336,7 @@ def _paletted(png):
 
 def pass_pptx(
     trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, of=None, keep=None,
-    legend=True,
+    legend=True, mode='watch', right=None,
 ):  # fmt: skip
     """A 16:9 PowerPoint deck (slides.SLIDE), a slide per frame `keep` chooses (chosen_frames), each as the
     presentation view shows the frame (slides.py): its title (frame_title, read against `of`) and its sums as text,
@@ -345,7 +352,7 @@ def pass_pptx(
     render = queue.Rsvg(allowance, waiting)
     args = ['-f', 'png', '-d', str(SLIDE_DPI), '-p', str(SLIDE_DPI)]
     for k, frame, svg, plan, (title_lines, sums_lines) in _slides(
-        trace, frames, width, quick, progress, allowance, waiting, of, keep, legend, text=False
+        trace, frames, width, quick, progress, allowance, waiting, of, keep, legend, False, mode, right
     ):
         slide = deck.slides.add_slide(deck.slide_layouts[5])  # 'Title Only'
         title = slide.shapes.title
@@ -366,7 +373,7 @@ def pass_pptx(
         for paragraph in sums.text_frame.paragraphs:
             paragraph.font.size, paragraph.font.name = Pt(slides.SUMS_PT), SLIDE_MONO
         slide.shapes.add_picture(_paletted(render.run(args, svg)), *(Pt(x) for x in plan.picture))
-        notes = speaker_notes(trace, frame)
+        notes = speaker_notes(trace, frame, MODE[mode].engine == 'assigns')
         if frame.ask:  # the question's slide: the lecturer's notes have the answer the room is asked for
             notes = f'The room works out the grads; the next slide, {labels[k]} again, shows them:\n{notes}'
         slide.notes_slide.notes_text_frame.text = notes

@@ -133,9 +133,10 @@ def _cut(lines, most):
     return lines if len(lines) <= most else [*lines[: most - 1], lines[most - 1] + ' …']
 
 
-def texts(trace, frames, titles):
-    """Each frame's (title lines, sums lines): `titles` are the captions in the page's numbering (exports)."""
-    return [(title_lines(t), sums_lines(frame_rules(trace, f))) for t, f in zip(titles, frames)]
+def texts(trace, frames, titles, assigns=False):
+    """Each frame's (title lines, sums lines): `titles` are the captions in the page's numbering (exports);
+    `assigns`: the trace is the `=` engine's (explanation.frame_rules)."""
+    return [(title_lines(t), sums_lines(frame_rules(trace, f, assigns))) for t, f in zip(titles, frames)]
 
 
 @dataclass(frozen=True)

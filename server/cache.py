@@ -49,16 +49,14 @@ def traced(*, expression, values, assigns=False, bodies=()):
     """The trace of one (expression, inputs), its number width and the finite-difference check; read-only.
     `values`: the inputs as a tuple of (name, value). `assigns`: run on engine.assign, the `=` bug; `bodies`
     (((name, text), ...), each checked by engine.exercise.check_body): run on the engine with a student's `_backward`
-    bodies, its trace's `right` the right engine's. Their check is None: finite differences run no backward pass, so
-    the `+=` trace's check serves them all."""
+    bodies. The right trace beside either is the plain call's, which the page asks for apart. Their check is None:
+    finite differences run no backward pass, so the `+=` trace's check serves them all."""
     if bodies:
         engine = exercise.yours({name: exercise.check_body(name, text) for name, text in bodies})
     else:
         engine = assign.Value if assigns else Value
     leaves, out = expression.build(dict(values), value_type=engine)
     trace = trace_backward(out, leaves)
-    if bodies:
-        trace.right = traced(expression=expression, values=values)[0]
     plain = not (assigns or bodies)
     return trace, number_width(trace), numeric_grads(expression, dict(values)) if plain else None
 

@@ -11,9 +11,19 @@ import pandas as pd
 from engine import PRESETS
 from engine.frames import grads_at
 from view.explanation import number, owner, shown
-from view.graph import lost
+from view.graph import LOST_LEGEND, lost
+from view.node_table import STATE_WORDS as TABLE_WORDS
 from view.numbers import fmt
 from view.summary import CHECK, UNDEFINED
+
+# its parts beside the right trace, as view/modes.py names them: the node table's column of what += gives at the same
+# frame; on the `=` engine a grad still to be written is not to be added to (each write replaces the last), and a
+# final grad can be wrong (graph.wrong_grads), as its box shows, in the legend's looks of LOST_LEGEND; a grad that
+# differs from += while more writes are to come is not drawn wrong: that is the bug at work, each step's loss named
+COLUMN = 'grad with +='
+STATE_WORDS = {**TABLE_WORDS, 'accumulating': 'has more = to come', 'wrong': 'is final but wrong: += gives another'}
+LEGEND = LOST_LEGEND
+EVERY_FRAME = False
 
 
 def reused(trace):
@@ -42,6 +52,11 @@ BUG_NOTE = (
     'throws away is marked `✗ lost` on its dashed edge, and a final grad that came out wrong (`+=` gives another) is '
     'lilac with a dotted border; the table puts what `+=` gives beside each grad, in bold where they differ.'
 )  # to a student: what runs and how to read it, not which files hold it
+
+
+def frame_texts(trace, right, frames, labels, mistakes):
+    """(what each frame's caption adds, the explanation parts it adds, the frames the slider marks: none)."""
+    return [bug_caption(trace, f) for f in frames], [bug_parts(trace, right, f) for f in frames], []
 
 
 def bug_caption(trace, frame):
@@ -121,7 +136,7 @@ def bug_check(trace, right, numeric, named=('grad with =', 'grad with +=', '= is
     return pd.DataFrame({column: [row[j] for row in rows] for j, column in enumerate(columns)})
 
 
-def bug_summary_html(trace, right, numeric):
+def summary_html(trace, right, numeric):
     """At the end: the check as HTML, every cell escaped, and a line on what it shows."""
     table = bug_check(trace, right, numeric)
     wrong = [name for name, verdict in zip(table['input'], table['= is']) if verdict.startswith('WRONG')]

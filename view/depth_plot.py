@@ -71,7 +71,7 @@ def w_facts(trace):
     return w, uses, steps, grads
 
 
-def w_line(trace, frame, facts=None):
+def w_line(trace, frame, facts=None, assigns=False):
     """One line on w's grad at this frame, worked out from the trace: its uses, and once all have added, its grad.
 
     '' before the backward pass reaches w; no number while w's grad has more += to come or the frame hides it.
@@ -81,7 +81,7 @@ def w_line(trace, frame, facts=None):
     steps = f'all {uses} steps' if uses > 1 else 'the one step'
     if not history:
         return ''
-    if trace.assigns:  # the `=` bug: each use's write replaces the one before
+    if assigns:  # the `=` bug (the trace is the `=` engine's): each use's write replaces the one before
         if len(history) < uses or w in frame.hidden:
             return f'w is used in {steps} of the chain: with =, each use replaces the grad the use before wrote.'
         return f"w's grad, {fmt(history[-1])}, is its last use's contribution alone: = threw the others away."
@@ -209,12 +209,13 @@ def plot_points(trace, frame):
     return [(path[j], g) for j, g in points]
 
 
-def depth_plots(trace, all_frames):
+def depth_plots(trace, all_frames, assigns=False):
     """The plot for each frame, or None where it does not apply (not the chain) or would tell the answers (hide=all).
 
     {'head': the SVG's opening with its axes, 'parts': [the rest of a distinct look: the points, '</svg>', a <p> on
     w's grad], 'at': [for each frame, its look's index in 'parts']}: a frame's plot is head + parts[at[k]], and
-    frames that look the same share one part. Our own SVG and HTML, every text escaped.
+    frames that look the same share one part. Our own SVG and HTML, every text escaped. `assigns`: the trace is the
+    `=` engine's (the bug mode's), which w's line says (w_line).
     """
     path = chain_path(trace)
     if path is None or any(f.hide == 'all' for f in all_frames):
@@ -230,7 +231,7 @@ def depth_plots(trace, all_frames):
     for frame in all_frames:
         points = _points(path, places, written, final, frame)
         current = points[-1][0] if points else None
-        words = w_line(trace, frame, facts)
+        words = w_line(trace, frame, facts, assigns)
         key = (len(points), current, words)
         if key not in index:
             index[key] = len(parts)

@@ -14,9 +14,17 @@ from engine.code import INPUTS, grad_writes
 from engine.frames import grads_at
 from view.bug import bug_check, lost_parts
 from view.explanation import number, owner, same, scope
+from view.graph import LOST_LEGEND
+from view.node_table import STATE_WORDS as TABLE_WORDS
 from view.worked import Unreadable, factor, worked, write
 
 NAMES = {op: name for name, op in exercise.OPS.items()}  # '+' -> 'add'
+# its parts beside the right trace, as view/modes.py names them: the node table's column of the right engine's grads,
+# and a grad of theirs that is not the right one at a frame is wrong there, whether final or not
+COLUMN = 'right grad'
+STATE_WORDS = {**TABLE_WORDS, 'wrong': 'is wrong: the right engine gives another'}
+LEGEND = LOST_LEGEND  # a body may write with = too
+EVERY_FRAME = True
 
 
 def differing(trace, right, frame):
@@ -28,6 +36,15 @@ def differing(trace, right, frame):
 def first_difference(trace, right, frames):
     """The index of the first frame where a grad of theirs differs from the right one, or None."""
     return next((k for k, f in enumerate(frames) if f.kind == 'backward' and differing(trace, right, f)), None)
+
+
+def frame_texts(trace, right, frames, labels, mistakes):
+    """(what each frame's caption adds, the explanation parts it adds, the frames the slider marks): the first frame
+    where a grad of theirs differs from the right one is marked, and there what their `mistakes` (engine.exercise
+    .diagnose's) are is said. `labels`: each frame's 'Frame 7 of 10' as the page counts them."""
+    first = first_difference(trace, right, frames)
+    parts = [code_parts(trace, right, f, k == first, mistakes) for k, f in enumerate(frames)]
+    return [code_caption(k, first, labels) for k in range(len(frames))], parts, [] if first is None else [first]
 
 
 def code_caption(k, first, labels):
@@ -124,7 +141,7 @@ def code_parts(trace, right, frame, first_here, mistakes):
     return parts
 
 
-def code_summary_html(trace, right, numeric):
+def summary_html(trace, right, numeric):
     """At the end: each input's grad from the student's bodies and from the right engine, beside the finite
     difference, as HTML, every cell escaped, and a line on what it shows."""
     table = bug_check(trace, right, numeric, ('your grad', 'right grad', 'yours is'), 'the right engine')

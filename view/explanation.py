@@ -169,10 +169,10 @@ def caption(trace, frame):
     return f'backward pass: {node.name} = {formula(trace, frame.node)} passes its grad back'
 
 
-def frame_rules(trace, frame):
+def frame_rules(trace, frame, assigns=False):
     """The frame's sums in a line or two, for the presentation view and over a graph without edge labels: the chain
     rule at a backward step (chain_rule_lines, each with the grad it makes), the op's numbers in the forward pass, a
-    leaf's grad; nothing at the inputs or seed."""
+    leaf's grad; nothing at the inputs or seed. `assigns`: the trace is the `=` engine's (the bug mode's)."""
     node = trace.nodes[frame.node] if frame.node >= 0 else None
     if frame.kind == 'forward':
         return [f'{node.name} = {formula(trace, frame.node, numbers=True)} = {number(node.data)}']
@@ -181,7 +181,7 @@ def frame_rules(trace, frame):
     step, hidden = trace.steps[frame.steps_done - 1], frame.hidden
     if not node.op:
         grad = shown(step.out_grad, frame.node in hidden)
-        if trace.assigns:  # the `=` bug: the grad is what the last write left, not the derivative; and, shown, whether
+        if assigns:  # the `=` bug: the grad is what the last write left, not the derivative; and, shown, whether
             said = f'{owner(node.name)}.grad = {grad}, as the last = left it'  # it is what += gives (graph.wrong_grads)
             if frame.node in hidden:
                 return [said]
@@ -192,9 +192,9 @@ def frame_rules(trace, frame):
     return chain_rule_lines(trace, step, hidden)
 
 
-def explain(trace, frame):
+def explain(trace, frame, assigns=False):
     """What the explanation panel shows at `frame`, as parts (see the module's docstring); the grads the frame hides
-    show '?'."""
+    show '?'. `assigns`: the trace is the `=` engine's (the bug mode's)."""
     node = trace.nodes[frame.node] if frame.node >= 0 else None
     output = trace.nodes[-1].name
     if frame.kind == 'inputs':
@@ -215,7 +215,7 @@ def explain(trace, frame):
     if not node.op:
         kind = 'an input' if node.is_input else 'a constant'
         means = f', is ∂{output}/∂{node.name}.'
-        if trace.assigns:  # the `=` bug: the grad is what the last write left, not the derivative
+        if assigns:  # the `=` bug: the grad is what the last write left, not the derivative
             means = f', is what the last = left: ∂{output}/∂{node.name} only if no write was thrown away.'
         return [('p', [('b', node.name), ('', f' is {kind} (a leaf): its '), ('c', '_backward'),
                        ('', ' does nothing. Its grad, '), ('b', shown(step.out_grad, frame.node in hidden)),

@@ -47,12 +47,13 @@ CSS_VARIABLES = {
 PLAYER_STYLE = '<style>.player {' + ' '.join(f'{name}: {value};' for name, value in CSS_VARIABLES.items()) + '}</style>'
 
 
-def value_look(trace, frame, i, grads, final_after, width, right_grads=None):
+def value_look(trace, frame, i, grads, final_after, width, right=None, right_grads=None):
     """How value node i looks at `frame`: (data text, grad text, grad state, mark).
 
-    grad state: 'none' (not computed), 'accumulating' (more += to come), 'final', 'wrong' (on the `=` engine: final,
-    and not what += gives, wrong_grads; beside a student's bodies, not the right engine's grad at this frame,
-    `right_grads`, one not computed where the right one is included) or 'hidden' (shows '?');
+    grad state: 'none' (not computed), 'accumulating' (more += to come), 'final', 'wrong' (final, and not the right
+    grad, wrong_grads: on the `=` engine what += gives, beside a student's bodies `right`'s; and where `right_grads`
+    are given, not the right engine's grad at this frame, one not computed where the right one is included) or
+    'hidden' (shows '?');
     mark: 'active' (its _backward runs), 'seed' (out.grad = 1 is set), 'forward' (just computed) or ''.
     A grad in frame.hidden shows '?'.
     """
@@ -62,7 +63,7 @@ def value_look(trace, frame, i, grads, final_after, width, right_grads=None):
     elif i in frame.hidden:
         state = 'hidden'  # neither final nor more to come: that would tell part of the answer
     elif frame.steps_done >= final_after[i]:
-        state = 'wrong' if i in wrong_grads(trace) else 'final'
+        state = 'wrong' if i in wrong_grads(trace, right) else 'final'
     else:
         state = 'accumulating'
     if right_grads is not None and state != 'hidden' and not _same_grad(grad, right_grads[i]):
@@ -85,15 +86,12 @@ def label_width(trace, width):
     return max([width] + [len(fmt(c.local_grad)) for step in trace.steps for c in step.contributions])
 
 
-def wrong_grads(trace):
-    """On the `=` engine, the nodes whose final grad is not the one += gives (plus_equals_grads), nan equal to nan;
-    on a student's bodies, not the right engine's (trace.right); empty on +=."""
-    return _wrong_grads(trace) if trace.assigns or trace.right is not None else frozenset()
-
-
 @functools.lru_cache(maxsize=16)  # a trace is read-only once made: what it gets wrong is worked out once
-def _wrong_grads(trace):
-    rights = trace.right.final_grads() if trace.right is not None else plus_equals_grads(trace)
+def wrong_grads(trace, right=None):
+    """The nodes whose final grad is not the right one, nan equal to nan: `right`'s, the right engine's trace of the
+    same graph (beside a student's bodies), or where none is given, what += gives (plus_equals_grads, worked out from
+    the trace itself): on the `=` engine the grads it got wrong, on += none."""
+    rights = right.final_grads() if right is not None else plus_equals_grads(trace)
     pairs = enumerate(zip(trace.final_grads(), rights))
     return frozenset(i for i, (g, r) in pairs if not (g == r or (g != g and r != r)))
 
@@ -214,12 +212,12 @@ COMPACT = {'nodesep': '0.06', 'ranksep': '0.1'}  # inches between boxes, and bet
 TITLE_PT = '7'  # the row titles (data, grad) of a compact box; its numbers stay 14 pt, as every shape's do
 
 
-def build_dot(trace, frame, width, shape='wide'):
+def build_dot(trace, frame, width, shape='wide', right=None):
     """The graph at `frame`, numbers padded to `width`, in `shape` (SHAPES). Ids: n3, n3_op, e3_0 (op 3's input 0,
     from its label l3_0 on; e3_0_in up to it), e3_out, stops b3_0. A label is a point in the shapes without labels.
 
     With frame None, every number is a placeholder of the same width: the layout without anyone's values. The grads
-    in frame.hidden show '?'.
+    in frame.hidden show '?'. `right`: beside a student's bodies, the right engine's trace (value_look).
     """
     labelled = shape == 'wide'
     local_width = label_width(trace, width)
@@ -229,7 +227,7 @@ def build_dot(trace, frame, width, shape='wide'):
         hot, thrown = {}, {}
     else:
         grads, final_after = grads_at(trace, frame), trace.final_after()
-        looks = [value_look(trace, frame, i, grads, final_after, width) for i in range(len(trace.nodes))]
+        looks = [value_look(trace, frame, i, grads, final_after, width, right) for i in range(len(trace.nodes))]
         hot = hot_edges(trace, frame, width, local_width)
         thrown = lost_edges(trace, frame, width, local_width)
     active_op = frame.node if hot else None

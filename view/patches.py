@@ -4,15 +4,17 @@ from view.graph import hot_edges, label_width, lost_edges, value_look
 from view.numbers import HIDDEN, fmt
 
 
-def frame_patches(trace, all_frames, width, right=None):
+def frame_patches(trace, all_frames, width, right=None, every_frame=False):
     """Frame 0 whole, then for each frame only what changed: linear in the graph and the number of frames.
 
     A patch: 'v' [[node, data text, grad text, grad state, mark]], 'o' the op whose _backward runs (-1: none),
     'e' [['op_slot', edge label (its lines joined by a newline) or '']], 'a' the node the frame is about, and on
     the `=` engine 'x' ['op_slot'], the edges whose contribution this frame throws away, each drawn dashed in ink
     with the label it had, its amount marked lost (graph.lost_label).
-    The grads each frame hides (frame.hidden) show '?'. With `right`, the `+=` trace of the same graph, each look has
-    a fifth text: the grad `+=` gives at the frame, for the node table's column beside the `=` one.
+    The grads each frame hides (frame.hidden) show '?'. With `right`, the right engine's trace of the same graph (the
+    `+=` one beside the `=` one, or beside a student's bodies), a grad that is final and not `right`'s looks wrong,
+    with `every_frame` one that is not `right`'s at any frame too (graph.value_look); and each look has a fifth
+    text: `right`'s grad at the frame, for the node table's column beside the grad.
     """
     final_after = trace.final_after()
     local_width = label_width(trace, width)
@@ -36,7 +38,7 @@ def frame_patches(trace, all_frames, width, right=None):
         candidates = range(len(trace.nodes)) if previous is None else touched(previous) | touched(frame)
         changed = []
         for i in sorted(candidates):
-            look = value_look(trace, frame, i, grads, final_after, width, right_grads if trace.right else None)
+            look = value_look(trace, frame, i, grads, final_after, width, right, right_grads if every_frame else None)
             if right is not None:
                 look += (HIDDEN if i in frame.hidden and right_grads[i] is not None else fmt(right_grads[i]),)
             if looks.get(i) != look:

@@ -3,52 +3,49 @@ caption, explanation, sums and node table, made once here and encoded as JSON (c
 
 import json
 
-from view.bug import bug_caption, bug_parts, bug_summary_html
 from view.depth_plot import depth_plots
-from view.exercise import code_caption, code_parts, code_summary_html, first_difference
 from view.explanation import caption, explain, explanation_html, frame_rules
-from view.graph import LEGEND, LOST_LEGEND, blank_label, label_width
+from view.graph import LEGEND, blank_label, label_width
 from view.learning import learning_tail
+from view.modes import MODE
 from view.names import frame_labels, frame_suffixes
-from view.node_table import BESIDE_CODE, BESIDE_COLUMN, table_columns
+from view.node_table import table_columns
 from view.numbers import HIDDEN
 from view.patches import frame_patches
 from view.summary import grad_check, summary_html
 
 
-def make_body(trace, all_frames, width, numeric, graph, right=None, learning=None, in_pass=None, mistakes=None):
+def make_body(
+    trace, all_frames, *, width, numeric, graph, mode='watch', right=None, learning=None, in_pass=None, mistakes=()
+):  # fmt: skip
     """The graph (server_layout's {'svg'} or browser_layout's {'dot', …}) with each frame's patch, caption,
     explanation, sums and node table, encoded for the player; the grads each frame hides (frame.hidden) show '?' in
     all of them, and hiding every grad leaves out the grad check too, as do a last frame that hides grads and
-    `numeric` None (a quiz not finished). On the `=` engine, or a student's bodies (whose `mistakes`,
-    engine.exercise.diagnose's, are named at the first difference), `right` is the right trace beside it; `learning`
-    (view.learning.Learning) adds the frames of one step of learning after the pass. Each frame's number, as
-    its caption says it, and its file's (names.frame_numbers) count `in_pass` frames in the pass where given (a quiz
-    held at its question counts the whole pass as watched)."""
-    patches = frame_patches(trace, all_frames, width, right)
+    `numeric` None (a quiz not finished). `mode` (view/modes.py's name): where its row has a view module, `right` is
+    the right trace beside `trace`, and that module adds its own parts (a student's `mistakes`, engine.exercise
+    .diagnose's, are named at the first difference); `learning` (view.learning.Learning) adds the frames of one step
+    of learning after the pass. Each frame's number, as its caption says it, and its file's (names.frame_numbers)
+    count `in_pass` frames in the pass where given (a quiz held at its question counts the whole pass as watched)."""
+    beside, assigns = MODE[mode].view, MODE[mode].engine == 'assigns'
+    every_frame = beside is not None and beside.EVERY_FRAME
+    patches = frame_patches(trace, all_frames, width, right, every_frame)
     captions = [caption(trace, f) for f in all_frames]
-    parts = [explain(trace, f) for f in all_frames]
-    first = None
-    if right is not None and not trace.assigns:  # a student's bodies: the first difference is marked
-        first = first_difference(trace, right, all_frames)
-        names = frame_labels(all_frames, in_pass, 0)
-        parts = [p + code_parts(trace, right, f, k == first, mistakes or []) for k, (p, f) in
-                 enumerate(zip(parts, all_frames))]  # fmt: skip
-        captions = [c + code_caption(k, first, names) for k, c in enumerate(captions)]
-    elif right is not None:
-        parts = [p + bug_parts(trace, right, f) for p, f in zip(parts, all_frames)]
-        captions = [c + bug_caption(trace, f) for c, f in zip(captions, all_frames)]
+    parts = [explain(trace, f, assigns) for f in all_frames]
+    marks = []
+    if beside is not None:  # the mode's own parts, beside the right trace
+        labels = frame_labels(all_frames, in_pass, 0)
+        added, more, marks = beside.frame_texts(trace, right, all_frames, labels, mistakes)
+        captions = [c + a for c, a in zip(captions, added)]
+        parts = [p + m for p, m in zip(parts, more)]
     explanations = [explanation_html(p) for p in parts]
-    rules = [frame_rules(trace, f) for f in all_frames]
-    plots = depth_plots(trace, all_frames)
+    rules = [frame_rules(trace, f, assigns) for f in all_frames]
+    plots = depth_plots(trace, all_frames, assigns)
     last = all_frames[-1]
     # the check, at the last frame, would show the grads it hides (hide=new without the leaves' steps)
     if last.hide == 'all' or numeric is None or last.hidden:
         summary = ''
-    elif right is not None and not trace.assigns:
-        summary = code_summary_html(trace, right, numeric)
-    elif right is not None:
-        summary = bug_summary_html(trace, right, numeric)
+    elif beside is not None:
+        summary = beside.summary_html(trace, right, numeric)
     else:
         summary = summary_html(grad_check(trace, numeric), trace.nodes[-1].name)
     if learning is not None:
@@ -61,14 +58,14 @@ def make_body(trace, all_frames, width, numeric, graph, right=None, learning=Non
     after = len(captions) - len(all_frames)  # the learning step's frames
     count = None if in_pass is None else in_pass + after
     labels, files = frame_labels(all_frames, count, after), frame_suffixes(all_frames, count, after)
-    table = table_columns(trace, beside=right is not None and (BESIDE_COLUMN if trace.assigns else BESIDE_CODE))
+    table = table_columns(trace, beside)
     if last.hide != 'none' or any(f.ask for f in all_frames):
         table['finals'] = [HIDDEN] * len(trace.nodes)  # the answers are never sent where grads are asked for
     return encode_body(
         graph, patches, blank_label(width, label_width(trace, width)),
         captions=captions, explanations=explanations, rules=rules, table=table, near=neighbours(trace),
-        summary=summary, plots=plots, legend=LEGEND + (LOST_LEGEND if right is not None else ''), labels=labels,
-        files=files, marks=[] if first is None else [first],
+        summary=summary, plots=plots, legend=LEGEND + (beside.LEGEND if beside is not None else ''), labels=labels,
+        files=files, marks=marks,
     )  # fmt: skip
 
 

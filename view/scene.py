@@ -20,24 +20,25 @@ def exact_key(key):
     return key
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Scene:
     expression_key: str  # engine.Expression.key: a preset's name, 'chain10', '=' and a typed formula's text
     values: tuple  # ((name, value), ...): the inputs of the pass shown (after learning's steps, where it has some)
-    mode: str  # the mode in force (state.MODES), where the page's mode does not apply: 'watch'
+    mode: str  # the name of the mode in force (view/modes.py), where the page's mode does not apply: 'watch'
     forward: bool  # the frames step through the forward pass too
     leaves: bool  # and through the leaves' steps
     hide: str  # which grads show '?' (engine.frames.HIDE)
     frames: tuple  # the frames the player is given (a quiz: up to its question)
-    whole: int  # the frames of the whole pass, a quiz's with its questions: the player's slider runs to it
+    length: int  # the frames of the whole pass, a quiz's with its questions: the player's slider runs over them
     learning_key: tuple | None  # view.learning.Learning.key: the frames after the pass depend on it
     bodies: tuple  # ((name, text), ...): in mode 'code', the student's _backward bodies the trace ran; else ()
     # made from the fields above, so not compared: the key is theirs
     expression: object = field(compare=False)  # the engine.Expression
-    trace: object = field(compare=False)  # the trace shown: on the `=` engine in bug mode
+    trace: object = field(compare=False)  # the trace shown: on the mode's engine (view/modes.py)
     width: int = field(compare=False)  # view.numbers.number_width, over everything shown
     numeric: dict | None = field(compare=False)  # the finite-difference grads; None while a quiz is unfinished
-    right: object = field(default=None, compare=False)  # bug mode: the `+=` trace beside the `=` one
+    # where the mode's engine is not the page's: the right trace (`+=`) beside the one shown; else None
+    right: object = field(default=None, compare=False)
     learning: object = field(default=None, compare=False)  # learn mode: the view.learning.Learning after the pass
 
     @property

@@ -62,8 +62,10 @@ def show_player(scene, page):
     key = (scene.key, 'svg' in graph)  # with the layout, or with the DOT the browser lays out
     body = cache.player_body(
         key=key,
-        make=lambda: make_body(trace, list(scene.frames), width, scene.numeric, {}, scene.right, scene.learning,
-                               scene.in_pass, scene.mistakes),
+        make=lambda: make_body(
+            trace, list(scene.frames), width=width, numeric=scene.numeric, graph={}, mode=scene.mode,
+            right=scene.right, learning=scene.learning, in_pass=scene.in_pass, mistakes=scene.mistakes,
+        ),
     )  # fmt: skip
     # the graph, the same for every input and frame (and 4.7 of a 500-chain's 6 MB), kept and sent apart: once
     graph_key = (scene.expression_key, width, 'svg' in graph, quick)  # as cache.laid_out keeps the layouts
@@ -72,7 +74,7 @@ def show_player(scene, page):
     stem = file_stem(scene.expression_key, scene.inputs)
     share_at = graph_player(
         repr(key), (repr(graph_key), encoded), body, page.speed, page.final_grads_shown, goto, present=page.present,
-        table=page.table, of=scene.whole, stem=stem,
+        table=page.table, length=scene.length, stem=stem,
     )  # fmt: skip
     return share_at, quick
 
@@ -151,7 +153,7 @@ def _graph_missing():
 
 
 def graph_player(
-    layout, graph, body, speed, answers, goto, present=False, table=False, key='graph', of=None, stem='graph'
+    layout, graph, body, speed, answers, goto, present=False, table=False, key='graph', length=None, stem='graph'
 ):  # fmt: skip
     """Draw the player.
 
@@ -160,7 +162,7 @@ def graph_player(
     `table`. `goto`, a dict {'id', 'frame', 'open'} as go_to makes it (player.js reads these three fields):
     a new id moves the player to `frame`, except that an `open` goto (a visitor's first run) does not move a
     player that already shows a frame, as after a server restart, when its page reconnects to a new session.
-    `of`: how many frames the whole pass has, where the body holds fewer (a quiz, up to its question).
+    `length`: how many frames the whole pass has, where the body holds fewer (a quiz, up to its question).
     `stem`: the name of the files the player saves of a frame it laid out itself (names.file_stem).
     `graph`: (its name, its JSON) where `body` leaves it out: the layout or the DOT, sent once a session and named
     after that (the page keeps it; when it lacks one, it says so and gets every graph again).
@@ -170,7 +172,7 @@ def graph_player(
     state.shape_to_share read it), or None.
     """
     head = {'layout': layout, 'speed': speed, 'answers': answers, 'goto': goto, 'present': present, 'table': table,
-            'of': of, 'stem': stem, 'fonts': font_faces()}  # fmt: skip
+            'length': length, 'stem': stem, 'fonts': font_faces()}  # fmt: skip
     name, encoded = graph
     sent = st.session_state.setdefault(SENT, [])
     if name in sent:  # the page has it

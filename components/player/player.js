@@ -764,7 +764,7 @@ class Player {
     const wasPlaying = !!this.timer;
     const fresh = this.cur < 0 && this.gotoId === null;
     this.stem = head.stem || 'graph';
-    this.of = Math.max(this.n, head.of || 0);
+    this.of = Math.max(this.n, head.length || 0);
     this.slider.max = this.of - 1; // a quiz's slider shows how far its question is into the pass; go() stops there
     this.tableBox.classList.toggle('answers', head.answers);
     const present = !!head.present;

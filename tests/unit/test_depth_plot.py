@@ -78,7 +78,8 @@ def body_of(expression, hide='none'):
     trace = traced(expression)
     width = number_width(trace)
     all_frames = frames(trace, hide=hide)
-    return json.loads(make_body(trace, all_frames, width, numeric_grads(expression, {}), {'svg': '<svg/>'}))
+    numeric = numeric_grads(expression, {})
+    return json.loads(make_body(trace, all_frames, width=width, numeric=numeric, graph={'svg': '<svg/>'}))
 
 
 def test_the_player_is_sent_the_plot_for_the_chain_and_none_for_the_neuron_or_reuse():

@@ -28,20 +28,19 @@ def lines(**texts):
 
 
 def student_trace(expression, **texts):
+    """(the trace on the student's bodies, the right engine's beside it)."""
     leaves, out = expression.build(value_type=yours(checked(**texts)))
-    trace = trace_backward(out, leaves)
     right_leaves, right_out = expression.build()
-    trace.right = trace_backward(right_out, right_leaves)
-    return trace
+    return trace_backward(out, leaves), trace_backward(right_out, right_leaves)
 
 
 def first_words(expression, **texts):
     """(the index of the first frame that differs, the explanation's text there)."""
-    trace = student_trace(expression, **texts)
+    trace, right = student_trace(expression, **texts)
     all_frames = frames(trace)
-    k = first_difference(trace, trace.right, all_frames)
+    k = first_difference(trace, right, all_frames)
     mistakes = diagnose(checked(**texts))
-    return k, plain_text(explain(trace, all_frames[k]) + code_parts(trace, trace.right, all_frames[k], True, mistakes))
+    return k, plain_text(explain(trace, all_frames[k]) + code_parts(trace, right, all_frames[k], True, mistakes))
 
 
 # --- the right bodies ---
@@ -54,7 +53,7 @@ def test_the_right_bodies_are_right_on_all_five_expressions():
 @pytest.mark.parametrize('key', [*PRESETS, 'chain3'])
 def test_the_right_bodies_give_the_engines_grads_bit_for_bit(key):
     expression = chain(3) if key == 'chain3' else PRESETS[key]
-    theirs = student_trace(expression).final_grads()
+    theirs = student_trace(expression)[0].final_grads()
     ours = trace_backward(*reversed(expression.build())).final_grads()
     assert [x.hex() for x in theirs] == [x.hex() for x in ours]
 
@@ -176,14 +175,14 @@ def test_diagnose_names_the_class_of_mistake_however_the_line_is_written(name, b
 
 
 def test_the_first_difference_is_marked_in_the_body_sent_to_the_player():
-    trace = student_trace(
+    trace, right = student_trace(
         PRESETS['reuse'], mul='self.grad += self.data * out.grad\nother.grad += other.data * out.grad'
     )
     mistakes = diagnose(checked(mul='self.grad += self.data * out.grad\nother.grad += other.data * out.grad'))
     import json
 
-    body = json.loads(make_body(trace, frames(trace), 7, {'a': 4.0, 'b': 3.0}, {'svg': ''}, right=trace.right,
-                                mistakes=mistakes))  # fmt: skip
+    body = json.loads(make_body(trace, frames(trace), width=7, numeric={'a': 4.0, 'b': 3.0}, graph={'svg': ''},
+                                mode='code', right=right, mistakes=mistakes))  # fmt: skip
     assert body['marks'] == [7]
     assert body['captions'][7].endswith('✗ first difference from the right engine')
     assert body['captions'][9].endswith('first difference: frame 8 of 10')

@@ -156,16 +156,16 @@ def test_a_leaf_on_the_assigning_engine_says_whether_its_grad_is_what_plus_equal
     # a ends at 3 with = (−3 with +=), as does b at −2 (−8 with +=); reuse's b is written once: 3, right
     leaves, out = PRESETS['ab_times_a_plus_b'].build(value_type=assign.Value)
     trace = trace_backward(out, leaves)
-    assert frame_rules(trace, backward_frame(trace, 'a')) == [
+    assert frame_rules(trace, backward_frame(trace, 'a'), assigns=True) == [
         'a.grad = 3.0000, as the last = left it: wrong, += gives −3.0000'
     ]
-    assert frame_rules(trace, backward_frame(trace, 'a', 'all')) == ['a.grad = ?, as the last = left it']
+    assert frame_rules(trace, backward_frame(trace, 'a', 'all'), assigns=True) == ['a.grad = ?, as the last = left it']
     leaves, out = PRESETS['reuse'].build(value_type=assign.Value)
     trace = trace_backward(out, leaves)
-    assert frame_rules(trace, backward_frame(trace, 'b')) == [
+    assert frame_rules(trace, backward_frame(trace, 'b'), assigns=True) == [
         'b.grad = 3.0000, as the last = left it: right, += gives the same'
     ]
-    assert frame_rules(trace, backward_frame(trace, 'a')) == [
+    assert frame_rules(trace, backward_frame(trace, 'a'), assigns=True) == [
         'a.grad = −2.0000, as the last = left it: wrong, += gives 4.0000'
     ]
 

@@ -139,7 +139,7 @@ def pages(key):
             wrong, wrong_width, _ = traced(expression=expression, values=values, assigns=True)
             both = max(width, wrong_width)
             bug = frames(wrong, leaves=leaves, hide=hide)
-            yield f'bug hide={hide}', wrong, bug, hide, trace, body(wrong, bug, both, numeric, right=trace)
+            yield f'bug hide={hide}', wrong, bug, hide, trace, body(wrong, bug, both, numeric, 'bug', right=trace)
             if learn.applies(expression):
                 learning, _ = learning_after(expression, dict(values), learn.DEFAULT_LR, 0)
                 wide = max(width, number_width(learning.after))
@@ -149,7 +149,7 @@ def pages(key):
                     watch,
                     hide,
                     None,
-                    body(trace, watch, wide, numeric, None, learning),
+                    body(trace, watch, wide, numeric, learning=learning),
                 )
         quiz = frames(trace, leaves=leaves, ask=True)
         for at in (k for k, f in enumerate(quiz) if f.ask):  # the quiz panel's page: up to its question, no check
@@ -157,9 +157,11 @@ def pages(key):
         yield 'quiz presented', trace, quiz, 'none', None, body(trace, quiz, width, numeric)
 
 
-def body(trace, all_frames, width, numeric, right=None, learning=None):
+def body(trace, all_frames, width, numeric, mode='watch', right=None, learning=None):
     graph = {'dot': build_dot(trace, None, width).source}  # the layout: the same value-free DOT the page lays out
-    return json.loads(make_body(trace, all_frames, width, numeric, graph, right, learning))
+    made = make_body(trace, all_frames, width=width, numeric=numeric, graph=graph, mode=mode, right=right,
+                     learning=learning)  # fmt: skip
+    return json.loads(made)
 
 
 def frame_leaks(trace, all_frames, hide, right, body, first=0):

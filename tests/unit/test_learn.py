@@ -198,7 +198,7 @@ def learning_page(key, learned, forward=True, hide='none', lr=DEFAULT_LR, values
     trace, width, numeric = cache.traced(expression=expression, values=tuple(now.items()))
     width = max(width, number_width(learning.after))
     pass_frames = frames(trace, forward, hide=hide)
-    body = make_body(trace, pass_frames, width, numeric, {'svg': ''}, None, learning)
+    body = make_body(trace, pass_frames, width=width, numeric=numeric, graph={'svg': ''}, learning=learning)
     return trace, pass_frames, json.loads(body)
 
 

@@ -14,8 +14,9 @@ def scene_of(values, **changed):
     trace = trace_backward(out, leaves)
     all_frames = tuple(frames(trace))
     scene = Scene(
-        expression.key, tuple(values.items()), 'watch', True, True, 'none', all_frames, len(all_frames), None, (),
-        expression=expression, trace=trace, width=number_width(trace), numeric=None,
+        expression_key=expression.key, values=tuple(values.items()), mode='watch', forward=True, leaves=True,
+        hide='none', frames=all_frames, length=len(all_frames), learning_key=None, bodies=(), expression=expression,
+        trace=trace, width=number_width(trace), numeric=None,
     )  # fmt: skip
     return dataclasses.replace(scene, **changed)
 

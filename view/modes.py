@@ -1,0 +1,102 @@
+"""What the page is for, one row a mode: its name in links, its label and help in the sidebar, when it does not apply
+to a graph and why, the engine its trace runs on (with the right trace beside it, or alone), and the view module
+that draws its own parts. state.py takes the names from here, components/modes.py the labels and why_not, app.py
+the engine, and view/player_body.py the view module; docs/adding-a-mode.md says how to add one.
+
+A mode's view module (view.bug, view.exercise) draws what the mode adds beside the right trace, under these names:
+COLUMN, the node table's column of the right grads beside 'grad now'; STATE_WORDS, a grad's state in the table's
+words (view.node_table.STATE_WORDS with 'wrong'); LEGEND, the looks it adds to view.graph.LEGEND; EVERY_FRAME,
+whether a grad that is not the right one at a frame is drawn wrong there, or only once it is final;
+frame_texts(trace, right, frames, labels, mistakes), (what each caption adds, the parts each explanation adds, the
+frames the slider marks); summary_html(trace, right, numeric), the check at the last frame.
+"""
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+
+from engine import PRESETS, learn
+from view import bug, exercise
+
+MAX_QUIZ_VALUES = 200  # a question a step: past this a quiz is a chore, and each answer sends the player anew
+
+
+def always(expression, trace):
+    return None
+
+
+def learn_why_not(expression, trace):
+    if learn.applies(expression):
+        return None
+    with_loss = ' or '.join(f'"{e.menu}"' for e in PRESETS.values() if learn.applies(e))
+    return (
+        f'One step of learning needs a loss and parameters to learn: pick {with_loss} among the examples. '
+        'This expression has none, so the page shows its backward pass.'
+    )
+
+
+def quiz_why_not(expression, trace):
+    if len(trace.nodes) > MAX_QUIZ_VALUES:
+        return (
+            f'Predict the grad asks one question a step; this graph has {len(trace.nodes):,} values, more than '
+            f'the {MAX_QUIZ_VALUES} a quiz takes. Pick a smaller graph (a shorter chain).'
+        )
+    if not all(math.isfinite(g) for g in trace.final_grads()):
+        return 'Predict the grad needs finite grads to ask for; this pass has nan or inf in it.'
+    return None
+
+
+@dataclass(frozen=True)
+class Mode:
+    name: str  # what a link and the code call it (mode=bug)
+    label: str  # the sidebar's switch
+    help: str  # its sentence in the switch's help
+    # (expression, the `+=` trace of its inputs) -> why the mode does not apply to this graph (plain text), or None
+    why_not: Callable = always
+    # what the trace shown runs on: '' the page's engine, alone; 'assigns' engine/assign.py, where each _backward
+    # assigns, or 'bodies' the student's own _backward bodies (engine/exercise.py): each with the right trace beside
+    engine: str = ''
+    view: ModuleType | None = None  # beside the right trace: the module that draws the mode's own parts (above)
+
+
+MODES = (
+    Mode('watch', 'Watch backward()', '**Watch**: every step of the pass.'),
+    Mode(
+        'bug',
+        'What if _backward used = ?',
+        '**=**: the same graph on an engine whose `_backward` assigns instead of adding: '
+        'see which grads it gets wrong.',
+        engine='assigns',
+        view=bug,
+    ),
+    Mode(
+        'quiz',
+        'Predict the grad',
+        '**Predict**: each step asks for the grads it writes before it shows them.',
+        why_not=quiz_why_not,
+    ),
+    Mode(
+        'learn',
+        'One step of learning',
+        '**Learning**: after the pass, one gradient-descent step and the forward pass again.',
+        why_not=learn_why_not,
+    ),
+    Mode(
+        'code',
+        'Your own _backward',
+        "**Your own**: write the exercise's three `_backward` bodies and watch them run beside the right engine.",
+        engine='bodies',
+        view=exercise,
+    ),
+)
+MODE = {mode.name: mode for mode in MODES}  # by name
+NAMES = tuple(MODE)
+HELP = ' '.join(mode.help for mode in MODES)  # the switch's help: every mode's sentence
+
+
+def in_force(name, expression, trace):
+    """(the mode the page shows, why the mode `name` does not apply to this graph or None): `name`'s row where it
+    applies, else watch's."""
+    reason = MODE[name].why_not(expression, trace)
+    return (MODE[name], None) if reason is None else (MODE['watch'], reason)
