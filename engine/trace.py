@@ -17,6 +17,7 @@ import types
 from dataclasses import dataclass
 
 from .code import INPUTS, grad_writes
+from .ieee import same
 from .ops import formula
 from .value import topological_order
 
@@ -176,7 +177,7 @@ class Trace:
                 grads[child] = (0.0 if before is None else before) + amount  # the float sum `+=` made
             last[child] = (k, j)
             contributions.append(Contribution(child, slot, amount, local, before, grads[child], overwrote, how))
-        replayed = all(_same(grads[c], g) for c, g in self._written(i))
+        replayed = all(same(grads[c], g) for c, g in self._written(i))
         assert replayed, 'a replay must write what the pass did'
         return Step(i, self._final[i], tuple(contributions))
 
@@ -189,11 +190,6 @@ class Trace:
         node = self.nodes[self.output - steps[j - 1]]
         lines = grad_writes(self._values[self.output - steps[j - 1]]._backward)
         return steps[j - 1], max(n for n, (slot, _, _) in enumerate(lines) if node.children[slot] == child)
-
-
-def _same(a, b):
-    """The same float: nan != nan, yet a replay that gives nan where the pass gave nan did what the pass did."""
-    return a == b or (a != a and b != b)
 
 
 MAX_FORMULA_NAME = 16

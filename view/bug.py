@@ -10,9 +10,10 @@ import pandas as pd
 
 from engine import PRESETS
 from engine.frames import grads_at
-from view.explanation import number, owner, shown
+from engine.ieee import same
+from view.explanation import owner, shown
 from view.graph import lost
-from view.numbers import fmt
+from view.numbers import fmt, number
 from view.summary import CHECK, UNDEFINED
 
 
@@ -63,7 +64,7 @@ def bug_parts(trace, right, frame):
     parts = lost_parts(trace, right, frame)
     if frame.kind in ('backward', 'seed'):
         wrong, ok = grads_at(trace, frame), grads_at(right, frame)
-        differ = [i for i, (g, r) in enumerate(zip(wrong, ok)) if g is not None and i not in hidden and not _same(g, r)]
+        differ = [i for i, (g, r) in enumerate(zip(wrong, ok)) if g is not None and i not in hidden and not same(g, r)]
         visible = ' shown' if hidden else ''
         if differ:
             rows = [[('c', f'{owner(trace.nodes[i].name)}.grad'), ('', ': = gives '), ('b', number(wrong[i])),
@@ -96,10 +97,6 @@ def lost_parts(trace, right, frame):
     return parts
 
 
-def _same(a, b):
-    return a == b or (a != a and b != b)
-
-
 def bug_check(trace, right, numeric, named=('grad with =', 'grad with +=', '= is'), agrees='+='):
     """Each input's grad with `=` and with `+=`, beside the finite difference that says which is right. `named`: the
     columns of the two grads and the verdict; `agrees`: what the verdict says a wrong grad's difference agrees with
@@ -112,7 +109,7 @@ def bug_check(trace, right, numeric, named=('grad with =', 'grad with +=', '= is
         d = numeric.get(node.name, math.nan)
         if not math.isfinite(d):
             verdict = UNDEFINED
-        elif _same(wrong[i], ok[i]):
+        elif same(wrong[i], ok[i]):
             verdict = 'right'
         else:
             verdict = f'WRONG: the finite difference agrees with {agrees}'

@@ -12,8 +12,10 @@ from types import SimpleNamespace
 from engine import exercise, ops
 from engine.code import INPUTS, grad_writes
 from engine.frames import grads_at
+from engine.ieee import same
 from view.bug import bug_check, lost_parts
-from view.explanation import number, owner, same, scope
+from view.explanation import owner, scope
+from view.numbers import number
 from view.worked import Unreadable, factor, worked, write
 
 NAMES = {op: name for name, op in exercise.OPS.items()}  # '+' -> 'add'
@@ -22,7 +24,7 @@ NAMES = {op: name for name, op in exercise.OPS.items()}  # '+' -> 'add'
 def differing(trace, right, frame):
     """The nodes whose grad at `frame` is not the right engine's (one not written where the right one is, too)."""
     yours, ok = grads_at(trace, frame), grads_at(right, frame)
-    return [i for i, (g, r) in enumerate(zip(yours, ok)) if not (g is None and r is None) and not same(g, r)]
+    return [i for i, (g, r) in enumerate(zip(yours, ok)) if not same(g, r)]
 
 
 def first_difference(trace, right, frames):
