@@ -109,9 +109,8 @@ def _font_faces(root):
 @functools.lru_cache(maxsize=64)  # the frames of one pass use nearly the same characters
 def font_subset(weight, characters):
     """DejaVu Sans Mono's `weight` face ('normal', 'bold') with only the glyphs of `characters`, as TrueType bytes:
-    without the hinting (a frame of the neuron: 2.8 KB and, for its bold names, 1.8 KB; the whole faces 341 and
-    332 KB)."""
-    from fontTools import subset  # 100 ms to import: only when a picture is made
+    without the hinting: a frame's subset is a small part of the whole face."""
+    from fontTools import subset  # slow to import: only when a picture is made
 
     font = subset.load_font(str(FONT_FILES[weight]), subset.Options())
     options = subset.Options(hinting=False, name_IDs=[1, 2, 4, 6])  # its family, style, full and PostScript names

@@ -269,13 +269,13 @@ def build_dot(trace, frame, width, shape='wide'):
 BUS_USES = 5  # a value used this often reaches its uses along one line, not an edge each
 BUS_WIDTH = '3'  # that line's pen: thicker than an edge, so that it reads as one line with junctions on it
 MAIN_WEIGHT = '20'  # how hard the main path's edges pull to be short and straight (dot's default: 1)
-# values: up to here the main path is kept straight. It costs dot 1.3-1.6 times the layout time, which chain(500)
-# (1,002 values) cannot spend within layout.FULL_BUDGET; a chain of 300 (602) takes about 2 s with it
+# values: up to here the main path is kept straight. That costs dot a good part more layout time, which chain(500)
+# (1,002 values) cannot spend within layout.FULL_BUDGET (bench/results/layout.txt)
 STRAIGHT_UP_TO = 650
 ORDERED_UP_TO = 80  # values: the graphs drawn in formula order (build_dot)
-# past EXACT_UP_TO values, dot's x-positioning (network simplex over ~13,500 nodes for chain(500), most of them the
-# edges' label nodes) is cut to 0.2 passes a node: chain(500) 5.9 s -> 3.4 s, chain(324) 3.9 s -> 1.1 s, inside
-# layout.FULL_BUDGET; chain(200) (402 values) takes 1.0 s exact
+# past EXACT_UP_TO values, dot's x-positioning (network simplex over every node, for chain(500) most of them the
+# edges' label nodes) is cut to 0.2 passes a node, which brings the largest preset, chain(500), inside
+# layout.FULL_BUDGET; below it, the exact layout is fast enough (bench/results/layout.txt)
 EXACT_UP_TO = 400
 BIG_NSLIMIT = '0.2'
 
@@ -283,7 +283,7 @@ BIG_NSLIMIT = '0.2'
 def _main_path(trace):
     """{value: the input slot the path goes on through} along the output's first inputs back to a leaf: a chain's
     main path, drawn on one row (its edges weigh MAIN_WEIGHT) so that the view does not drift up and down along it.
-    dot's group attribute draws it as straight but took dot 1.9 times as long on chain(500): past layout.FULL_BUDGET."""
+    dot's group attribute draws it as straight but takes dot far longer on chain(500): past layout.FULL_BUDGET."""
     path, i = {}, trace.output
     while trace.nodes[i].children:
         path[i] = 0
@@ -296,7 +296,7 @@ def _draw_buses(dot, trace):
     """For each value used BUS_USES times or more: a line of small stops from it, one stop before each use.
 
     The edges from a value to uses far apart (the chain's w feeds every step) would cost dot's layout
-    time that grows much faster than the graph: 40 steps took 30 s. Along a line, each edge is short.
+    time that grows much faster than the graph. Along a line, each edge is short.
     Returns {(op node, input slot): the stop its edge starts from}.
     """
     uses = {}

@@ -65,7 +65,7 @@ def show_player(scene, page):
         make=lambda: make_body(trace, list(scene.frames), width, scene.numeric, {}, scene.right, scene.learning,
                                scene.in_pass, scene.mistakes),
     )  # fmt: skip
-    # the graph, the same for every input and frame (and 4.7 of a 500-chain's 6 MB), kept and sent apart: once
+    # the graph, the same for every input and frame (and most of a long chain's bytes), kept and sent apart: once
     graph_key = (scene.expression_key, width, 'svg' in graph, quick)  # as cache.laid_out keeps the layouts
     encoded = cache.player_body(key=('graph', *graph_key), make=lambda: json.dumps(graph).encode())
     goto = st.session_state.get(GOTO, NO_GOTO)
