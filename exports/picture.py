@@ -19,14 +19,13 @@ from engine import ops
 from engine.frames import frames
 from view.graph import MARK_STYLE, STATE_STYLE, VALUE_TEXTS, wrong_grads
 from view.numbers import HIDDEN, NOT_COMPUTED
-from view.palette import COLOUR_MEANINGS, INK, KEYS, NOT_FINITE, SCREEN_FONT, TEXT_COLOURS
+from view.palette import COLOUR_MEANINGS, FAMILY, INK, KEYS, NOT_FINITE, SCREEN_FONT, TEXT_COLOURS
 
 SVG_NS = 'http://www.w3.org/2000/svg'
 XML_SPACE = '{http://www.w3.org/XML/1998/namespace}space'
 ET.register_namespace('', SVG_NS)
 FONTS = Path(__file__).parent.parent / 'static' / 'fonts'
 FONT_FILES = {'normal': FONTS / 'DejaVuSansMono.ttf', 'bold': FONTS / 'DejaVuSansMono-Bold.ttf'}
-FAMILY = 'DejaVu Sans Mono'  # the first of palette.SCREEN_FONT: the font the page draws the graph in
 # player.css draws these number texts bold (text.value.faint, .not-finite, .asked): '·', nan and ±inf, '?'
 BOLD_TEXTS = (NOT_COMPUTED, *NOT_FINITE, HIDDEN)
 DOT_DASHES = {'dashed': '5,2', 'dotted': '1,5'}  # how dot's SVG draws a dashed and a dotted border

@@ -31,7 +31,8 @@ TEXT_COLOURS = {**dict.fromkeys(NOT_FINITE, UNDEFINED), HIDDEN: ACTIVE}  # texts
 # Courier's metrics for the layout, by dot and by the browser's Graphviz alike (which knows no 'Courier,monospace'
 # and measures that as a narrower Times); on screen, any monospace font
 FONT = 'Courier'
-SCREEN_FONT = '"DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", monospace'  # the browser's monospace font
+FAMILY = 'DejaVu Sans Mono'  # the page's monospace font (static/fonts/), which the exported files embed
+SCREEN_FONT = f'"{FAMILY}", Menlo, Consolas, "Liberation Mono", monospace'  # the browser's monospace font
 MARK_WIDTH, HOT_WIDTH = '3', '2.5'  # the pen of a marked box, and of the op and edges a _backward writes along
 SEED_WIDTH = '4'  # the seeded output's pen: thicker than a _backward's, in its own colour
 
