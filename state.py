@@ -132,7 +132,7 @@ def keep_widget_values(session):
 
 def forget_other_formulas(session, names):
     """Drop the boxes of typed formulas other than the one shown: a visitor who types 300 formulas would otherwise
-    keep every box they ever made, and each run would re-set them all (80 ms a run became 620 ms)."""
+    keep every box they ever made, and each run would re-set them all, each run slower than the last."""
     keep = {input_key(CUSTOM, name) for name in names}
     for key in [k for k in session.keys() if str(k).startswith(input_key(CUSTOM, '')) and k not in keep]:
         del session[key]

@@ -39,8 +39,8 @@ PASS_FILES = (
 UNITS = {'gif': 'picture', 'pdf': 'page', 'pptx': 'slide', 'zip': 'SVG'}  # what the progress bar counts
 MADE = 'export_made'  # session state: (file_scenario, {extension: bytes, or None once let go for room}), oldest first
 MB = 2**20
-# the whole-pass files a session keeps: all the mlp's, 6.3 MB (its deck 4.0, the PDF 1.1, the ZIP 1.2; its GIF is
-# refused), twice over; so a class of 30 on scenarios of their own holds at most 480 MB, on one the same bytes once
+# the whole-pass files a session keeps: all the mlp's (its deck, PDF and ZIP; its GIF is refused), twice over
+# (bench/results/exports.txt has their bytes); a class on one scenario holds the same bytes once (cache.made_file)
 SESSION_FILE_BYTES = 16 * MB
 
 

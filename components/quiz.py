@@ -10,7 +10,8 @@ import streamlit as st
 
 from components.markdown import md
 from components.player import send_to
-from view.explanation import chain_rule_lines, number, owner
+from view.explanation import chain_rule_lines, owner
+from view.numbers import number
 
 QUIZ = 'quiz'  # session state: {'pass': what it is on, 'at': the frame shown last, 'marks': {ask frame: [bool]}}
 ANSWER = 'quiz_answer'  # session state: 'quiz_answer:<frame>:<node>', an answer's box

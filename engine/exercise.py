@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from . import ieee as math  # as in value.py: inf and nan where Python's math raises
 from . import value
 from .code import grad_writes
-from .ieee import as_float
+from .ieee import as_float, same
 from .parse import MAX_EXPONENT, _number
 from .presets import PRESETS, chain
 
@@ -409,12 +409,8 @@ def verdicts(bodies):
     out = []
     for key, expression in GRADED.items():
         pairs = zip(expression.defaults, grads_of(expression, value.Value), grads_of(expression, yours(bodies)))
-        out.append(Verdict(key, tuple((n, r, g) for n, r, g in pairs if not _same(r, g))))
+        out.append(Verdict(key, tuple((n, r, g) for n, r, g in pairs if not same(r, g))))
     return out
-
-
-def _same(a, b):
-    return a == b or (a != a and b != b)
 
 
 # --- what is wrong, in a student's words ---

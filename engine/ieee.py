@@ -18,6 +18,12 @@ def as_float(x):
         return inf if x > 0 else -inf
 
 
+def same(a, b):
+    """The same float, where nan is the same as nan (a nan from the same steps is the same result); else ==, so 0.0
+    and -0.0 are the same. None (a grad not computed) is the same only as None."""
+    return a == b or (a != a and b != b)
+
+
 def _ieee(f, *args, pole=1.0):
     """f(*args) on floats: an overflow or a pole gives inf times `pole` (its sign, or nan); outside f's domain, nan."""
     try:

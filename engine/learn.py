@@ -5,8 +5,7 @@ from dataclasses import dataclass
 
 DEFAULT_LR = 0.1  # the loss goes down at each of 10 steps at it, on the regression and on the MLP
 LEARNING_RATES = (0.01, 0.03, 0.1, 0.3, 1.0)  # the page's choices; 1.0 overshoots the regression, and its loss grows
-# each step is a build and a backward: 500 steps of the MLP take 0.04 s (measured on a 2-core Xeon VM), so the
-# most a link can ask for costs the server little
+# each step is a build and a backward of a small graph, so the most a link can ask for costs the server little
 MAX_STEPS = 500
 
 

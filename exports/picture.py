@@ -3,7 +3,7 @@ Sans Mono (static/fonts/), embedded as a subset of the glyphs they use, bold whe
 bold; their spaces kept, so padded numbers stay right-aligned; the expression as its title; and, if asked, the colour
 legend under the graph. Pure: the exports and the slides call it on dot's output.
 
-dot lays the graph out with Courier's metrics (graph.FONT), and the page draws that layout in DejaVu Sans Mono: a
+dot lays the graph out with Courier's metrics (palette.FONT), and the page draws that layout in DejaVu Sans Mono: a
 file in the same font puts every text where the page does (tests/test_browser_picture.py measures it in Chromium and
 LibreOffice)."""
 
@@ -17,25 +17,15 @@ from pathlib import Path
 
 from engine import ops
 from engine.frames import frames
-from view.graph import (
-    COLOUR_MEANINGS,
-    INK,
-    MARK_STYLE,
-    NOT_FINITE,
-    SCREEN_FONT,
-    STATE_STYLE,
-    TEXT_COLOURS,
-    VALUE_TEXTS,
-    wrong_grads,
-)
+from view.graph import MARK_STYLE, STATE_STYLE, VALUE_TEXTS, wrong_grads
 from view.numbers import HIDDEN, NOT_COMPUTED
+from view.palette import COLOUR_MEANINGS, FAMILY, INK, KEYS, NOT_FINITE, SCREEN_FONT, TEXT_COLOURS
 
 SVG_NS = 'http://www.w3.org/2000/svg'
 XML_SPACE = '{http://www.w3.org/XML/1998/namespace}space'
 ET.register_namespace('', SVG_NS)
 FONTS = Path(__file__).parent.parent / 'static' / 'fonts'
 FONT_FILES = {'normal': FONTS / 'DejaVuSansMono.ttf', 'bold': FONTS / 'DejaVuSansMono-Bold.ttf'}
-FAMILY = 'DejaVu Sans Mono'  # the first of graph.SCREEN_FONT: the font the page draws the graph in
 # player.css draws these number texts bold (text.value.faint, .not-finite, .asked): '·', nan and ±inf, '?'
 BOLD_TEXTS = (NOT_COMPUTED, *NOT_FINITE, HIDDEN)
 DOT_DASHES = {'dashed': '5,2', 'dotted': '1,5'}  # how dot's SVG draws a dashed and a dotted border
@@ -119,9 +109,8 @@ def _font_faces(root):
 @functools.lru_cache(maxsize=64)  # the frames of one pass use nearly the same characters
 def font_subset(weight, characters):
     """DejaVu Sans Mono's `weight` face ('normal', 'bold') with only the glyphs of `characters`, as TrueType bytes:
-    without the hinting (a frame of the neuron: 2.8 KB and, for its bold names, 1.8 KB; the whole faces 341 and
-    332 KB)."""
-    from fontTools import subset  # 100 ms to import: only when a picture is made
+    without the hinting: a frame's subset is a small part of the whole face."""
+    from fontTools import subset  # slow to import: only when a picture is made
 
     font = subset.load_font(str(FONT_FILES[weight]), subset.Options())
     options = subset.Options(hinting=False, name_IDs=[1, 2, 4, 6])  # its family, style, full and PostScript names
@@ -166,7 +155,7 @@ def _face(weight):
 
 
 def legend_colours(trace, right=None):
-    """The colours of graph.COLOUR_MEANINGS that some frame of the trace's pass shows (engine.frames.frames, as the
+    """The colours of palette.COLOUR_MEANINGS that some frame of the trace's pass shows (engine.frames.frames, as the
     page steps through it by default), in that table's order: a grad final, wrong (wrong_grads, against `right`),
     with more += to come (a grad written by two steps or more), a _backward running, the seed, a value just computed
     and a number not finite (a data or any grad a step leaves)."""
@@ -185,7 +174,7 @@ def legend_colours(trace, right=None):
 
 
 def legend_svg(trace, width_pt, right=None):
-    """The colour legend of the trace (legend_colours, in the words of graph.COLOUR_MEANINGS) as an <svg> element's
+    """The colour legend of the trace (legend_colours, in the words of palette.COLOUR_MEANINGS) as an <svg> element's
     text, `width_pt` wide and as tall as its lines, in the units of the picture it goes into (pt, in dot's and a
     slide's): each colour drawn as the graph draws it (a box's fill and border, or a number's colour), its meaning
     beside it, side by side while they fit, a long one wrapped. In the page's font at LEGEND_PT (page_svg embeds it
@@ -195,26 +184,27 @@ def legend_svg(trace, width_pt, right=None):
     room = width_pt - 2 * PAD
     items, x, y, lines = [], 0, PAD, 1  # where the next item goes, and the lines of the one before it
     for colour in legend_colours(trace, right):
-        sample = _sample(colour)
+        key = KEYS[colour]
+        sample = ' / '.join(key.sample)  # 'nan / inf / −inf', written in the colour in place of a box
         key_w = len(sample) * advance if sample else box_w
-        words = _wrap(COLOUR_MEANINGS[colour], max(10, int((room - key_w - gap) / advance)))
+        words = _wrap(key.words, max(10, int((room - key_w - gap) / advance)))
         width = key_w + gap + max(len(line) for line in words) * advance
         if x and (x + space + width > room or len(words) > 1 or lines > 1):  # a row of its own, or the next row
             x, y = 0, y + line_h * lines
         elif x:
             x += space
-        items.append((colour, sample, x, y, key_w, words))
+        items.append((key, sample, x, y, key_w, words))
         x, lines = x + width, len(words)
     height = y + line_h * lines + PAD
     size = {'width': f'{width_pt:g}', 'height': f'{height:g}', 'viewBox': f'0 0 {width_pt:g} {height:g}'}
     svg = ET.Element(f'{{{SVG_NS}}}svg', size | {'font-family': SCREEN_FONT})
     ET.SubElement(svg, f'{{{SVG_NS}}}rect', width='100%', height='100%', fill='white')
-    for colour, sample, x, y, key_w, words in items:
+    for key, sample, x, y, key_w, words in items:
         left, base = PAD + x, y + line_h / 2 + 0.35 * em  # a line's text centred on it
         if sample:
-            _text(svg, left, base, sample, colour, bold=True)
+            _text(svg, left, base, sample, key.colour, bold=True)
         else:
-            _swatch(svg, colour, left, y + (line_h - box_h) / 2, box_w, box_h)
+            _swatch(svg, key, left, y + (line_h - box_h) / 2, box_w, box_h)
         for k, line in enumerate(words):
             _text(svg, left + key_w + gap, base + k * line_h, line, INK)
     return ET.tostring(svg, encoding='unicode')
@@ -231,25 +221,13 @@ def _wrap(text, chars):
     return lines
 
 
-def _swatch(svg, colour, x, y, w, h):
-    """A box as the graph draws `colour`: a grad state's fill (its border dashed or dotted as dot draws it), or a
-    mark's border on white at its pen."""
-    state = next((look for look in STATE_STYLE.values() if look['fillcolor'] == colour), None)
-    mark = next((look for look in MARK_STYLE.values() if look.get('color') == colour), {})
+def _swatch(svg, key, x, y, w, h):
+    """A legend row's box (palette.Key) as the graph draws it: its fill, and its border's colour, pen and line (a
+    dashed or dotted one as dot draws it)."""
     box = {'x': f'{x:.2f}', 'y': f'{y:.2f}', 'width': f'{w:.2f}', 'height': f'{h:.2f}', 'rx': '2'}
-    if state is not None:
-        box |= {'fill': colour, 'stroke': INK, 'stroke-width': '1'}
-        dash = next((DOT_DASHES[s] for s in state['style'].split(',') if s in DOT_DASHES), None)
-        box |= {'stroke-dasharray': dash} if dash else {}
-    else:
-        box |= {'fill': 'white', 'stroke': colour, 'stroke-width': mark.get('penwidth', '1')}
+    box |= {'fill': key.fill, 'stroke': key.border, 'stroke-width': key.pen}
+    box |= {'stroke-dasharray': DOT_DASHES[key.line]} if key.line in DOT_DASHES else {}
     ET.SubElement(svg, f'{{{SVG_NS}}}rect', box)
-
-
-def _sample(colour):
-    """The texts the graph writes in `colour` where it is no box's fill or border ('nan / inf / −inf'), else ''."""
-    boxes = {look['fillcolor'] for look in STATE_STYLE.values()} | {look.get('color') for look in MARK_STYLE.values()}
-    return '' if colour in boxes else ' / '.join(text for text, c in TEXT_COLOURS.items() if c == colour)
 
 
 def _text(svg, x, y, text, colour, bold=False):

@@ -52,8 +52,8 @@ class ExportRefused(Exception):
 
 
 BUSY = 'The server is busy laying out other graphs. Try again in a few seconds.'
-# s a picture, by file, to tell those in line how long they wait, until turns taken tell better: measured one at a time
-# on the mlp (the deck 17.2 s for 66 slides, the PDF 4.9 s, the ZIP 3.7 s) and the neuron's GIF (1.4 s for 17)
+# s a picture, by file, to tell those in line how long they wait, until turns taken tell better: from the exports
+# made one at a time, the mlp's deck, PDF and ZIP and the neuron's GIF (bench/results/exports.txt)
 SECONDS_A_PICTURE = {'gif': 0.08, 'pdf': 0.075, 'pptx': 0.26, 'zip': 0.055}
 
 

@@ -20,31 +20,20 @@ from exports import picture, queue, slides
 from exports.queue import ExportRefused
 from server import layout
 from view.explanation import caption, explain, local_gradient_lines, plain_text
-from view.graph import (
-    ACCUMULATING_FILL,
-    ACTIVE,
-    FAINT,
-    FINAL_FILL,
-    FORWARD,
-    INK,
-    SECONDARY,
-    SEED,
-    SHAPES,
-    UNDEFINED,
-    build_dot,
-)
+from view.graph import SHAPES, build_dot
 from view.modes import MODE
 from view.names import frame_labels, frame_numbers, frame_suffixes
+from view.palette import ACCUMULATING_FILL, ACTIVE, FAINT, FINAL_FILL, FORWARD, INK, SECONDARY, SEED, UNDEFINED
 
 EXPORT_FRAMES = 200  # frames in a whole-pass export: chain(30) with its forward pass has 123, chain(100) 404
 PNG_DPI = 192  # twice the screen's 96 px per inch: sharp on a projector and when a slide is zoomed
-GIF_DPI = 96  # the page's own size at 100 %: the neuron's GIF is about 1,860 px wide
-GIF_PIXELS = 30_000_000  # width x height x frames: Pillow peaks at ~3.3 bytes a pixel (55 M: +183 MB); neuron 14 M
+GIF_DPI = 96  # the page's own size at 100 %
+GIF_PIXELS = 30_000_000  # width x height x frames: Pillow's memory grows with them (bench/results/exports.txt)
 GIF_SECONDS = (1, 2, 4)  # s a GIF frame, to choose from: 2 by default, time to read a step's arithmetic aloud
 LAST_MS = 4000  # the last frame is held at least this long, for the class to read the grads
 CAPTION_PX = 24  # the GIF's caption, px at GIF_DPI: larger than the graph's 14 pt (19 px) labels
-# a deck's pictures: a 1080p projector's own pixels, 1920 across the slide. PNG_DPI's 192 took rsvg-convert 1.5 times
-# as long (the mlp's 66 slides: 0.21 s a slide, against 0.135)
+# a deck's pictures: a 1080p projector's own pixels, 1920 across the slide. PNG_DPI's 192 takes rsvg-convert markedly
+# longer a slide, for pixels no projector shows
 SLIDE_DPI = 144
 SLIDE_MONO = 'Consolas'  # a deck's sums: the monospace font of every PowerPoint (LibreOffice finds one like it)
 
@@ -320,8 +309,8 @@ def speaker_notes(trace, frame, assigns=False):
 
 
 def _paletted(png):
-    """The PNG in 256 colours, which a graph's few fills and inks and their blends need: the mlp's slide 330 KB ->
-    87 KB, in 40 ms (Pillow's fast octree). Its most common colour, the paper, made white again: the octree's average
+    """The PNG in 256 colours, which a graph's few fills and inks and their blends need: a slide a fraction of its
+    bytes, quickly (Pillow's fast octree). Its most common colour, the paper, made white again: the octree's average
     of it and the near-white edges of lines is 254 grey, a box that shows on the slide's white."""
     with Image.open(io.BytesIO(png)) as image:
         colours = image.convert('RGB').quantize(256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
@@ -342,7 +331,7 @@ def pass_pptx(
     presentation view shows the frame (slides.py): its title (frame_title, read against `of`) and its sums as text,
     under them a picture (SLIDE_DPI) of the graph whole or of the part around the active node with an overview, and
     with `legend` the colour legend; the step's explanation in the speaker notes."""
-    from pptx import Presentation  # 130 ms to import: only when a deck is asked for
+    from pptx import Presentation  # slow to import: only when a deck is asked for
     from pptx.enum.text import MSO_ANCHOR, MSO_AUTO_SIZE, PP_ALIGN
     from pptx.util import Pt
 

@@ -17,7 +17,8 @@ from PIL import ImageFont
 
 from exports.picture import BOLD_TEXTS
 from view.explanation import frame_rules
-from view.graph import ACTIVE, ACTIVE_TINT, FAINT, INK, SCREEN_FONT, SHAPES, VALUE_TEXTS
+from view.graph import SHAPES, VALUE_TEXTS
+from view.palette import ACTIVE, ACTIVE_TINT, FAINT, INK, SCREEN_FONT
 
 SLIDE = (960.0, 540.0)  # pt: the deck's 13.333 × 7.5 in, 16:9
 EDGE = 24.0  # pt of white around what a slide shows

@@ -1,5 +1,5 @@
 """What the server keeps for every visitor: traces, layouts, player bodies and whole-pass files, each cached by what
-it depends on and bounded by bytes, not entries (a 500-step chain's body is 6.3 MB, a neuron's 41 kB). A key holds an
+it depends on and bounded by bytes, not entries (a 500-step chain's body is far larger than a neuron's). A key holds an
 expression (its Expression.key) and its inputs, never a visitor, so two visitors with the same key see the same
 bytes, and a cache never ships one visitor's values to another. While one session makes an entry, others asking for
 it wait. Whoever asks says how an entry is made (the player: its layout and body); this module says what it is kept
@@ -17,7 +17,7 @@ from view.numbers import number_width
 from view.scene import exact_key
 
 MB = 2**20
-TRACE_BYTES_PER_NODE = 2_000  # measured: a trace holds 0.9-1.2 kB a node (bench/bench_load.py checks the total)
+TRACE_BYTES_PER_NODE = 2_000  # more than a trace holds a node (bench/bench_load.py checks the total)
 _traces = cachetools.LRUCache(48 * MB, getsizeof=lambda entry: TRACE_BYTES_PER_NODE * len(entry[0].nodes))
 
 
@@ -30,9 +30,9 @@ def _layout_bytes(entry):
 
 
 _layouts = cachetools.LRUCache(32 * MB, getsizeof=_layout_bytes)
-_bodies = cachetools.LRUCache(64 * MB, getsizeof=len)  # caches full: ~144 MB over the 154 MB of a first load
-# (a body holds no graph: components.player sends that apart, once a session; a 500-chain's body is 1.4 MB)
-# whole-pass files (the share panel's GIF, PDF, deck, ZIP): the mlp's deck is 4 MB, so a class's file many times over;
+_bodies = cachetools.LRUCache(64 * MB, getsizeof=len)  # the caches full stay within the goal (bench/results/load.txt)
+# (a body holds no graph: components.player sends that apart, once a session)
+# whole-pass files (the share panel's GIF, PDF, deck, ZIP): the mlp's deck many times over (bench/results/exports.txt);
 # a session keeps its own files too (components/export_panel.SESSION_FILE_BYTES), the same bytes, not a copy
 _files = cachetools.LRUCache(64 * MB, getsizeof=len)
 _making = {}  # file key: what the session making that file shows while it does, (fraction done, text)

@@ -1,11 +1,11 @@
 """Graphviz's dot as a bounded resource. A public page lays out whatever graph a link describes, and dot's time
-is not bounded by the formula's length: a 399-character sum of 100 products over 50 reused variables took
-55 s here. So every layout runs in a subprocess with a budget of its own CPU time (run), killed at the budget or
-as soon as the visitor who asked for it has left; past the budget a cheaper layout is tried, then the page refuses,
-and that refusal lasts. A busy server that gives dot too little of a core is told apart: it is asked again later.
-At most one dot per core runs at once, handed out fairly (Slots): whoever has used the least dot time in the last
-minute goes first, so one visitor's layouts cannot crowd out another's first graph; and each session has an
-allowance of dot time per minute.
+is not bounded by the formula's length: a 399-character sum of 100 products over 50 reused variables runs past any
+budget (bench/results/layout.txt). So every layout runs in a subprocess with a budget of its own CPU time (run),
+killed at the budget or as soon as the visitor who asked for it has left; past the budget a cheaper layout is
+tried, then the page refuses, and that refusal lasts. A busy server that gives dot too little of a core is told
+apart: it is asked again later. At most one dot per core runs at once, handed out fairly (Slots): whoever has used
+the least dot time in the last minute goes first, so one visitor's layouts cannot crowd out another's first graph;
+and each session has an allowance of dot time per minute.
 
 Measured in bench/bench_layout.py (results in bench/results/layout.txt).
 """
@@ -23,11 +23,11 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
-FULL_BUDGET = 5.5  # s for dot's own layout: chain(500), the largest preset, takes 3.1-3.5 s on the 2-core machine
-QUICK_BUDGET = 3.5  # s for the cheaper one (chain(500): 3.4 s; the tangled sums: under 1.3 s)
+FULL_BUDGET = 5.5  # s for dot's own layout: room for chain(500), the largest preset (bench/results/layout.txt)
+QUICK_BUDGET = 3.5  # s for the cheaper one: room for chain(500) and the tangled sums (bench/results/layout.txt)
 if os.environ.get('BACKPROP_LAYOUT_BUDGETS'):  # a host's own, 'full,quick' in s (the browser tests shorten them)
     FULL_BUDGET, QUICK_BUDGET = map(float, os.environ['BACKPROP_LAYOUT_BUDGETS'].split(','))
-QUICK = {'nslimit': '1', 'splines': 'line'}  # few network-simplex passes, straight edges: 55 s -> 0.7 s
+QUICK = {'nslimit': '1', 'splines': 'line'}  # few network-simplex passes, straight edges (bench/results/layout.txt)
 SLOT_WAIT = 0.5  # s to wait for a free core before saying the server is busy: 0.5 + 5.5 + 3.5 < 10 s
 LIGHT_USE = 1.0  # s: a visitor who has used less dot time than this in the last minute (a first graph, a few small
 # ones) waits for a core as long as anyone can hold one (FIRST_WAIT); the fair line puts them before the heavy users
@@ -162,7 +162,7 @@ def tangled():
 
 def quickened(graph):
     """A copy of the graphviz.Digraph with the QUICK attributes, keeping a tighter nslimit that it has already
-    (graph.py caps big graphs at 0.2: QUICK's 1 would make chain(500) 3.5 s -> 6.4 s, past QUICK_BUDGET)."""
+    (graph.py caps big graphs at 0.2: QUICK's 1 would take chain(500) past QUICK_BUDGET)."""
     quick = graph.copy()
     own = graph.graph_attr.get('nslimit')
     quick.graph_attr.update(QUICK)

@@ -11,9 +11,10 @@ MMAP_FROM = 2**20  # bytes: glibc gives a block this large memory of its own, ha
 
 
 def trim_memory():
-    """Hand the memory Python has freed back to the system (glibc's malloc_trim); whether any was. A 500-chain's
-    body is 6 MB, made and sent in pieces, and glibc kept what they left: the server's RSS grew with each new chain,
-    past what the caches hold (bench/bench_load.py's memory phase). False where the C library has no malloc_trim."""
+    """Hand the memory Python has freed back to the system (glibc's malloc_trim); whether any was. A long
+    chain's body is megabytes, made and sent in pieces, and glibc kept what they left: the server's RSS grew with each
+    new chain, past what the caches hold (bench/bench_load.py's memory phase). False where the C library has no
+    malloc_trim."""
     try:
         return bool(ctypes.CDLL(None).malloc_trim(0))  # ctypes lets go of the GIL while it runs
     except (OSError, AttributeError):
@@ -32,7 +33,7 @@ def _big_blocks_apart():
 
 def _trimming():
     """Every TRIM_EVERY s: Python's full garbage collection, which Streamlit no longer runs after each script run
-    (runner.postScriptGC, .streamlit/config.toml: 60 of the neuron's 87 ms per input change), so that the traces the
+    (runner.postScriptGC, .streamlit/config.toml: most of the time an input change took), so that the traces the
     caches drop (their _backward closures make cycles) are freed within seconds; then trim_memory."""
     while True:
         time.sleep(TRIM_EVERY)

@@ -10,10 +10,11 @@ import pandas as pd
 
 from engine import PRESETS
 from engine.frames import grads_at
-from view.explanation import number, owner, shown
+from engine.ieee import same
+from view.explanation import owner, shown
 from view.graph import LOST_LEGEND, lost
 from view.node_table import STATE_WORDS as TABLE_WORDS
-from view.numbers import fmt
+from view.numbers import fmt, number
 from view.summary import CHECK, UNDEFINED
 
 # its parts beside the right trace, as view/modes.py names them: the node table's column of what += gives at the same
@@ -78,7 +79,7 @@ def bug_parts(trace, right, frame):
     parts = lost_parts(trace, right, frame)
     if frame.kind in ('backward', 'seed'):
         wrong, ok = grads_at(trace, frame), grads_at(right, frame)
-        differ = [i for i, (g, r) in enumerate(zip(wrong, ok)) if g is not None and i not in hidden and not _same(g, r)]
+        differ = [i for i, (g, r) in enumerate(zip(wrong, ok)) if g is not None and i not in hidden and not same(g, r)]
         visible = ' shown' if hidden else ''
         if differ:
             rows = [[('c', f'{owner(trace.nodes[i].name)}.grad'), ('', ': = gives '), ('b', number(wrong[i])),
@@ -111,10 +112,6 @@ def lost_parts(trace, right, frame):
     return parts
 
 
-def _same(a, b):
-    return a == b or (a != a and b != b)
-
-
 def bug_check(trace, right, numeric, named=('grad with =', 'grad with +=', '= is'), agrees='+='):
     """Each input's grad with `=` and with `+=`, beside the finite difference that says which is right. `named`: the
     columns of the two grads and the verdict; `agrees`: what the verdict says a wrong grad's difference agrees with
@@ -127,7 +124,7 @@ def bug_check(trace, right, numeric, named=('grad with =', 'grad with +=', '= is
         d = numeric.get(node.name, math.nan)
         if not math.isfinite(d):
             verdict = UNDEFINED
-        elif _same(wrong[i], ok[i]):
+        elif same(wrong[i], ok[i]):
             verdict = 'right'
         else:
             verdict = f'WRONG: the finite difference agrees with {agrees}'

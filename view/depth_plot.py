@@ -11,14 +11,14 @@ import html
 import math
 import re
 
-from view.numbers import fmt
+from view.numbers import fmt, power_label
+from view.palette import ACTIVE, INK, PLOT_FONT, PLOT_LINE
 
 ZERO_ROW = 22  # px under the lowest decade for grads that are 0 (or too small for a float)
 MAX_POINTS = 64  # a longer path is thinned to every s-th node (s even: all h's), its ends kept
 WIDTH, HEIGHT = 560, 236  # the SVG's size in px, drawn at this size (or narrower, never larger)
 LEFT, RIGHT, TOP, BOTTOM = 66, 18, 46, 48  # the margins around the plotting area: room for the axes' labels
-FONT = 'font-family="Source Sans, sans-serif" font-size="13"'
-INK, FAINT, GRID, ACTIVE, LINE = '#1A1A1A', '#6B6B6B', '#E6E9EF', '#D55E00', '#0072B2'  # Okabe-Ito, as graph.py
+AXIS, GRID = '#6B6B6B', '#E6E9EF'  # the plots' greys: axes and words (darker than the graph's FAINT), the grid
 
 
 def chain_path(trace):
@@ -96,11 +96,6 @@ def w_line(trace, frame, facts=None, assigns=False):
     return f"w's grad, {fmt(history[-1])}, {said}: w is used in {steps}, and its grad collects += from each."
 
 
-def _power_label(e):
-    """10**e as an axis writes it at full size: 1, 0.1, 0.01, 0.001, then 1e−4, 1e−5 (a true minus)."""
-    return f'{10.0**e:.{max(0, -e)}f}' if -3 <= e <= 3 else f'1e{e}'.replace('-', '−')
-
-
 def _y_range(values):
     """Whole decades around the finite non-zero values (log10), at least one decade."""
     logs = [math.log10(v) for v in values if v > 0 and math.isfinite(v)]
@@ -130,7 +125,8 @@ class _Axes:
         return TOP + self.decades * (1 - min(1.0, max(0.0, share)))
 
 
-def _text(x, y, text, anchor='middle', fill=FAINT, extra=''):
+def svg_text(x, y, text, anchor='middle', fill=AXIS, extra=''):
+    """A plot's text at (x, y) px, escaped: the plots' (this one's and view/learning.py's) one way to write it."""
     return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" fill="{fill}"{extra}>{html.escape(text)}</text>'
 
 
@@ -140,29 +136,33 @@ def _head(axes, names, stride):
     label = html.escape('|grad| along the chain, on a log scale')
     out.append(
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}"'
-        f' {FONT} role="img" aria-label="{label}">'
+        f' {PLOT_FONT} role="img" aria-label="{label}">'
         f'<defs><marker id="depth-dot" viewBox="0 0 8 8" refX="4" refY="4" markerWidth="8" markerHeight="8"'
-        f' markerUnits="userSpaceOnUse"><circle cx="4" cy="4" r="3.5" fill="{LINE}"/></marker></defs>'
+        f' markerUnits="userSpaceOnUse"><circle cx="4" cy="4" r="3.5" fill="{PLOT_LINE}"/></marker></defs>'
     )
-    out.append(_text(LEFT, 16, '|grad| along the chain, as backward() reaches it', 'start', INK, ' font-weight="600"'))
+    out.append(
+        svg_text(LEFT, 16, '|grad| along the chain, as backward() reaches it', 'start', INK, ' font-weight="600"')
+    )
     step = next(s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 500) if s * 5 >= a.hi - a.lo)  # 6 lines at most
     for e in (e for e in range(a.hi, a.lo - 1, -1) if e % step == 0):
         y = a.y(10.0**e)
         out.append(f'<path d="M{LEFT} {y:.0f}H{WIDTH - RIGHT}" stroke="{GRID}"/>')
-        out.append(_text(LEFT - 6, y + 4, _power_label(e), 'end'))
+        out.append(svg_text(LEFT - 6, y + 4, power_label(e), 'end'))
     if a.zeros:
-        out.append(_text(LEFT - 6, TOP + a.h + 4, '0', 'end'))
+        out.append(svg_text(LEFT - 6, TOP + a.h + 4, '0', 'end'))
     bottom = TOP + a.h
-    out.append(f'<path d="M{LEFT} {TOP}V{bottom}H{WIDTH - RIGHT}" fill="none" stroke="{FAINT}"/>')
+    out.append(f'<path d="M{LEFT} {TOP}V{bottom}H{WIDTH - RIGHT}" fill="none" stroke="{AXIS}"/>')
     ends = {0: names[0], a.length - 1: names[-1]}
     if a.length > 4:
         middle = (a.length - 1) // 2
         ends[middle - middle % 2] = names[middle - middle % 2]  # an h: the thinned plot shows the h's
     for j, name in ends.items():
-        out.append(_text(a.x(j), bottom + 17, name))
+        out.append(svg_text(a.x(j), bottom + 17, name))
     thinned = f', 1 in {stride} nodes shown' if stride > 1 else ''
-    out.append(_text(LEFT + a.w / 2, bottom + 40, f'← the grad flows back along the chain{thinned}'))
-    out.append(_text(14, TOP + a.h / 2, '|grad|, log scale', extra=f' transform="rotate(-90 14 {TOP + a.h / 2:.1f})"'))
+    out.append(svg_text(LEFT + a.w / 2, bottom + 40, f'← the grad flows back along the chain{thinned}'))
+    out.append(
+        svg_text(14, TOP + a.h / 2, '|grad|, log scale', extra=f' transform="rotate(-90 14 {TOP + a.h / 2:.1f})"')
+    )
     return ''.join(out)
 
 
@@ -175,21 +175,23 @@ def _part(axes, names, points, current):
         line = 'L'.join(f'{a.x(j):.0f} {a.y(g):.0f}' for j, g in points)
         dots = ' '.join(f'marker-{end}="url(#depth-dot)"' for end in ('start', 'mid', 'end'))
         out.append(
-            f'<path class="pts" data-points="{len(points)}" d="M{line}" fill="none" stroke="{LINE}"'
+            f'<path class="pts" data-points="{len(points)}" d="M{line}" fill="none" stroke="{PLOT_LINE}"'
             f' stroke-opacity="0.5" stroke-width="1.2" {dots}/>'
         )
         for j, g in points:
             if not (g > 0 and math.isfinite(g)):  # 0 on the floor, nan and inf at the ceiling: hollow
-                out.append(f'<circle cx="{a.x(j):.0f}" cy="{a.y(g):.0f}" r="4" fill="white" stroke="{LINE}"/>')
+                out.append(f'<circle cx="{a.x(j):.0f}" cy="{a.y(g):.0f}" r="4" fill="white" stroke="{PLOT_LINE}"/>')
         (fj, fg), now = points[0], dict(points).get(current)
         if fj != current:  # the output's grad, that the others are measured against
-            out.append(_text(a.x(fj) + 4, a.y(fg) - 9, f'{names[fj]}: {fmt(fg)}', 'end', INK))  # above it
+            out.append(svg_text(a.x(fj) + 4, a.y(fg) - 9, f'{names[fj]}: {fmt(fg)}', 'end', INK))  # above it
         if current is not None:
             x, y = a.x(current), a.y(now)
             ring = f'cx="{x:.0f}" cy="{y:.0f}" r="6.5" fill="none" stroke="{ACTIVE}" stroke-width="2.5"'
             out.append(f'<circle class="now" {ring}/>')
             # the current one's name and |grad| at the top right, in its ring's colour: never over the points
-            out.append(_text(WIDTH - RIGHT, 16, f'{names[current]}: {fmt(now)}', 'end', ACTIVE, ' font-weight="600"'))
+            out.append(
+                svg_text(WIDTH - RIGHT, 16, f'{names[current]}: {fmt(now)}', 'end', ACTIVE, ' font-weight="600"')
+            )
     return ''.join(out) + '</svg>'
 
 

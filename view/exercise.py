@@ -12,10 +12,12 @@ from types import SimpleNamespace
 from engine import exercise, ops
 from engine.code import INPUTS, grad_writes
 from engine.frames import grads_at
+from engine.ieee import same
 from view.bug import bug_check, lost_parts
-from view.explanation import number, owner, same, scope
+from view.explanation import owner, scope
 from view.graph import LOST_LEGEND
 from view.node_table import STATE_WORDS as TABLE_WORDS
+from view.numbers import number
 from view.worked import Unreadable, factor, worked, write
 
 NAMES = {op: name for name, op in exercise.OPS.items()}  # '+' -> 'add'
@@ -30,7 +32,7 @@ EVERY_FRAME = True
 def differing(trace, right, frame):
     """The nodes whose grad at `frame` is not the right engine's (one not written where the right one is, too)."""
     yours, ok = grads_at(trace, frame), grads_at(right, frame)
-    return [i for i, (g, r) in enumerate(zip(yours, ok)) if not (g is None and r is None) and not same(g, r)]
+    return [i for i, (g, r) in enumerate(zip(yours, ok)) if not same(g, r)]
 
 
 def first_difference(trace, right, frames):

@@ -14,14 +14,15 @@ import re
 
 from engine import ops
 from engine.code import backward_source, grad_writes
+from engine.ieee import same
 from view.graph import plus_equals_grads, wrong_grads
-from view.numbers import HIDDEN
-from view.worked import INPUTS, Scope, Unreadable, factor, local_gradient, made, number, owner, passes_through, write
+from view.numbers import HIDDEN, number
+from view.worked import INPUTS, Scope, Unreadable, factor, local_gradient, made, owner, passes_through, write
 
 
-def formula(trace, i, numbers=False):
-    """How node i is computed from its inputs, as engine.ops writes it: by name ('a*b + a*a', 'x1 × w1') or with
-    their data ('3.0000 × (−2.0000)')."""
+def node_formula(trace, i, numbers=False):
+    """How node i is computed from its inputs, written by engine.ops.formula (the one way an op is written): by name
+    ('a*b + a*a', 'x1 × w1') or with their data ('3.0000 × (−2.0000)')."""
     node = trace.nodes[i]
     args = [number(trace.nodes[c].data) if numbers else trace.nodes[c].name for c in node.children]
     return ops.formula(node.op, args, pretty=True)
@@ -35,11 +36,6 @@ def captured_numbers(fn):
 
 def shown(x, hidden):
     return HIDDEN if hidden else number(x)
-
-
-def same(a, b):
-    """The same float, nan included."""
-    return a == b or (a != a and b != b)
 
 
 # a _backward's line that writes a grad: with += (engine.value), = (engine.assign, the bug), or a student's -=
@@ -158,15 +154,15 @@ def caption(trace, frame):
     if frame.kind == 'inputs':
         return 'forward pass: the inputs are set'
     if frame.kind == 'forward':
-        return f'forward pass: {node.name} = {formula(trace, frame.node)}'
+        return f'forward pass: {node.name} = {node_formula(trace, frame.node)}'
     if frame.kind == 'seed':
         return f'backward pass starts: {owner(node.name)}.grad = 1'
     if not node.op:
         return f'backward pass: {node.name} is a leaf, nothing to pass on'
     if frame.ask:
         grads = ', '.join(f'{owner(trace.nodes[c].name)}.grad' for c in dict.fromkeys(node.children))
-        return f'predict: {node.name} = {formula(trace, frame.node)} passes its grad back: what is {grads} now?'
-    return f'backward pass: {node.name} = {formula(trace, frame.node)} passes its grad back'
+        return f'predict: {node.name} = {node_formula(trace, frame.node)} passes its grad back: what is {grads} now?'
+    return f'backward pass: {node.name} = {node_formula(trace, frame.node)} passes its grad back'
 
 
 def frame_rules(trace, frame, assigns=False):
@@ -175,7 +171,7 @@ def frame_rules(trace, frame, assigns=False):
     leaf's grad; nothing at the inputs or seed. `assigns`: the trace is the `=` engine's (the bug mode's)."""
     node = trace.nodes[frame.node] if frame.node >= 0 else None
     if frame.kind == 'forward':
-        return [f'{node.name} = {formula(trace, frame.node, numbers=True)} = {number(node.data)}']
+        return [f'{node.name} = {node_formula(trace, frame.node, numbers=True)} = {number(node.data)}']
     if frame.kind != 'backward':
         return []
     step, hidden = trace.steps[frame.steps_done - 1], frame.hidden
@@ -202,7 +198,7 @@ def explain(trace, frame, assigns=False):
         return [('p', [('b', 'Forward pass.'), ('', f' The inputs are set: {inputs}. '
                        'Each op will now compute its data from its inputs, in topological order.')])]  # fmt: skip
     if frame.kind == 'forward':
-        written, numbers = formula(trace, frame.node), formula(trace, frame.node, numbers=True)
+        written, numbers = node_formula(trace, frame.node), node_formula(trace, frame.node, numbers=True)
         return [('p', [('b', 'Forward pass. '), ('c', f'{node.name} = {written}'),
                        ('', f' = {numbers} = '), ('b', number(node.data))])]  # fmt: skip
     if frame.kind == 'seed':
@@ -250,7 +246,7 @@ def explain(trace, frame, assigns=False):
         rows.append([('c', line), ('br', ''), ('', f'{child}.grad: {before} → '),
                      ('b', shown(c.after, c.child in hidden)), ('', status)])  # fmt: skip
     return [
-        ('p', [('b', f'{node.name} = {formula(trace, step.node)}'),
+        ('p', [('b', f'{node.name} = {node_formula(trace, step.node)}'),
                ('', f' passes its grad, {owner(node.name)}.grad = '), ('b', shown(step.out_grad, step.node in hidden)),
                ('', f', back to {"its input" if len(node.children) == 1 else "its inputs"}. Its '),
                ('c', '_backward'), ('', ':')]),

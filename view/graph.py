@@ -7,44 +7,25 @@ import graphviz
 
 from engine import ops
 from engine.frames import Frame, grads_at
+from engine.ieee import same
 from view.numbers import HIDDEN, NOT_COMPUTED, fmt, padded
-
-# Okabe-Ito colours: safe for colour-blind viewers, and strong enough for a projector
-# each colour means one thing, in the graph, the legend and the table (COLOUR_MEANINGS, checked one-to-one)
-ACTIVE = '#D55E00'  # vermillion: the node whose _backward runs, and the edges it writes along
-FORWARD = '#0072B2'  # blue: the node the forward pass just computed
-SEED = '#E69F00'  # orange: the seed, out.grad = 1 (no _backward runs)
-FINAL_FILL = '#C4EBDB'  # light bluish green: this grad is final
-ACCUMULATING_FILL = '#F9F4B3'  # a tint of Okabe-Ito's yellow: this grad has more += to come
-# lilac, between Okabe-Ito's blue and reddish purple and 35° of hue or more from each: on the `=` engine, this grad is
-# final and is not what += gives. Told apart from the other fills and white under protan, deutan and tritan vision
-# (tests/test_graph.py simulates them), and drawn with a dotted border besides, for a page printed in grey
-WRONG_FILL = '#CFA8DD'
-INK = '#1A1A1A'
-FAINT = '#8A8A8A'  # lines that carry nothing now
-SECONDARY = '#555555'  # the rows' titles (data, grad) and a number not computed yet (·): dark enough for a projector
-UNDEFINED = '#A0307A'  # reddish purple, darker than Okabe-Ito's for text: a number that is nan or ±inf
-ACTIVE_TINT = '#FBDCC6'  # a tint of the vermillion: the node table's row of the node whose _backward runs
-FORWARD_TINT = '#CCE3F2'  # a tint of the blue: the node table's row of the node the forward pass just computed
-SEED_TINT = '#FBE8C2'  # a tint of the orange: the node table's row of the seeded output
-NOT_FINITE = ('nan', 'inf', '−inf')
-TEXT_COLOURS = {**dict.fromkeys(NOT_FINITE, UNDEFINED), HIDDEN: ACTIVE}  # texts in a number's place
-# Courier's metrics for the layout, by dot and by the browser's Graphviz alike (which knows no 'Courier,monospace'
-# and measures that as a narrower Times); on screen, any monospace font
-FONT = 'Courier'
-SCREEN_FONT = '"DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", monospace'  # the browser's monospace font
-MARK_WIDTH, HOT_WIDTH = '3', '2.5'  # the pen of a marked box, and of the op and edges a _backward writes along
-SEED_WIDTH = '4'  # the seeded output's pen: thicker than a _backward's, in its own colour
-
-# the same colours, fonts and pens for the player's stylesheet (components/player/player.css uses var(--active)
-# and so on): written here once, sent at the head of the legend, which the player puts in its page
-CSS_VARIABLES = {
-    '--active': ACTIVE, '--forward': FORWARD, '--final-fill': FINAL_FILL, '--accumulating-fill': ACCUMULATING_FILL,
-    '--ink': INK, '--faint': FAINT, '--secondary': SECONDARY, '--undefined': UNDEFINED, '--active-tint': ACTIVE_TINT,
-    '--seed': SEED, '--seed-width': SEED_WIDTH, '--forward-tint': FORWARD_TINT, '--seed-tint': SEED_TINT,
-    '--screen-font': SCREEN_FONT, '--mark-width': MARK_WIDTH, '--hot-width': HOT_WIDTH, '--wrong-fill': WRONG_FILL,
-}  # fmt: skip
-PLAYER_STYLE = '<style>.player {' + ' '.join(f'{name}: {value};' for name, value in CSS_VARIABLES.items()) + '}</style>'
+from view.palette import (
+    ACCUMULATING_FILL,
+    ACTIVE,
+    FAINT,
+    FINAL_FILL,
+    FONT,
+    FORWARD,
+    HOT_WIDTH,
+    INK,
+    KEYS,
+    PAGE_KEYS,
+    PLAYER_STYLE,
+    SECONDARY,
+    SEED,
+    TEXT_COLOURS,
+    WRONG_FILL,
+)
 
 
 def value_look(trace, frame, i, grads, final_after, width, right=None, right_grads=None):
@@ -66,7 +47,7 @@ def value_look(trace, frame, i, grads, final_after, width, right=None, right_gra
         state = 'wrong' if i in wrong_grads(trace, right) else 'final'
     else:
         state = 'accumulating'
-    if right_grads is not None and state != 'hidden' and not _same_grad(grad, right_grads[i]):
+    if right_grads is not None and state != 'hidden' and not same(grad, right_grads[i]):
         state = 'wrong'
     mark = ''
     if i == frame.node:
@@ -74,11 +55,6 @@ def value_look(trace, frame, i, grads, final_after, width, right=None, right_gra
     data = trace.nodes[i].data if frame.has_data(trace, i) else None
     grad_text = HIDDEN.center(width) if grad is not None and i in frame.hidden else padded(grad, width)
     return padded(data, width), grad_text, state, mark
-
-
-def _same_grad(a, b):
-    """The same grad: both not computed, or the same float (nan too)."""
-    return (a is None and b is None) or (a is not None and b is not None and (a == b or (a != a and b != b)))
 
 
 def label_width(trace, width):
@@ -93,7 +69,7 @@ def wrong_grads(trace, right=None):
     the trace itself): on the `=` engine the grads it got wrong, on += none."""
     rights = right.final_grads() if right is not None else plus_equals_grads(trace)
     pairs = enumerate(zip(trace.final_grads(), rights))
-    return frozenset(i for i, (g, r) in pairs if not (g == r or (g != g and r != r)))
+    return frozenset(i for i, (g, r) in pairs if not same(g, r))
 
 
 def plus_equals_grads(trace):
@@ -182,19 +158,24 @@ def blank_label(width, local_width=None):
     return f'{line}\n{line}\n{line}'
 
 
+def _filled(key):
+    """A grad state's look, as its legend row (palette.KEYS) draws it: the fill, and the border dashed or dotted."""
+    return {'style': 'rounded,filled' + ('' if key.line == 'solid' else f',{key.line}'), 'fillcolor': key.fill}
+
+
+def _marked(key):
+    """A mark's look, as its legend row draws it: the border's colour and pen."""
+    return {'color': key.border, 'penwidth': key.pen}
+
+
 STATE_STYLE = {
     'none': {'style': 'rounded', 'fillcolor': 'white'},
     'hidden': {'style': 'rounded', 'fillcolor': 'white'},
-    'accumulating': {'style': 'rounded,filled,dashed', 'fillcolor': ACCUMULATING_FILL},
-    'final': {'style': 'rounded,filled', 'fillcolor': FINAL_FILL},
-    'wrong': {'style': 'rounded,filled,dotted', 'fillcolor': WRONG_FILL},
+    'accumulating': _filled(KEYS[ACCUMULATING_FILL]),
+    'final': _filled(KEYS[FINAL_FILL]),
+    'wrong': _filled(KEYS[WRONG_FILL]),
 }
-MARK_STYLE = {
-    '': {},
-    'active': {'color': ACTIVE, 'penwidth': MARK_WIDTH},
-    'forward': {'color': FORWARD, 'penwidth': MARK_WIDTH},
-    'seed': {'color': SEED, 'penwidth': SEED_WIDTH},
-}
+MARK_STYLE = {'': {}, 'active': _marked(KEYS[ACTIVE]), 'forward': _marked(KEYS[FORWARD]), 'seed': _marked(KEYS[SEED])}
 HOT = {'color': ACTIVE, 'penwidth': HOT_WIDTH, 'fontcolor': ACTIVE}
 LOST = {'color': INK, 'style': 'dashed', 'penwidth': HOT_WIDTH, 'fontcolor': INK}  # a contribution `=` threw away
 # an edge's label is a node of its own on the edge, its lines above and below the line: no amount can be read off
@@ -286,13 +267,13 @@ def build_dot(trace, frame, width, shape='wide', right=None):
 BUS_USES = 5  # a value used this often reaches its uses along one line, not an edge each
 BUS_WIDTH = '3'  # that line's pen: thicker than an edge, so that it reads as one line with junctions on it
 MAIN_WEIGHT = '20'  # how hard the main path's edges pull to be short and straight (dot's default: 1)
-# values: up to here the main path is kept straight. It costs dot 1.3-1.6 times the layout time, which chain(500)
-# (1,002 values) cannot spend within layout.FULL_BUDGET; a chain of 300 (602) takes about 2 s with it
+# values: up to here the main path is kept straight. That costs dot a good part more layout time, which chain(500)
+# (1,002 values) cannot spend within layout.FULL_BUDGET (bench/results/layout.txt)
 STRAIGHT_UP_TO = 650
 ORDERED_UP_TO = 80  # values: the graphs drawn in formula order (build_dot)
-# past EXACT_UP_TO values, dot's x-positioning (network simplex over ~13,500 nodes for chain(500), most of them the
-# edges' label nodes) is cut to 0.2 passes a node: chain(500) 5.9 s -> 3.4 s, chain(324) 3.9 s -> 1.1 s, inside
-# layout.FULL_BUDGET; chain(200) (402 values) takes 1.0 s exact
+# past EXACT_UP_TO values, dot's x-positioning (network simplex over every node, for chain(500) most of them the
+# edges' label nodes) is cut to 0.2 passes a node, which brings the largest preset, chain(500), inside
+# layout.FULL_BUDGET; below it, the exact layout is fast enough (bench/results/layout.txt)
 EXACT_UP_TO = 400
 BIG_NSLIMIT = '0.2'
 
@@ -300,7 +281,7 @@ BIG_NSLIMIT = '0.2'
 def _main_path(trace):
     """{value: the input slot the path goes on through} along the output's first inputs back to a leaf: a chain's
     main path, drawn on one row (its edges weigh MAIN_WEIGHT) so that the view does not drift up and down along it.
-    dot's group attribute draws it as straight but took dot 1.9 times as long on chain(500): past layout.FULL_BUDGET."""
+    dot's group attribute draws it as straight but takes dot far longer on chain(500): past layout.FULL_BUDGET."""
     path, i = {}, trace.output
     while trace.nodes[i].children:
         path[i] = 0
@@ -313,7 +294,7 @@ def _draw_buses(dot, trace):
     """For each value used BUS_USES times or more: a line of small stops from it, one stop before each use.
 
     The edges from a value to uses far apart (the chain's w feeds every step) would cost dot's layout
-    time that grows much faster than the graph: 40 steps took 30 s. Along a line, each edge is short.
+    time that grows much faster than the graph. Along a line, each edge is short.
     Returns {(op node, input slot): the stop its edge starts from}.
     """
     uses = {}
@@ -360,44 +341,25 @@ def _value_label(name, data_text, grad_text, has_grad, has_data, large_titles=Tr
     )
 
 
-def _swatch(fill, border, text, line='solid', width=1):
+def _swatch(key):
+    """A legend row (palette.Key) in HTML: its box, or its sample texts in its colour, and its words."""
+    if key.sample:  # 'nan / inf': −inf is inf with a sign, left out of the page's short row
+        sample = ' / '.join(key.sample[:2])
+        return f'<span style="white-space:nowrap"><b style="color:{key.colour}">{sample}</b> {key.words}</span>'
+    width = 2 if key.line == 'dotted' else key.pen  # a 1px dotted border on a screen reads as a faint grey line
     box = (
         'display:inline-block;width:1.4em;height:0.9em;border-radius:3px;'
-        f'background:{fill};border:{width}px {line} {border}'
+        f'background:{key.fill};border:{width}px {key.line} {key.border}'
     )
-    return f'<span style="margin-right:1.2em;white-space:nowrap"><span style="{box}"></span> {text}</span>'
+    return f'<span style="margin-right:1.2em;white-space:nowrap"><span style="{box}"></span> {key.words}</span>'
 
 
-# what each colour of the graph means: one meaning a colour, the same in the boxes, on the edges and in the legend
-# (and a tint of a mark's colour is that mark's row in the node table)
-COLOUR_MEANINGS = {
-    FINAL_FILL: 'grad is final',
-    WRONG_FILL: 'grad is wrong: the right engine, with +=, gives another',  # (the `=` mode: when it is final)
-    ACCUMULATING_FILL: 'grad has more += to come',
-    ACTIVE: 'its _backward runs now: local grad × upstream grad, the amount += adds, on its edges or over the graph',
-    SEED: 'the seed: out.grad = 1',
-    FORWARD: 'just computed (forward)',
-    UNDEFINED: 'not a finite number',
-}
-TINTS = {ACTIVE_TINT: ACTIVE, FORWARD_TINT: FORWARD, SEED_TINT: SEED}  # the node table's row: the box's mark
-
-LEGEND = (
-    PLAYER_STYLE
-    + '<div style="font-size:0.85rem;color:#444">'
-    + _swatch('white', INK, 'grad not computed yet (·)')
-    + _swatch(ACCUMULATING_FILL, INK, COLOUR_MEANINGS[ACCUMULATING_FILL], line='dashed')
-    + _swatch(FINAL_FILL, INK, COLOUR_MEANINGS[FINAL_FILL])
-    + _swatch('white', SEED, COLOUR_MEANINGS[SEED], width=4)
-    + _swatch('white', ACTIVE, COLOUR_MEANINGS[ACTIVE], width=3)
-    + _swatch('white', FORWARD, COLOUR_MEANINGS[FORWARD], width=3)
-    + f'<span style="white-space:nowrap"><b style="color:{UNDEFINED}">nan / inf</b> {COLOUR_MEANINGS[UNDEFINED]}</span>'
-    + '</div>'
-)
+LEGEND = PLAYER_STYLE + '<div style="font-size:0.85rem;color:#444">' + ''.join(map(_swatch, PAGE_KEYS)) + '</div>'
 # the `=` engine's two more looks (view/bug.py): an edge whose contribution an assignment threw away, in ink and
 # dashed, its amount after LOST_MARK (a negative one as plain as on any edge); and a final grad that is wrong
 LOST_LEGEND = (
     '<div style="font-size:0.85rem;color:#444;margin-top:0.2rem">'
-    + _swatch(WRONG_FILL, INK, COLOUR_MEANINGS[WRONG_FILL], line='dotted', width=2)
+    + _swatch(KEYS[WRONG_FILL])
     + '<span style="white-space:nowrap">'
     f'<code style="color:{INK};background:none">{LOST_MARK} −6.0000</code> <span style="border-top:2px dashed {INK};'
     'display:inline-block;width:1.6em;vertical-align:middle"></span> a contribution that = threw away</span>'

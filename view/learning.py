@@ -15,10 +15,11 @@ import pandas as pd
 from engine import learn
 from engine.frames import frames
 from engine.trace import Trace
-from view.depth_plot import ACTIVE, FAINT, FONT, GRID, INK, LINE, WIDTH
-from view.explanation import caption, explain, explanation_html, frame_rules, number, owner
+from view.depth_plot import AXIS, GRID, WIDTH, svg_text
+from view.explanation import caption, explain, explanation_html, frame_rules, owner
 from view.graph import value_look
-from view.numbers import fmt, padded
+from view.numbers import fmt, number, number_word, padded, tick_label
+from view.palette import ACTIVE, INK, PLOT_FONT, PLOT_LINE
 from view.patches import frame_patches
 
 
@@ -68,7 +69,7 @@ def tail_length(trace, learning):
 
 def update_line(p, lr):
     """'w.data += -lr * w.grad: 0.5000 − 0.1 × (−3.7500) = 0.8750' (plain text)."""
-    step = f'{number(p.old)} − {lr:g} × {_bracketed(p.grad)}'
+    step = f'{number(p.old)} − {number_word(lr)} × {_bracketed(p.grad)}'
     return f'{owner(p.name)}.data += -lr * {owner(p.name)}.grad: {step} = {number(p.new)}'
 
 
@@ -164,7 +165,7 @@ def _compared(old, new):
 def _loss_words(old, new, lr):
     said = f'The loss was {number(old)} before this step and is {number(new)} after it.'
     if new > old:
-        return said + f' lr = {lr:g} is too large here: the step overshoots. Try a smaller one.'
+        return said + f' lr = {number_word(lr)} is too large here: the step overshoots. Try a smaller one.'
     return said + ' Another backward pass, another step: that is the training loop.'
 
 
@@ -219,10 +220,6 @@ def _when(j):
     return 'before any step' if j == 0 else f'after {steps_text(j)}'
 
 
-def _svg_text(x, y, text, anchor='middle', fill=FAINT, extra=''):
-    return f'<text x="{x:.1f}" y="{y:.1f}" text-anchor="{anchor}" fill="{fill}"{extra}>{html.escape(text)}</text>'
-
-
 def _x(j, k):
     """Where the loss after j steps goes: 0 at the left, k + 1 (after this step) at the right."""
     return LEFT + (WIDTH - LEFT - RIGHT) * j / (k + 1)
@@ -242,10 +239,6 @@ def nice_ticks(lo, hi, integers=False):
     return ticks if math.isfinite(ticks[0]) and math.isfinite(ticks[-1]) else [lo, hi]  # near the largest float
 
 
-def _tick_label(v):
-    return f'{v:.6g}'.replace('-', '−')
-
-
 def _loss_head(name, k):
     """The plot's opening and what no frame changes: the title, the steps along the bottom, the place of this step's
     new loss (a dashed line at k + 1)."""
@@ -253,17 +246,17 @@ def _loss_head(name, k):
     label = html.escape(f'The loss, {name}, over the learning steps')
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}"'
-        f' {FONT} role="img" aria-label="{label}">'
+        f' {PLOT_FONT} role="img" aria-label="{label}">'
         f'<defs><marker id="loss-dot" viewBox="0 0 8 8" refX="4" refY="4" markerWidth="8" markerHeight="8"'
-        f' markerUnits="userSpaceOnUse"><circle cx="4" cy="4" r="3.5" fill="{LINE}"/></marker></defs>',
-        _svg_text(LEFT, 16, 'Loss over the learning steps', 'start', INK, ' font-weight="600"'),
-        f'<path d="M{_x(k + 1, k):.1f} {TOP}V{bottom}" stroke="{FAINT}" stroke-dasharray="4 4"/>',
+        f' markerUnits="userSpaceOnUse"><circle cx="4" cy="4" r="3.5" fill="{PLOT_LINE}"/></marker></defs>',
+        svg_text(LEFT, 16, 'Loss over the learning steps', 'start', INK, ' font-weight="600"'),
+        f'<path d="M{_x(k + 1, k):.1f} {TOP}V{bottom}" stroke="{AXIS}" stroke-dasharray="4 4"/>',
     ]
     for j in (j for j in nice_ticks(0, k + 1, integers=True) if j <= k + 1):
-        out.append(_svg_text(_x(j, k), bottom + 17, str(j)))
-    out.append(_svg_text(LEFT + (WIDTH - LEFT - RIGHT) / 2, bottom + 38, 'learning steps taken (dashed: this step)'))
+        out.append(svg_text(_x(j, k), bottom + 17, str(j)))
+    out.append(svg_text(LEFT + (WIDTH - LEFT - RIGHT) / 2, bottom + 38, 'learning steps taken (dashed: this step)'))
     middle = TOP + (bottom - TOP) / 2
-    out.append(_svg_text(14, middle, name, extra=f' transform="rotate(-90 14 {middle:.1f})"'))
+    out.append(svg_text(14, middle, name, extra=f' transform="rotate(-90 14 {middle:.1f})"'))
     return ''.join(out)
 
 
@@ -282,21 +275,21 @@ def _loss_part(name, shown, k):
     out = []
     for v in ticks:
         out.append(f'<path d="M{LEFT} {y(v):.1f}H{WIDTH - RIGHT}" stroke="{GRID}"/>')
-        out.append(_svg_text(LEFT - 6, y(v) + 4, _tick_label(v), 'end'))
-    out.append(f'<path d="M{LEFT} {TOP}V{bottom}H{WIDTH - RIGHT}" fill="none" stroke="{FAINT}"/>')
+        out.append(svg_text(LEFT - 6, y(v) + 4, tick_label(v), 'end'))
+    out.append(f'<path d="M{LEFT} {TOP}V{bottom}H{WIDTH - RIGHT}" fill="none" stroke="{AXIS}"/>')
     runs, run = [], []  # the line, broken where a loss is not finite
     for j, v in enumerate(shown):
         if math.isfinite(v):
             run.append(f'{_x(j, k):.1f} {y(v):.1f}')
         else:
-            out.append(f'<circle cx="{_x(j, k):.1f}" cy="{TOP}" r="4" fill="white" stroke="{LINE}"/>')
+            out.append(f'<circle cx="{_x(j, k):.1f}" cy="{TOP}" r="4" fill="white" stroke="{PLOT_LINE}"/>')
             runs, run = runs + [run] * bool(run), []
     runs += [run] * bool(run)
     if runs:
         dots = ' '.join(f'marker-{end}="url(#loss-dot)"' for end in ('start', 'mid', 'end'))
         line = ''.join(f'M{"L".join(r)}' for r in runs)
         out.append(
-            f'<path class="pts" data-points="{len(shown)}" d="{line}" fill="none" stroke="{LINE}"'
+            f'<path class="pts" data-points="{len(shown)}" d="{line}" fill="none" stroke="{PLOT_LINE}"'
             f' stroke-width="1.5"{" " + dots if len(shown) <= DOTS_UP_TO else ""}/>'
         )
     if shown:
@@ -304,7 +297,7 @@ def _loss_part(name, shown, k):
         ring = f'cx="{_x(j, k):.1f}" cy="{y(v):.1f}" r="6.5" fill="none" stroke="{ACTIVE}" stroke-width="2.5"'
         out.append(f'<circle class="now" {ring}/>')
         said = f'{name} {_when(j)}: {number(v)}'
-        out.append(_svg_text(WIDTH - RIGHT, 16, said, 'end', ACTIVE, ' font-weight="600"'))
+        out.append(svg_text(WIDTH - RIGHT, 16, said, 'end', ACTIVE, ' font-weight="600"'))
     return ''.join(out) + '</svg>'
 
 

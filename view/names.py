@@ -5,6 +5,7 @@ import re
 import unicodedata
 
 from view.explanation import caption
+from view.numbers import file_number
 
 STEM_CHARS = 48  # a file name's stem; the inputs are left out of it when they would make it longer
 
@@ -15,18 +16,13 @@ def _safe(text):
     return re.sub(r'\.{2,}', '.', re.sub(r'[^A-Za-z0-9.-]+', '_', ascii_text)).strip('._-')
 
 
-def _number(x):
-    x = float(x)
-    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else f'{x:.6g}'.replace('e+', 'e')
-
-
 def file_stem(expression_name, inputs=None):
     """A file name's stem that says what it shows: 'neuron', 'reuse_a3_b-2'. The inputs ({name: value}) only when
     the stem stays within STEM_CHARS; a typed name is reduced to safe characters, so it cannot leave its folder."""
     stem = _safe(str(expression_name))[:STEM_CHARS].strip('._-') or 'graph'
     if re.fullmatch(r'(?i)(con|prn|aux|nul|com\d|lpt\d)', stem):
         stem += '_'  # names Windows reserves for devices
-    values = '_'.join(_safe(f'{name}{_number(value)}') for name, value in (inputs or {}).items())
+    values = '_'.join(_safe(f'{name}{file_number(value)}') for name, value in (inputs or {}).items())
     with_values = f'{stem}_{values}' if values else stem
     return with_values if len(with_values) <= STEM_CHARS else stem
 

@@ -1,9 +1,18 @@
-"""How numbers are written on the page: one fixed width per graph, so that no node moves between frames."""
+"""How numbers are written, everywhere the page and its exports write one: the graph's and the table's fixed width
+(fmt: one width per graph, so that no node moves between frames), the explanation's (number, number_word), the
+plots' axes (tick_label, power_label) and the file names' (file_number).
+
+The engine's messages (engine/nonfinite.py) write theirs with engine.ops.word, which the engine keeps because it may
+not import the page; number_word is that word with the page's true minus.
+"""
 
 import math
 
+from engine.ops import word
+
 NOT_COMPUTED = '·'
 HIDDEN = '?'  # a grad the class is asked to work out (engine.frames.HIDE)
+MINUS = str.maketrans('-', '−')  # the page's true minus for a hyphen
 
 
 def fmt(x):
@@ -29,3 +38,30 @@ def number_width(trace):
 def padded(x, width):
     """Right-aligned to width; "not computed" in the middle, where it is easier to see."""
     return fmt(x).rjust(width) if x is not None else NOT_COMPUTED.center(width)
+
+
+def number(x):
+    """A number as the explanation writes it: fmt's digits with a true minus, as in −inf: '−2.0000'."""
+    text = fmt(x)
+    return f'−{text[1:]}' if text.startswith('-') else text
+
+
+def number_word(x):
+    """A plain number, as short as it is, with a true minus: 2, 0.5, −1 (engine.ops.word, the page's minus)."""
+    return word(x).translate(MINUS)
+
+
+def tick_label(v):
+    """A plot's axis value: 6 significant digits, a true minus: '0.25', '−1.5', '1e+07'."""
+    return f'{v:.6g}'.translate(MINUS)
+
+
+def power_label(e):
+    """10**e as an axis writes it at full size: 1, 0.1, 0.01, 0.001, then 1e−4, 1e−5 (a true minus)."""
+    return f'{10.0**e:.{max(0, -e)}f}' if -3 <= e <= 3 else f'1e{e}'.translate(MINUS)
+
+
+def file_number(x):
+    """A number in a file name: '3', '-2', '0.5', '1e20' (ASCII only: a hyphen for a minus, no '+')."""
+    x = float(x)
+    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else f'{x:.6g}'.replace('e+', 'e')

@@ -13,7 +13,7 @@ import ast
 from dataclasses import dataclass
 
 from engine import code, ieee, ops
-from view.numbers import fmt
+from view.numbers import number, number_word
 
 MATH = {name for name, f in vars(ieee).items() if callable(f) and not name.startswith('_')} - {'as_float'}
 INPUTS = ('self', 'other')  # a _backward's inputs, in _prev order; `out` is the node itself
@@ -22,17 +22,6 @@ BINARY = {ast.Add: '+', ast.Sub: '-', ast.Mult: '*', ast.Div: '/'}
 COMPARE = {ast.Gt: '>', ast.Lt: '<', ast.GtE: '≥', ast.LtE: '≤', ast.Eq: '=', ast.NotEq: '≠'}
 PYTHON = {'>': float.__gt__, '<': float.__lt__, '≥': float.__ge__, '≤': float.__le__, '=': float.__eq__,
           '≠': float.__ne__}  # fmt: skip
-
-
-def number(x):
-    """A number as the explanation writes it: fmt's digits with a true minus, as in −inf: '−2.0000'."""
-    text = fmt(x)
-    return f'−{text[1:]}' if text.startswith('-') else text
-
-
-def number_word(x):
-    """A plain number, as short as it is, with a true minus: 2, 0.5, −1."""
-    return f'{x:g}'.replace('-', '−')
 
 
 def owner(name):

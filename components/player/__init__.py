@@ -67,7 +67,7 @@ def show_player(scene, page):
             right=scene.right, learning=scene.learning, in_pass=scene.in_pass, mistakes=scene.mistakes,
         ),
     )  # fmt: skip
-    # the graph, the same for every input and frame (and 4.7 of a 500-chain's 6 MB), kept and sent apart: once
+    # the graph, the same for every input and frame (and most of a long chain's bytes), kept and sent apart: once
     graph_key = (scene.expression_key, width, 'svg' in graph, quick)  # as cache.laid_out keeps the layouts
     encoded = cache.player_body(key=('graph', *graph_key), make=lambda: json.dumps(graph).encode())
     goto = st.session_state.get(GOTO, NO_GOTO)

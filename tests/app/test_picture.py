@@ -16,16 +16,9 @@ from engine import PRESETS, assign, chain, parse_expression, trace_backward
 from engine.frames import frames, grads_at
 from exports import picture
 from server import layout
-from view.graph import (
-    COLOUR_MEANINGS,
-    MARK_STYLE,
-    SHAPES,
-    STATE_STYLE,
-    TEXT_COLOURS,
-    build_dot,
-    value_look,
-)
+from view.graph import MARK_STYLE, SHAPES, STATE_STYLE, build_dot, value_look
 from view.numbers import number_width
+from view.palette import COLOUR_MEANINGS, TEXT_COLOURS
 
 SVG = '{http://www.w3.org/2000/svg}'
 XML_SPACE = '{http://www.w3.org/XML/1998/namespace}space'

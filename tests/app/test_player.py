@@ -21,12 +21,13 @@ from components.player import GOTO, layout_svg
 from engine import PRESETS, chain, numeric_grads, parse_expression, trace_backward
 from engine.frames import frames, grads_at
 from server import cache, layout
-from view import graph
 from view import node_table as node_table_module
+from view import palette
 from view.explanation import caption, explain, explanation_html
-from view.graph import CSS_VARIABLES, PLAYER_STYLE, VALUE_ROWS, VALUE_TEXTS, build_dot, hot_edges, value_look
+from view.graph import VALUE_ROWS, VALUE_TEXTS, build_dot, hot_edges, value_look
 from view.node_table import node_table, table_columns
 from view.numbers import fmt, number_width
+from view.palette import CSS_VARIABLES, PLAYER_STYLE
 from view.patches import frame_patches
 from view.player_body import encode_body
 from view.summary import grad_check, summary_html
@@ -309,9 +310,9 @@ def test_the_player_declares_every_field_it_uses_in_its_constructor():
     assert set(re.findall(r'this\.(\w+)', body)) <= declared | methods  # nor read without being declared
 
 
-def test_the_players_stylesheet_takes_the_graphs_colours_from_graph_py():
+def test_the_players_stylesheet_takes_the_graphs_colours_from_the_palette():
     constants = {
-        name: value for name, value in vars(graph).items()
+        name: value for name, value in vars(palette).items()
         if name.isupper() and isinstance(value, str) and re.fullmatch(r'#[0-9A-Fa-f]{3,8}', value)
     }  # fmt: skip
     assert {'ACTIVE', 'FORWARD', 'FINAL_FILL', 'ACCUMULATING_FILL', 'INK', 'FAINT', 'UNDEFINED'} <= set(constants)
@@ -320,7 +321,7 @@ def test_the_players_stylesheet_takes_the_graphs_colours_from_graph_py():
     assert set(constants.values()) <= set(CSS_VARIABLES.values())  # each colour of the graph is a variable
     used = set(re.findall(r'var\((--[\w-]+)\)', PLAYER_CSS))
     assert used == set(CSS_VARIABLES)  # every variable used is defined, and every one defined is used
-    assert graph.SCREEN_FONT not in PLAYER_CSS and 'DejaVu Sans Mono", Menlo' not in PLAYER_CSS
+    assert palette.SCREEN_FONT not in PLAYER_CSS and 'DejaVu Sans Mono", Menlo' not in PLAYER_CSS
 
 
 def test_the_legend_the_player_is_sent_carries_the_graphs_colours_as_css_variables():

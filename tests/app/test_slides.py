@@ -22,8 +22,9 @@ from exports import slides
 from server import layout
 from view import names
 from view.explanation import frame_rules
-from view.graph import ACTIVE, COLOUR_MEANINGS, FORWARD, SEED, SHAPES, build_dot
+from view.graph import SHAPES, build_dot
 from view.numbers import fmt, number_width
+from view.palette import ACTIVE, COLOUR_MEANINGS, FORWARD, SEED
 
 BACK_ROW_PT = 14  # the numbers' least size on a 960 pt wide slide: the issue's, the graph's own size
 SUMS_LEAST_PT = 18

@@ -16,6 +16,7 @@ from test_value import formula_for
 
 import engine.value
 from engine import OPS, PRESETS, assign, parse_expression, topological_order, trace_backward
+from engine.ieee import same
 
 ENGINES = {'+=': engine.value, '=': assign}
 
@@ -26,10 +27,6 @@ def grads(key, write, values=None):
     leaves, out = expression.build(values, value_type=ENGINES[write].Value)
     ENGINES[write].backward(out)
     return {name: leaf.grad for name, leaf in zip(expression.defaults, leaves)}
-
-
-def same(a, b):
-    return a == b or (a != a and b != b)
 
 
 # --- the numbers: where a value is used twice, = keeps the last write ----------------------------------------

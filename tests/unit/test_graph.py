@@ -15,9 +15,10 @@ import pytest
 
 from engine import PRESETS, Value, assign, chain, parse_expression, trace_backward
 from engine.frames import frames
-from view import graph
-from view.graph import ACTIVE, COLOUR_MEANINGS, LEGEND, MARK_STYLE, SHAPES, build_dot, label_width
+from view import graph, palette
+from view.graph import LEGEND, MARK_STYLE, SHAPES, build_dot, label_width
 from view.numbers import number_width
+from view.palette import ACTIVE, COLOUR_MEANINGS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -196,34 +197,38 @@ def test_the_seed_frame_marks_only_the_output_and_in_its_own_colour_not_a_backwa
     source = build_dot(trace, seed, number_width(trace)).source
     node_attrs = nodes(source)
     output = f'n{len(trace.nodes) - 1}'
-    assert [i for i, a in node_attrs.items() if a.get('color') == graph.SEED] == [output]
+    assert [i for i, a in node_attrs.items() if a.get('color') == palette.SEED] == [output]
     assert not [i for i, a in node_attrs.items() if a.get('color') == ACTIVE]  # no _backward runs at the seed
-    assert not [e for e in edges(source) if e[2].get('color') in (ACTIVE, graph.SEED)]
+    assert not [e for e in edges(source) if e[2].get('color') in (ACTIVE, palette.SEED)]
     # the output's own _backward, the next frame, is marked the other way
     step = nodes(build_dot(trace, frames(trace)[5], number_width(trace)).source)[output]
-    assert (step['color'], step['penwidth']) == (ACTIVE, graph.MARK_WIDTH)
+    assert (step['color'], step['penwidth']) == (ACTIVE, palette.MARK_WIDTH)
     seeded = (node_attrs[output]['color'], node_attrs[output]['penwidth'])
-    assert seeded == (graph.SEED, graph.SEED_WIDTH) != (ACTIVE, graph.MARK_WIDTH)
-    assert 'seed' in LEGEND.lower() and graph.SEED in LEGEND
+    assert seeded == (palette.SEED, palette.SEED_WIDTH) != (ACTIVE, palette.MARK_WIDTH)
+    assert 'seed' in LEGEND.lower() and palette.SEED in LEGEND
 
 
 def test_each_colour_of_the_graph_means_one_thing():
     # one meaning a colour and one colour a meaning, in the graph and the legend; blue is not also a fill
     assert len(set(COLOUR_MEANINGS.values())) == len(COLOUR_MEANINGS)
-    marks = {ACTIVE, graph.FORWARD, graph.SEED, graph.UNDEFINED}
-    fills = {graph.FINAL_FILL, graph.ACCUMULATING_FILL, graph.WRONG_FILL}
+    marks = {ACTIVE, palette.FORWARD, palette.SEED, palette.UNDEFINED}
+    fills = {palette.FINAL_FILL, palette.ACCUMULATING_FILL, palette.WRONG_FILL}
     assert set(COLOUR_MEANINGS) == marks | fills and not marks & fills
     hues = {colour: colorsys.rgb_to_hls(*(int(colour[k : k + 2], 16) / 255 for k in (1, 3, 5)))[0] for colour in marks}
     for fill in fills:  # a fill is not a pale version of a mark's colour: 10° of hue apart at least
         hue = colorsys.rgb_to_hls(*(int(fill[k : k + 2], 16) / 255 for k in (1, 3, 5)))[0]
         assert all(min(abs(hue - h), 1 - abs(hue - h)) > 10 / 360 for h in hues.values()), fill
     for colour, meaning in COLOUR_MEANINGS.items():  # the `=` engine's look is in its own legend, shown with it
-        assert meaning in (graph.LOST_LEGEND if colour == graph.WRONG_FILL else LEGEND), meaning
+        assert meaning in (graph.LOST_LEGEND if colour == palette.WRONG_FILL else LEGEND), meaning
     # the node table's row tint is the tint of the frame's mark: a forward frame's is not the backward colour's
-    assert graph.TINTS == {graph.ACTIVE_TINT: ACTIVE, graph.FORWARD_TINT: graph.FORWARD, graph.SEED_TINT: graph.SEED}
-    assert len({graph.ACTIVE_TINT, graph.FORWARD_TINT, graph.SEED_TINT}) == 3
+    assert palette.TINTS == {
+        palette.ACTIVE_TINT: ACTIVE,
+        palette.FORWARD_TINT: palette.FORWARD,
+        palette.SEED_TINT: palette.SEED,
+    }
+    assert len({palette.ACTIVE_TINT, palette.FORWARD_TINT, palette.SEED_TINT}) == 3
     for mark in ('active', 'seed', 'forward'):
-        assert MARK_STYLE[mark]['color'] == {'active': ACTIVE, 'seed': graph.SEED, 'forward': graph.FORWARD}[mark]
+        assert MARK_STYLE[mark]['color'] == {'active': ACTIVE, 'seed': palette.SEED, 'forward': palette.FORWARD}[mark]
 
 
 def test_leaf_steps_highlight_the_leaf_and_no_edge():
@@ -396,7 +401,7 @@ def test_a_thrown_away_amount_keeps_its_minus_sign_and_no_line_is_drawn_through_
     source = build_dot(trace, frames(trace)[7], 7).source  # d's writes throw away e's −6 into a and into b
     for slot in (0, 1):  # e = a + b: each had 1 × e.grad = 1 × −6 = −6
         assert label_lines(source, f'l3_{slot}') == [' 1.0000 × -6.0000', ' ' * 17, '   ✗ lost -6.0000']
-        assert label_nodes(source)[f'l3_{slot}']['fontcolor'] == graph.INK
+        assert label_nodes(source)[f'l3_{slot}']['fontcolor'] == palette.INK
     assert '<S>' not in source and '<s>' not in graph.LOST_LEGEND
     assert f'{graph.LOST_MARK} −6.0000' in graph.LOST_LEGEND  # the legend's example is negative, and reads so
     css = (ROOT / 'components' / 'player' / 'player.css').read_text()
@@ -437,7 +442,7 @@ def test_a_final_grad_that_plus_equals_makes_otherwise_has_its_own_look_at_every
     seen = {}
     for k, frame in enumerate(frames(trace)):
         fills = {name: a.get('fillcolor') for name, a in nodes(build_dot(trace, frame, 7).source).items()}
-        seen[k] = sorted(name for name, fill in fills.items() if fill == graph.WRONG_FILL)
+        seen[k] = sorted(name for name, fill in fills.items() if fill == palette.WRONG_FILL)
         styles = {name: a['style'] for name, a in nodes(build_dot(trace, frame, 7).source).items() if name in seen[k]}
         assert all('dotted' in style for style in styles.values())
     # a and b are final from d's step on, and wrong (3 for −3, −2 for −8); d, e and f never: = wrote them once
@@ -510,16 +515,17 @@ def seen_as_lab(colour, vision):
 @pytest.mark.parametrize('vision', CVD)
 def test_the_wrong_fill_is_told_apart_from_the_other_fills_whatever_the_viewers_colour_vision(vision):
     # ΔE (CIE76) of 20 or more: about the final fill and the accumulating one's own distance under deutan vision
-    wrong = seen_as_lab(graph.WRONG_FILL, vision)
-    for other in (graph.FINAL_FILL, graph.ACCUMULATING_FILL, '#FFFFFF'):
+    wrong = seen_as_lab(palette.WRONG_FILL, vision)
+    for other in (palette.FINAL_FILL, palette.ACCUMULATING_FILL, '#FFFFFF'):
         assert math.dist(wrong, seen_as_lab(other, vision)) >= 20, (vision, other)
 
 
 def test_the_legend_of_the_assigning_engine_shows_the_wrong_look_as_the_graph_draws_it():
-    assert graph.WRONG_FILL in graph.LOST_LEGEND and 'dotted' in graph.LOST_LEGEND
-    assert graph.COLOUR_MEANINGS[graph.WRONG_FILL] in graph.LOST_LEGEND
-    assert graph.STATE_STYLE['wrong'] == {'style': 'rounded,filled,dotted', 'fillcolor': graph.WRONG_FILL}
+    assert palette.WRONG_FILL in graph.LOST_LEGEND and 'dotted' in graph.LOST_LEGEND
+    assert palette.COLOUR_MEANINGS[palette.WRONG_FILL] in graph.LOST_LEGEND
+    assert graph.STATE_STYLE['wrong'] == {'style': 'rounded,filled,dotted', 'fillcolor': palette.WRONG_FILL}
     css = (ROOT / 'components' / 'player' / 'player.css').read_text()
     assert (
-        'g.v.wrong > path { fill: var(--wrong-fill);' in css and graph.CSS_VARIABLES['--wrong-fill'] == graph.WRONG_FILL
+        'g.v.wrong > path { fill: var(--wrong-fill);' in css
+        and palette.CSS_VARIABLES['--wrong-fill'] == palette.WRONG_FILL
     )

@@ -19,8 +19,7 @@ from engine.learn import DEFAULT_LR, LEARNING_RATES, MAX_STEPS, applies, descend
 from engine.presets import numeric_grads
 from server import cache
 from view.depth_plot import plot_html
-from view.explanation import number
-from view.numbers import fmt, number_width
+from view.numbers import fmt, number, number_width
 from view.player_body import make_body
 
 REGRESSION = PRESETS['regression']

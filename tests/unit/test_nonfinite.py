@@ -11,17 +11,12 @@ import pytest
 
 import engine.value
 from engine import OPS, Value, backward, first_nonfinite, numeric_grads, parse_expression, trace_backward
-from engine.ieee import _ieee
+from engine.ieee import _ieee, same
 from engine.ops import formula, op_of, symbol, why_nonfinite
 from view.numbers import fmt, number_width
 from view.summary import UNDEFINED, grad_check
 
 INF, NAN = math.inf, math.nan
-
-
-def same(a, b):
-    """Equal as floats, where nan is the same as nan."""
-    return a == b or (math.isnan(a) and math.isnan(b))
 
 
 def trace_of(text, **values):

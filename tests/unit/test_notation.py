@@ -17,9 +17,10 @@ from engine.frames import frames
 from engine.ops import CALL, MINUS, binding, bracket, op_of, symbol
 from engine.ops import formula as op_formula
 from engine.trace import MAX_FORMULA_NAME
-from view.explanation import caption, explain, formula, frame_rules, number, owner, plain_text
+from view.explanation import caption, explain, frame_rules, node_formula, owner, plain_text
 from view.graph import build_dot
 from view.node_table import table_columns
+from view.numbers import number
 
 TYPED = [
     'tanh(x*w)', 'a*b + a*a', '-(a*b)', '(a+b)**2', 'a - (b - c)', 'a/b/c', 'a/(b/c)', '-a*b', '-a**2', '(-a)**2',
@@ -116,9 +117,9 @@ def test_the_explanations_formula_for_a_node_is_ops_formula_over_its_childrens_n
     trace, _ = traced(key)
     for i in op_nodes(trace):
         node = trace.nodes[i]
-        assert formula(trace, i) == op_formula(node.op, names_of(trace, i), pretty=True)
+        assert node_formula(trace, i) == op_formula(node.op, names_of(trace, i), pretty=True)
         numbers = [number(trace.nodes[c].data) for c in node.children]
-        assert formula(trace, i, numbers=True) == op_formula(node.op, numbers, pretty=True)
+        assert node_formula(trace, i, numbers=True) == op_formula(node.op, numbers, pretty=True)
 
 
 @pytest.mark.parametrize('key', TYPED)
@@ -145,7 +146,7 @@ def test_a_formula_with_the_numbers_plugged_in_means_what_the_op_computes_from_t
         numbers = [number(trace.nodes[c].data) for c in node.children]
         if any(n in ('nan', 'inf', '−inf') for n in numbers):
             continue
-        written = parse_expression(as_python(formula(trace, i, numbers=True))).build()[1].data
+        written = parse_expression(as_python(node_formula(trace, i, numbers=True))).build()[1].data
         args = [Value(float(as_python(n))) for n in numbers]
         entry = op_of(node.op)
         if entry.form == 'infix':
@@ -157,7 +158,7 @@ def test_a_formula_with_the_numbers_plugged_in_means_what_the_op_computes_from_t
             expected = (args[0] ** float(node.op[2:])).data
         else:
             expected = getattr(args[0], node.op)().data
-        assert written == pytest.approx(expected, rel=1e-12, abs=1e-300), formula(trace, i, numbers=True)
+        assert written == pytest.approx(expected, rel=1e-12, abs=1e-300), node_formula(trace, i, numbers=True)
 
 
 @pytest.mark.parametrize('key', EXPRESSIONS)
