@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 
-from engine import MAX_LENGTH, PRESETS, exercise
+from engine import MAX_LENGTH, PRESETS, exercise, sandbox
 from engine.frames import HIDE, clamp_frame
 from engine.learn import DEFAULT_LR, LEARNING_RATES, MAX_STEPS
 from view.graph import SHAPES
@@ -74,8 +74,8 @@ def body(name):
 
 def _runs(name, text):
     try:
-        exercise.check_body(name, text)
-    except exercise.BodyError:
+        sandbox.check_body(name, text)
+    except sandbox.BodyError:
         return False
     return True
 

@@ -1,5 +1,5 @@
 """The server's time for a student's `_backward` body (mode=code), at the 500-character limit: reading it against the
-whitelist (engine.exercise.check_body), grading it (the five expressions' grads_of, verdicts), and the trace the page
+whitelist (engine.sandbox.check_body), grading it (the five expressions' grads_of, verdicts), and the trace the page
 steps through. Beside it, as the anchor, the same for the right bodies (one line each).
 
     python -m bench.bench_body            # writes bench/results/body.txt and .json
@@ -10,7 +10,7 @@ import statistics
 import time
 
 from bench.readme_tables import write_results
-from engine import PRESETS, exercise, trace_backward
+from engine import PRESETS, diagnosis, exercise, grader, sandbox, trace_backward
 
 # 500 characters of lines a body may have: the right line, then comment-free arithmetic that adds nothing
 LONG = {
@@ -24,10 +24,10 @@ def at_limit(name):
     """A body of exactly MAX_BODY characters that runs: the right lines, then one of terms that add 0."""
     body = LONG[name] + '\nself.grad += 0 * ('
     term = 'out.data + '
-    while len(body) + len(term) + len('0)') <= exercise.MAX_BODY:
+    while len(body) + len(term) + len('0)') <= sandbox.MAX_BODY:
         body += term
-    body += '0' * (exercise.MAX_BODY - len(body) - 1) + ')'
-    assert len(body) == exercise.MAX_BODY, len(body)
+    body += '0' * (sandbox.MAX_BODY - len(body) - 1) + ')'
+    assert len(body) == sandbox.MAX_BODY, len(body)
     return body
 
 
@@ -42,7 +42,7 @@ def median_ms(f, runs):
 
 def measure(texts, runs):
     def check():
-        return {name: exercise.check_body(name, text) for name, text in texts.items()}
+        return {name: sandbox.check_body(name, text) for name, text in texts.items()}
 
     bodies = check()
     neuron = PRESETS['neuron']
@@ -53,8 +53,8 @@ def measure(texts, runs):
 
     return {
         'check ms': median_ms(check, runs),
-        'grade ms': median_ms(lambda: exercise.verdicts(bodies), runs),
-        'diagnose ms': median_ms(lambda: exercise.diagnose(bodies), runs),
+        'grade ms': median_ms(lambda: grader.verdicts(bodies), runs),
+        'diagnose ms': median_ms(lambda: diagnosis.diagnose(bodies), runs),
         'neuron trace ms': median_ms(trace, runs),
     }
 

@@ -1,5 +1,5 @@
 """Your own `_backward` (mode=code): the exercise's three methods with a box for each body, the grader's verdict, and
-hints in steps. The bodies are untrusted text: engine/exercise.py checks them against its whitelist and runs them by
+hints in steps. The bodies are untrusted text: engine/sandbox.py checks them against its whitelist and runs them by
 walking their trees; here they are only ever printed (st.code, escaped markdown), never rendered."""
 
 import functools
@@ -7,7 +7,7 @@ import functools
 import streamlit as st
 
 from components.markdown import md
-from engine import exercise, ops
+from engine import diagnosis, exercise, grader, ops, sandbox
 
 HINTS = 'code_hints'  # session state: (the bodies the hints are for, how many hints are shown)
 BOX_STYLE = (
@@ -35,8 +35,8 @@ def checked_bodies(bodies, boxes=True):
     columns = st.columns(3) if boxes else [None] * 3
     for column, (name, text) in zip(columns, bodies.items()):
         try:
-            exercise.check_body(name, text)
-        except exercise.BodyError as e:
+            sandbox.check_body(name, text)
+        except sandbox.BodyError as e:
             error, text = e, exercise.TODO
         else:
             error = None
@@ -51,7 +51,7 @@ def _box(name, error):
     head, indent, tail = exercise.around(name)
     st.code(head, language='python', wrap_lines=True)
     st.text_area(f'`{exercise.METHODS[name]}`: the body of its `_backward`', key=f'code_{name}', height=90,
-                 max_chars=exercise.MAX_BODY, label_visibility='collapsed',
+                 max_chars=sandbox.MAX_BODY, label_visibility='collapsed',
                  placeholder='self.grad += …  (write grads with +=)')  # fmt: skip
     if error is not None:
         st.error(f'**This body can’t run** (it runs as `pass` until it can): {md(error)}', icon=':material/code:')
@@ -63,8 +63,8 @@ def _box(name, error):
 
 @functools.lru_cache(maxsize=256)
 def _graded(bodies):
-    checked = {name: exercise.check_body(name, text) for name, text in bodies}
-    return exercise.verdicts(checked), exercise.diagnose(checked)
+    checked = {name: sandbox.check_body(name, text) for name, text in bodies}
+    return grader.verdicts(checked), diagnosis.diagnose(checked)
 
 
 def code_boxes(page):
@@ -89,8 +89,8 @@ def code_verdict(bodies):
     verdicts, mistakes = _graded(bodies)
     st.markdown('**The grader’s verdict** (`grads_of` at the exercise’s inputs, rounded to 9 digits):')
     st.code('\n'.join(v.line for v in verdicts), language=None)
-    own = [v for v in verdicts if v.expression not in exercise.PITFALLS]
-    pitfalls = [v.expression for v in verdicts if v.expression in exercise.PITFALLS and v.wrong]
+    own = [v for v in verdicts if v.expression not in grader.PITFALLS]
+    pitfalls = [v.expression for v in verdicts if v.expression in grader.PITFALLS and v.wrong]
     if all(not v.wrong for v in own) and pitfalls:
         st.warning(
             f'Your bodies pass the exercise’s own three expressions, and fail {md(" and ".join(pitfalls))}: a value '
@@ -110,7 +110,7 @@ def _hints(bodies, mistakes):
     m = mistakes[0]
     steps = [
         f'Look at your `{ops.symbol(exercise.OPS[m.name])}` (`{exercise.METHODS[m.name]}`).',
-        f'In `{exercise.METHODS[m.name]}`, the line for `{m.target}.grad`: {exercise.MISTAKES[m.kind]}.',
+        f'In `{exercise.METHODS[m.name]}`, the line for `{m.target}.grad`: {diagnosis.MISTAKES[m.kind]}.',
         f'The right line: `{m.right}`.',
     ]
     for text in steps[:level]:

@@ -35,7 +35,7 @@ class Node:
 @dataclass(frozen=True, slots=True)
 class Contribution:
     """One line of a _backward call, `child.grad += local_grad × out.grad` (under the `=` bug, `child.grad = ...`; a
-    student's body may write `-=` too, or any number of lines: engine/exercise.py)."""
+    student's body may write `-=` too, or any number of lines: engine/sandbox.py)."""
 
     child: int  # node index
     slot: int  # which input of the op: 0 is self (the left), 1 is other
@@ -107,7 +107,7 @@ class Trace:
 
     def _written(self, i):
         """[(child, its grad after)] for each input node i's _backward writes (every input, but in a student's body
-        that leaves one out: engine/exercise.py)."""
+        that leaves one out: engine/sandbox.py)."""
         slots = self._slots_written[i]
         return [(c, g) for slot, (c, g) in enumerate(zip(self.nodes[i].children, self._after[i])) if slot in slots]
 

@@ -11,7 +11,7 @@ import threading
 import cachetools
 import streamlit as st
 
-from engine import Value, assign, exercise, numeric_grads, trace_backward
+from engine import Value, assign, exercise, numeric_grads, sandbox, trace_backward
 from server.layout import POLL, Allowance, LayoutRefused, VisitorLeft
 from view.numbers import number_width
 from view.scene import exact_key
@@ -48,11 +48,11 @@ ALLOWANCE = 'layout_allowance'  # session state: the visitor's layout.Allowance 
 def traced(*, expression, values, assigns=False, bodies=()):
     """The trace of one (expression, inputs), its number width and the finite-difference check; read-only.
     `values`: the inputs as a tuple of (name, value). `assigns`: run on engine.assign, the `=` bug; `bodies`
-    (((name, text), ...), each checked by engine.exercise.check_body): run on the engine with a student's `_backward`
+    (((name, text), ...), each checked by engine.sandbox.check_body): run on the engine with a student's `_backward`
     bodies. The right trace beside either is the plain call's, which the page asks for apart. Their check is None:
     finite differences run no backward pass, so the `+=` trace's check serves them all."""
     if bodies:
-        engine = exercise.yours({name: exercise.check_body(name, text) for name, text in bodies})
+        engine = exercise.yours({name: sandbox.check_body(name, text) for name, text in bodies})
     else:
         engine = assign.Value if assigns else Value
     leaves, out = expression.build(dict(values), value_type=engine)

@@ -9,7 +9,7 @@ import html
 import math
 from types import SimpleNamespace
 
-from engine import exercise, ops
+from engine import diagnosis, exercise, ops, sandbox
 from engine.code import INPUTS, grad_writes
 from engine.frames import grads_at
 from engine.ieee import same
@@ -59,7 +59,7 @@ def code_caption(k, first, labels):
 
 
 def mistakes_at(trace, step, mistakes):
-    """The mistakes (engine.exercise.Mistake) of the body this step runs, for the inputs it has."""
+    """The mistakes (engine.diagnosis.Mistake) of the body this step runs, for the inputs it has."""
     node = trace.nodes[step.node]
     name = NAMES.get(node.op)
     return [m for m in mistakes if m.name == name and INPUTS.index(m.target) < len(node.children)]
@@ -73,11 +73,11 @@ def _local(line, code):
         by_name, numbers = write(e, code)
     except Unreadable:
         return ast.unparse(e)
-    return worked(by_name, numbers, number(exercise.evaluate(e, _numbers(code))))
+    return worked(by_name, numbers, number(sandbox.evaluate(e, _numbers(code))))
 
 
 def _numbers(code):
-    """The scope as engine.exercise.evaluate reads it: the Values' data and out's grad, and what the closure holds."""
+    """The scope as engine.sandbox.evaluate reads it: the Values' data and out's grad, and what the closure holds."""
 
     def value(role):
         return SimpleNamespace(
@@ -111,7 +111,7 @@ def mistake_parts(trace, step, mistakes):
                      ('c', _local(yours[-1], code)), ('', f'; the local gradient of {node.name} for {child} is '),
                      ('c', _local(right, code)), ('', ', as '), ('c', ast.unparse(right)),
                      ('', ' has it.')]  # fmt: skip
-        runs += [('br', ''), ('b', 'What went wrong: '), ('', exercise.MISTAKES[m.kind] + '.')]
+        runs += [('br', ''), ('b', 'What went wrong: '), ('', diagnosis.MISTAKES[m.kind] + '.')]
         parts.append(('p', runs))
     return parts
 

@@ -6,7 +6,7 @@ by its key, made from every field that decides what they show, so a field added 
 
 from dataclasses import dataclass, field, fields
 
-from engine import exercise
+from engine import diagnosis, sandbox
 from engine.frames import frames as frames_of
 
 
@@ -48,10 +48,10 @@ class Scene:
 
     @property
     def mistakes(self):
-        """In mode 'code', what the student's bodies get wrong (engine.exercise.diagnose); else none."""
+        """In mode 'code', what the student's bodies get wrong (engine.diagnosis.diagnose); else none."""
         if not self.bodies:
             return []
-        return exercise.diagnose({name: exercise.check_body(name, text) for name, text in self.bodies})
+        return diagnosis.diagnose({name: sandbox.check_body(name, text) for name, text in self.bodies})
 
     @property
     def in_pass(self):

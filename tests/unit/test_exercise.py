@@ -8,8 +8,11 @@ import random
 import pytest
 
 from engine import PRESETS, Value, chain, exercise, trace_backward
-from engine.exercise import MAX_BODY, TODO, BodyError, check_body, diagnose, verdicts, yours
+from engine.diagnosis import diagnose
+from engine.exercise import TODO, yours
 from engine.frames import frames
+from engine.grader import verdicts
+from engine.sandbox import MAX_BODY, BodyError, check_body
 from view.exercise import code_parts, first_difference
 from view.explanation import explain, plain_text
 from view.player_body import make_body

@@ -1,0 +1,110 @@
+"""What is wrong in a student's bodies, in a student's words: each slip's kind, read from what the body's lines do at
+two made-up points, however they are written."""
+
+import ast
+from dataclasses import dataclass
+
+from . import ieee as math  # as in value.py: inf and nan where Python's math raises
+from .exercise import OPS, right_lines
+from .sandbox import INPUTS, Body, evaluate
+
+# each kind of mistake a body can make for one input, checked in this order (diagnose)
+MISTAKES = {
+    'pass': 'a `pass` left in: this _backward passes nothing back',
+    'missing': 'the input is never given a grad',
+    'assign': '= where += belongs: the line throws away what the grad held (a value used twice keeps only one use)',
+    'subtract': '-= where += belongs: the grad goes the wrong way',
+    'twice': 'the grad is written more than once: it gets the contribution too many times',
+    'out_data': 'out.data where out.grad belongs: the chain rule scales by the grad coming back, not the value',
+    'no_out_grad': 'out.grad missing from the product: the local gradient alone is not the chain rule',
+    'swapped': "the inputs swapped: in a product each input's local gradient is the other input's data",
+    'local': 'a wrong local gradient',
+}
+
+
+@dataclass(frozen=True)
+class Mistake:
+    name: str  # the body's: 'add', 'mul' or 'tanh'
+    target: str  # the input whose grad is wrong: 'self' or 'other'
+    kind: str  # a key of MISTAKES
+    yours: tuple  # the student's lines that write it, as typed
+    right: str  # the line engine/value.py has for it
+
+
+def _probes(op):
+    """Two made-up points at which to compare a body's lines with the right ones: no two of their numbers alike."""
+    out = []
+    for s, o, g in ((0.7, -1.3, 2.9), (1.9, 0.6, -0.8)):
+        data = {'+': s + o, '*': s * o, 'tanh': math.tanh(s)}[op]
+        scope = {'self': _Probe(s, 0.37), 'other': _Probe(o, -0.41), 'out': _Probe(data, g), 't': data}
+        out.append(scope)
+    return out
+
+
+@dataclass
+class _Probe:
+    data: float
+    grad: float
+
+
+def _close(a, b):
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def diagnose(bodies):
+    """The Mistakes in the bodies ({'add': Body, …}), op by op and input by input; none where a body does what the
+    right one does (however it is written)."""
+    found = []
+    for name, body in bodies.items():
+        op, right = OPS[name], right_lines(OPS[name])
+        for slot, target in enumerate(INPUTS[op]):
+            lines = [w for w in body.writes if w.target == target]
+            kind = _mistake(op, body, lines, right[slot], right[1 - slot] if len(right) > 1 else None)
+            if kind:
+                found.append(Mistake(name, target, kind, tuple(w.text for w in lines), ast.unparse(right[slot])))
+    return found
+
+
+def _mistake(op, body, lines, right, other):
+    """The kind of mistake (a key of MISTAKES) the `lines` of `body` that write one input make, against `right`,
+    value.py's line for that input (`other`: its line for the other input, if the op has two); None if none."""
+    if not body.writes:
+        return 'pass'
+    if not lines:
+        return 'missing'
+    runs = []  # at each probe: the grad before the lines ran, after, and the scope
+    for scope in _probes(op):
+        x = scope[lines[0].target]
+        before = x.grad
+        Body(op, '', tuple(lines)).run(scope)
+        runs.append((before, x.grad, scope))
+
+    def adds(line, times=1, upstream=None):
+        """Whether at every probe the lines add times × the line's E, with out.grad read as upstream(scope)."""
+        return all(
+            _close(after - before, times * evaluate(line.value, _upstream(scope, upstream)))
+            for before, after, scope in runs
+        )
+
+    if adds(right):
+        return None
+    if any(w.how == '=' for w in lines):
+        return 'assign'
+    if adds(right, -1):
+        return 'subtract'
+    if len(lines) > 1 and adds(right, len(lines)):
+        return 'twice'
+    if adds(right, upstream=lambda scope: scope['out'].data):
+        return 'out_data'
+    if adds(right, upstream=lambda scope: 1.0):
+        return 'no_out_grad'
+    if other is not None and adds(other):
+        return 'swapped'
+    return 'local'
+
+
+def _upstream(scope, upstream):
+    """The scope with out.grad read as upstream(scope), where given."""
+    if upstream is None:
+        return scope
+    return {**scope, 'out': _Probe(scope['out'].data, upstream(scope))}
