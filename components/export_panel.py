@@ -76,9 +76,10 @@ def share_panel(scene, page, quick, shape='wide'):
     asked = any(f.ask for f in all_frames)
     to_end = len(all_frames) == len(frames(trace, page.forward, page.leaves, ask=asked))
     shown = Shown(
-        trace, all_frames, index, scene.width, quick, stem=names.file_stem(scene.expression_key, scene.inputs),
-        key=(*scene.key, of), of=of, to_end=to_end, shape=shape, mode=scene.mode, right=scene.right,
-        questions=None if asked or not to_end else frames(trace, page.forward, page.leaves, True, page.hide),
+        trace, all_frames, index=index, width=scene.width, quick=quick,
+        stem=names.file_stem(scene.expression_key, scene.inputs), key=(*scene.key, of), of=of, to_end=to_end,
+        shape=shape, mode=scene.mode, right=scene.right,
+        questions=None if asked or not to_end else frames(trace, page.forward, page.leaves, ask=True, hide=page.hide),
     )  # fmt: skip
     allowance, waiting = session_allowance(), session_waiting()
     share_dialog(
@@ -118,13 +119,13 @@ def show_exports(shown, allowance, waiting):
     for column, (label, ext, mime, make) in zip(st.columns(len(PASS_FILES)), PASS_FILES):
         kind = made_as(shown, ext)
         if kept.get(kind) is not None:
-            _download(column, shown, label, ext, mime, kept[kind])
+            _download(column, shown, label=label, ext=ext, mime=mime, data=kept[kind])
             continue
         if column.button(f'Make the {label}', key=f'make_{ext}', width='stretch'):
             make = functools.partial(make or functools.partial(exports.pass_zip, stem=shown.stem), keep=shown.keep)
             if ext == 'gif':
                 make = functools.partial(make, seconds=shown.seconds)
-            _make_pass(shown, (label, ext, mime), make, allowance, waiting, kept)
+            _make_pass(shown, (label, ext, mime), make=make, allowance=allowance, waiting=waiting, kept=kept)
         if kind in kept:  # made in this session, then let go for a newer file
             column.caption(f'Let go to keep newer files within {SESSION_FILE_BYTES // MB} MB: make it again.')
 
@@ -154,7 +155,7 @@ def choose_frames(shown):
         key='export_seconds',
     )  # fmt: skip
     try:
-        keep = exports.chosen_frames(shown.trace, all_frames, choice, first, last, shown.of)
+        keep = exports.chosen_frames(shown.trace, all_frames, choice=choice, first=first, last=last, of=shown.of)
     except exports.ExportRefused as refused:
         st.warning(refused.message, icon=':material/filter_alt_off:')
         return None
@@ -280,6 +281,6 @@ def _make_pass(shown, file, make, allowance, waiting, kept):
             'keeps for each visitor: download it now, it is not kept.',
             icon=':material/download:',
         )
-        _download(st, shown, label, ext, mime, data)
+        _download(st, shown, label=label, ext=ext, mime=mime, data=data)
         return
     st.rerun(scope='fragment')  # the dialog again, with this file's download button in place of "Make"

@@ -59,9 +59,11 @@ def diagnose(bodies):
         op, right = OPS[name], right_lines(OPS[name])
         for slot, target in enumerate(INPUTS[op]):
             lines = [w for w in body.writes if w.target == target]
-            kind = _mistake(op, body, lines, right[slot], right[1 - slot] if len(right) > 1 else None)
+            kind = _mistake(op, body, lines=lines, right=right[slot], other=right[1 - slot] if len(right) > 1 else None)
             if kind:
-                found.append(Mistake(name, target, kind, tuple(w.text for w in lines), ast.unparse(right[slot])))
+                found.append(
+                    Mistake(name, target, kind=kind, yours=tuple(w.text for w in lines), right=ast.unparse(right[slot]))
+                )
     return found
 
 

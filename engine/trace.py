@@ -81,7 +81,7 @@ class Trace:
             index[v] = i
             children = tuple(index[c] for c in v._prev)
             names.append(v.label or _formula_name(v._op, [names[c] for c in children]) or next(aliases))
-            nodes.append(Node(f'n{i}', names[i], v._op, v.data, children, v in self._inputs))
+            nodes.append(Node(f'n{i}', names[i], op=v._op, data=v.data, children=children, is_input=v in self._inputs))
         return tuple(nodes)
 
     @functools.cached_property
@@ -174,7 +174,18 @@ class Trace:
             else:
                 grads[child] = (0.0 if before is None else before) + amount  # the float sum `+=` made
             last[child] = (k, j)
-            contributions.append(Contribution(child, slot, amount, local, before, grads[child], overwrote, how))
+            contributions.append(
+                Contribution(
+                    child,
+                    slot,
+                    amount=amount,
+                    local_grad=local,
+                    before=before,
+                    after=grads[child],
+                    overwrote=overwrote,
+                    how=how,
+                )
+            )
         replayed = all(same(grads[c], g) for c, g in self._written(i))
         assert replayed, 'a replay must write what the pass did'
         return Step(i, self._final[i], tuple(contributions))

@@ -182,7 +182,9 @@ class Dot:
         with _slot(self.waiting, self.allowance):
             tally = _Tally(self.allowance)
             try:
-                out = _run(source, min(self.left, self.allowance.left()), self.waiting, tally, args)
+                out = _run(
+                    source, min(self.left, self.allowance.left()), waiting=self.waiting, allowance=tally, args=args
+                )
             except (OSError, RuntimeError) as e:  # dot gone since the check, or it failed on this graph
                 raise ExportRefused(f"Graphviz's dot could not draw this graph: {e}") from e
             finally:
@@ -220,7 +222,7 @@ class Rsvg:
             tally = _Tally(self.allowance)
             try:
                 budget = min(self.left, self.allowance.left())
-                out = _run(svg, budget, self.waiting, tally, args, program='rsvg-convert')
+                out = _run(svg, budget, waiting=self.waiting, allowance=tally, args=args, program='rsvg-convert')
             except (OSError, RuntimeError) as e:  # rsvg-convert gone since the check, or it failed
                 raise ExportRefused(f'rsvg-convert could not draw these slides: {e}') from e
             finally:

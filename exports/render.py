@@ -118,7 +118,7 @@ def frame_dot(trace, frame, width, quick=False, shape='wide', right=None):
     """The DOT source of the graph at `frame`, as the page draws it in `shape` (graph.SHAPES; with layout.QUICK when
     the page's layout was quick). `right`: the right trace beside this one, where the mode has one (view/modes.py):
     every export takes it, and the whole-pass ones the mode's name too."""
-    graph = build_dot(trace, frame, width, shape, right)
+    graph = build_dot(trace, frame, width=width, shape=shape, right=right)
     return (layout.quickened(graph) if quick else graph).source
 
 
@@ -131,13 +131,15 @@ def frame_svg(
 ):  # fmt: skip
     """The frame as an SVG file (bytes), the page's picture in `shape` (picture.page_svg: its layout, colours, labels
     and font, titled by the expression); with `legend`, the colour legend under it."""
-    svg = queue.Dot(allowance, waiting).run(frame_dot(trace, frame, width, quick, shape, right), ['-Tsvg'])
+    svg = queue.Dot(allowance, waiting).run(
+        frame_dot(trace, frame, width=width, quick=quick, shape=shape, right=right), ['-Tsvg']
+    )
     return picture.page_svg(svg, picture.expression(trace), trace if legend else None, right).encode()
 
 
 def frame_png(trace, frame, width, quick=False, allowance=None, waiting=lambda: True, shape='wide', right=None):
     """The frame as a PNG at PNG_DPI (twice its size on the screen), on white, in `shape`."""
-    dot = frame_dot(trace, frame, width, quick, shape, right)
+    dot = frame_dot(trace, frame, width=width, quick=quick, shape=shape, right=right)
     return queue.Dot(allowance, waiting).run(dot, _png_args(PNG_DPI))
 
 
@@ -154,7 +156,11 @@ def _drawn(trace, frames, width, quick, args, progress, allowance, waiting, keep
         raise ExportRefused(too_many(len(keep)))
     dot = queue.Dot(allowance, waiting)
     for done, k in enumerate(keep, start=1):
-        yield k, frames[k], dot.run(frame_dot(trace, frames[k], width, quick, shape, right), args)
+        yield (
+            k,
+            frames[k],
+            dot.run(frame_dot(trace, frames[k], width=width, quick=quick, shape=shape, right=right), args),
+        )
         if progress:
             progress(done, len(keep))
 
@@ -201,7 +207,18 @@ def pass_gif(
     labels = frame_labels(frames, of)
     args = _png_args(GIF_DPI)
     pictures = len(frames) if keep is None else len(keep)
-    for k, frame, png in _drawn(trace, frames, width, quick, args, progress, allowance, waiting, keep, right=right):
+    for k, frame, png in _drawn(
+        trace,
+        frames,
+        width=width,
+        quick=quick,
+        args=args,
+        progress=progress,
+        allowance=allowance,
+        waiting=waiting,
+        keep=keep,
+        right=right,
+    ):
         with Image.open(io.BytesIO(png)) as picture:  # reads the size only
             size = picture.size
         if not shots and size[0] * size[1] * pictures > GIF_PIXELS:
@@ -242,7 +259,18 @@ def pass_zip(
     out = io.BytesIO()
     suffixes = frame_suffixes(frames, of)
     with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as archive:
-        drawn = _drawn(trace, frames, width, quick, ['-Tsvg'], progress, allowance, waiting, keep, right=right)
+        drawn = _drawn(
+            trace,
+            frames,
+            width=width,
+            quick=quick,
+            args=['-Tsvg'],
+            progress=progress,
+            allowance=allowance,
+            waiting=waiting,
+            keep=keep,
+            right=right,
+        )
         for k, _, svg in drawn:
             archive.writestr(f'{stem}{suffixes[k]}.svg', picture.page_svg(svg, picture.expression(trace)))
     return out.getvalue()
@@ -271,10 +299,28 @@ def _slides(
     plan = slides.plan({shape: slides.size_of(svg) for shape, svg in laid.items()}, lines, key)
     layout_drawing = slides.Drawing(laid[plan.shape])
     views = slides.views(plan, layout_drawing, trace, chosen)
-    drawn = _drawn(trace, frames, width, quick, ['-Tsvg'], progress, allowance, waiting, keep, plan.shape, right)
+    drawn = _drawn(
+        trace,
+        frames,
+        width=width,
+        quick=quick,
+        args=['-Tsvg'],
+        progress=progress,
+        allowance=allowance,
+        waiting=waiting,
+        keep=keep,
+        shape=plan.shape,
+        right=right,
+    )
     for n, (k, frame, svg) in enumerate(drawn):
         drawing = slides.Drawing(svg, layout_drawing.boxes)
-        yield k, frame, slides.slide_svg(plan, drawing, views[n], lines[n], frame.node, text), plan, lines[n]
+        yield (
+            k,
+            frame,
+            slides.slide_svg(plan, drawing, view=views[n], lines=lines[n], node=frame.node, text=text),
+            plan,
+            lines[n],
+        )
 
 
 def pass_pdf(
@@ -289,7 +335,21 @@ def pass_pdf(
     with tempfile.TemporaryDirectory() as folder:
         pages = []
         for n, (_, _, svg, _, _) in enumerate(
-            _slides(trace, frames, width, quick, progress, allowance, waiting, of, keep, legend, True, mode, right)
+            _slides(
+                trace,
+                frames,
+                width=width,
+                quick=quick,
+                progress=progress,
+                allowance=allowance,
+                waiting=waiting,
+                of=of,
+                keep=keep,
+                legend=legend,
+                text=True,
+                mode=mode,
+                right=right,
+            )
         ):
             pages.append(Path(folder) / f'{n:03d}.svg')
             pages[-1].write_text(svg)
@@ -341,7 +401,19 @@ def pass_pptx(
     render = queue.Rsvg(allowance, waiting)
     args = ['-f', 'png', '-d', str(SLIDE_DPI), '-p', str(SLIDE_DPI)]
     for k, frame, svg, plan, (title_lines, sums_lines) in _slides(
-        trace, frames, width, quick, progress, allowance, waiting, of, keep, legend, False, mode, right
+        trace,
+        frames,
+        width=width,
+        quick=quick,
+        progress=progress,
+        allowance=allowance,
+        waiting=waiting,
+        of=of,
+        keep=keep,
+        legend=legend,
+        text=False,
+        mode=mode,
+        right=right,
     ):
         slide = deck.slides.add_slide(deck.slide_layouts[5])  # 'Title Only'
         title = slide.shapes.title

@@ -45,7 +45,7 @@ def frame_texts(trace, right, frames, labels, mistakes):
     where a grad of theirs differs from the right one is marked, and there what their `mistakes` (engine.exercise
     .diagnose's) are is said. `labels`: each frame's 'Frame 7 of 10' as the page counts them."""
     first = first_difference(trace, right, frames)
-    parts = [code_parts(trace, right, f, k == first, mistakes) for k, f in enumerate(frames)]
+    parts = [code_parts(trace, right, frame=f, first_here=k == first, mistakes=mistakes) for k, f in enumerate(frames)]
     return [code_caption(k, first, labels) for k in range(len(frames))], parts, [] if first is None else [first]
 
 
@@ -146,7 +146,9 @@ def code_parts(trace, right, frame, first_here, mistakes):
 def summary_html(trace, right, numeric):
     """At the end: each input's grad from the student's bodies and from the right engine, beside the finite
     difference, as HTML, every cell escaped, and a line on what it shows."""
-    table = bug_check(trace, right, numeric, ('your grad', 'right grad', 'yours is'), 'the right engine')
+    table = bug_check(
+        trace, right, numeric=numeric, named=('your grad', 'right grad', 'yours is'), agrees='the right engine'
+    )
     wrong = [name for name, verdict in zip(table['input'], table['yours is']) if verdict.startswith('WRONG')]
     said = f'Your bodies give wrong grads for {", ".join(wrong)}.' if wrong else 'Every input’s grad is right.'
     intro = f'<p><b>Done.</b> {html.escape(said)}</p>'

@@ -208,7 +208,10 @@ def build_dot(trace, frame, width, shape='wide', right=None):
         hot, thrown = {}, {}
     else:
         grads, final_after = grads_at(trace, frame), trace.final_after()
-        looks = [value_look(trace, frame, i, grads, final_after, width, right) for i in range(len(trace.nodes))]
+        looks = [
+            value_look(trace, frame, i=i, grads=grads, final_after=final_after, width=width, right=right)
+            for i in range(len(trace.nodes))
+        ]
         hot = hot_edges(trace, frame, width, local_width)
         thrown = lost_edges(trace, frame, width, local_width)
     active_op = frame.node if hot else None
@@ -234,7 +237,14 @@ def build_dot(trace, frame, width, shape='wide', right=None):
     row = _main_path(trace) if bus_stops and len(trace.nodes) <= STRAIGHT_UP_TO else {}
     for i, node in enumerate(trace.nodes):
         data, grad, state, mark = looks[i]
-        label = _value_label(node.name, data, grad, state != 'none', data.strip() != NOT_COMPUTED, labelled)
+        label = _value_label(
+            node.name,
+            data,
+            grad_text=grad,
+            has_grad=state != 'none',
+            has_data=data.strip() != NOT_COMPUTED,
+            large_titles=labelled,
+        )
         tight = {} if labelled else {'margin': '0.04,0.02'}
         dot.node(node.id, label=label, id=node.id, shape='box', **tight, **STATE_STYLE[state], **MARK_STYLE[mark])
         if node.op:

@@ -85,7 +85,7 @@ def learning_tail(trace, learning, width, pass_patches, pass_frames=()):
     last = frames(trace)[-1]  # the pass done
     grads, final_after = trace.final_grads(), trace.final_after()
     index = {node.name: i for i, node in enumerate(trace.nodes) if node.is_input}
-    looks = {i: list(value_look(trace, last, i, grads, final_after, width)) for i in range(n)}
+    looks = {i: list(value_look(trace, last, i=i, grads=grads, final_after=final_after, width=width)) for i in range(n)}
     for look in looks.values():
         look[3] = ''  # no mark: the pass is over
     hot = {key for patch in pass_patches for key, label in patch['e'] if label}
@@ -121,8 +121,8 @@ def learning_tail(trace, learning, width, pass_patches, pass_frames=()):
             captions[-1] += f' · loss {number(old)} → {number(new)}'
             parts = parts + [('p', [('b', f'{_compared(old, new)} '), ('', _loss_words(old, new, learning.lr))])]
         explanations.append(explanation_html(parts))
-    plots = loss_plots(trace, learning, pass_frames, len(learning.update.params), again)
-    return Tail(patches, captions, explanations, rules, summary_html(learning), plots)
+    plots = loss_plots(trace, learning, pass_frames=pass_frames, n_updates=len(learning.update.params), again=again)
+    return Tail(patches, captions, explanations=explanations, rules=rules, summary=summary_html(learning), plots=plots)
 
 
 def _zero_grad_parts(names):
@@ -205,7 +205,7 @@ def loss_plots(trace, learning, pass_frames, n_updates, again):
     (view.depth_plot.depth_plots: a frame's plot is head + parts[at[k]]); the frames that show the same points
     share one part. Our own SVG and HTML, every text escaped."""
     name, k, losses = trace.nodes[-1].name, learning.steps_taken, learning.descent.losses
-    counts = shown_losses(trace, learning, pass_frames, n_updates, again)
+    counts = shown_losses(trace, learning, pass_frames=pass_frames, n_updates=n_updates, again=again)
     looks = sorted(set(counts))
     parts = [_loss_part(name, losses[:count], k) + _loss_words_html(name, losses, count, k) for count in looks]
     return {'head': _loss_head(name, k), 'parts': parts, 'at': [looks.index(count) for count in counts]}

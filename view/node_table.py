@@ -47,7 +47,10 @@ def grad_states(trace, frame, right=None, every_frame=False):
     or 'hidden'."""
     grads, final_after = grads_at(trace, frame), trace.final_after()
     at = grads_at(right, frame) if every_frame else None
-    return [value_look(trace, frame, i, grads, final_after, 1, right, at)[2] for i in range(len(trace.nodes))]
+    return [
+        value_look(trace, frame, i=i, grads=grads, final_after=final_after, width=1, right=right, right_grads=at)[2]
+        for i in range(len(trace.nodes))
+    ]
 
 
 def node_table(trace, frame, answers=False, right=None, beside=None):

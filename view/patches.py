@@ -38,7 +38,16 @@ def frame_patches(trace, all_frames, width, right=None, every_frame=False):
         candidates = range(len(trace.nodes)) if previous is None else touched(previous) | touched(frame)
         changed = []
         for i in sorted(candidates):
-            look = value_look(trace, frame, i, grads, final_after, width, right, right_grads if every_frame else None)
+            look = value_look(
+                trace,
+                frame,
+                i=i,
+                grads=grads,
+                final_after=final_after,
+                width=width,
+                right=right,
+                right_grads=right_grads if every_frame else None,
+            )
             if right is not None:
                 look += (HIDDEN if i in frame.hidden and right_grads[i] is not None else fmt(right_grads[i]),)
             if looks.get(i) != look:

@@ -28,13 +28,13 @@ def make_body(
     count `in_pass` frames in the pass where given (a quiz held at its question counts the whole pass as watched)."""
     beside, assigns = MODE[mode].view, MODE[mode].engine == 'assigns'
     every_frame = beside is not None and beside.EVERY_FRAME
-    patches = frame_patches(trace, all_frames, width, right, every_frame)
+    patches = frame_patches(trace, all_frames, width=width, right=right, every_frame=every_frame)
     captions = [caption(trace, f) for f in all_frames]
     parts = [explain(trace, f, assigns) for f in all_frames]
     marks = []
     if beside is not None:  # the mode's own parts, beside the right trace
         labels = frame_labels(all_frames, in_pass, 0)
-        added, more, marks = beside.frame_texts(trace, right, all_frames, labels, mistakes)
+        added, more, marks = beside.frame_texts(trace, right, frames=all_frames, labels=labels, mistakes=mistakes)
         captions = [c + a for c, a in zip(captions, added)]
         parts = [p + m for p, m in zip(parts, more)]
     explanations = [explanation_html(p) for p in parts]
@@ -49,7 +49,7 @@ def make_body(
     else:
         summary = summary_html(grad_check(trace, numeric), trace.nodes[-1].name)
     if learning is not None:
-        tail = learning_tail(trace, learning, width, patches, all_frames)
+        tail = learning_tail(trace, learning, width=width, pass_patches=patches, pass_frames=all_frames)
         patches += tail.patches
         captions += tail.captions
         explanations += tail.explanations

@@ -73,8 +73,8 @@ def show_player(scene, page):
     goto = st.session_state.get(GOTO, NO_GOTO)
     stem = file_stem(scene.expression_key, scene.inputs)
     share_at = graph_player(
-        repr(key), (repr(graph_key), encoded), body, page.speed, page.final_grads_shown, goto, present=page.present,
-        table=page.table, length=scene.length, stem=stem,
+        repr(key), (repr(graph_key), encoded), body=body, speed=page.speed, answers=page.final_grads_shown,
+        goto=goto, present=page.present, table=page.table, length=scene.length, stem=stem,
     )  # fmt: skip
     return share_at, quick
 
@@ -95,7 +95,7 @@ def server_layout(expression, trace, width):
     allowance, waiting = cache.session_allowance(), session_waiting()
 
     def shaped(shape):
-        make = lambda: layout_svg(trace, width, waiting, allowance, shape)  # noqa: E731
+        make = lambda: layout_svg(trace, width, waiting=waiting, allowance=allowance, shape=shape)  # noqa: E731
         return cache.laid_out(expression=expression, width=width, lay_out=make, shape=shape)
 
     try:

@@ -279,7 +279,9 @@ def test_a_file_for_minus_zero_is_made_apart_from_the_file_for_zero(files, dot_p
         values = {'a': a, 'b': -2.0}
         trace, all_frames = case(values)
         width = number_width(trace)
-        shown = export_panel.Shown(trace, all_frames, 0, width, False, 'reuse', ('reuse', *values.items()))
+        shown = export_panel.Shown(
+            trace, all_frames, index=0, width=width, quick=False, stem='reuse', key=('reuse', *values.items())
+        )
         make = lambda tell: exports.pass_zip(trace, all_frames, width, 'reuse')  # noqa: E731
         return cache.made_file((export_panel.file_scenario(shown), 'zip'), make, lambda: True, Said())
 

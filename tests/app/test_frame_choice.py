@@ -66,7 +66,7 @@ def test_a_range_keeps_the_frames_numbered_from_its_first_to_its_last(long_chain
 @pytest.mark.parametrize('first, last', [(0, 5), (5, 4), (1, 405), (-3, 2)])
 def test_a_range_outside_the_pass_is_refused_with_the_frames_there_are(long_chain, first, last):
     with pytest.raises(ExportRefused, match='choose from frame 1 to frame 404'):
-        exports.chosen_frames(long_chain, frames(long_chain), 'all', first, last)
+        exports.chosen_frames(long_chain, frames(long_chain), choice='all', first=first, last=last)
 
 
 def test_a_choice_that_leaves_no_frame_is_refused_and_says_how_to_widen_it(reuse):

@@ -161,7 +161,7 @@ def test_a_dot_killed_mid_layout_is_said_on_the_page_and_the_next_try_lays_it_ou
 def test_an_export_whose_dot_is_killed_says_so(monkeypatch, tmp_path):
     monkeypatch.setenv('PATH', fake_dot(tmp_path, 'import os, signal; os.kill(os.getpid(), signal.SIGKILL)'))
     with pytest.raises(exports.ExportRefused, match='stopped on the server'):
-        exports.queue._run('digraph {a}', 5.0, lambda: True, Allowance(), ['-Tsvg'])
+        exports.queue._run('digraph {a}', 5.0, waiting=lambda: True, allowance=Allowance(), args=['-Tsvg'])
 
 
 def test_the_cpu_time_of_a_process_is_read_and_grows_only_while_it_computes():

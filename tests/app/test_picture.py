@@ -170,7 +170,9 @@ def shown_colours(trace):
     for frame in frames(trace):
         grads = grads_at(trace, frame)
         for i in range(len(trace.nodes)):
-            data, grad, grad_state, mark = value_look(trace, frame, i, grads, final_after, width)
+            data, grad, grad_state, mark = value_look(
+                trace, frame, i=i, grads=grads, final_after=final_after, width=width
+            )
             seen |= {STATE_STYLE[grad_state]['fillcolor'], MARK_STYLE[mark].get('color')}
             seen |= {TEXT_COLOURS.get(data.strip()), TEXT_COLOURS.get(grad.strip())}
     return [colour for colour in COLOUR_MEANINGS if colour in seen]

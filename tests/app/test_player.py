@@ -80,7 +80,10 @@ def test_replayed_patches_give_every_frame_exactly_as_drawn_from_scratch(key, fo
     assert len(states) == len(all_frames)
     for frame, (values, hot_op, edges) in zip(all_frames, states, strict=True):
         grads = grads_at(trace, frame)
-        expected = {i: value_look(trace, frame, i, grads, final_after, width) for i in range(len(trace.nodes))}
+        expected = {
+            i: value_look(trace, frame, i=i, grads=grads, final_after=final_after, width=width)
+            for i in range(len(trace.nodes))
+        }
         assert values == expected
         hot = hot_edges(trace, frame, width)
         assert edges == {f'{i}_{slot}': label for (i, slot), label in hot.items()}

@@ -43,7 +43,10 @@ def first_words(expression, **texts):
     all_frames = frames(trace)
     k = first_difference(trace, right, all_frames)
     mistakes = diagnose(checked(**texts))
-    return k, plain_text(explain(trace, all_frames[k]) + code_parts(trace, right, all_frames[k], True, mistakes))
+    return k, plain_text(
+        explain(trace, all_frames[k])
+        + code_parts(trace, right, frame=all_frames[k], first_here=True, mistakes=mistakes)
+    )
 
 
 # --- the right bodies ---

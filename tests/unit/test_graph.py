@@ -386,7 +386,12 @@ def test_an_edge_label_gives_its_contribution_after_plus_equals_beside_the_box_o
     source = build_dot(trace, frame, 7).source
     assert label_lines(source, 'l2_0') == [' 3.0000 ×  1.0000', ' ' * 17, '       +=  3.0000']  # into a: adds 3
     assert label_lines(source, 'l2_1') == ['-2.0000 ×  1.0000', ' ' * 17, '       += -2.0000']  # into b: adds −2
-    looks = [graph.value_look(trace, frame, i, trace.grads(frame.steps_done), trace.final_after(), 7) for i in range(5)]
+    looks = [
+        graph.value_look(
+            trace, frame, i=i, grads=trace.grads(frame.steps_done), final_after=trace.final_after(), width=7
+        )
+        for i in range(5)
+    ]
     assert [look[1] for look in looks[:2]] == ['-3.0000', '-8.0000']  # the boxes: the grads the += makes
 
 
@@ -453,8 +458,18 @@ def test_while_grads_are_hidden_a_wrong_grad_looks_hidden_as_every_other():
     trace = traced_on(assign, 'ab_times_a_plus_b')
     last = frames(trace)[-1]
     asked = dataclasses.replace(last, hidden=frozenset({0}))
-    assert graph.value_look(trace, asked, 0, trace.grads(last.steps_done), trace.final_after(), 7)[2] == 'hidden'
-    assert graph.value_look(trace, last, 0, trace.grads(last.steps_done), trace.final_after(), 7)[2] == 'wrong'
+    assert (
+        graph.value_look(
+            trace, asked, i=0, grads=trace.grads(last.steps_done), final_after=trace.final_after(), width=7
+        )[2]
+        == 'hidden'
+    )
+    assert (
+        graph.value_look(
+            trace, last, i=0, grads=trace.grads(last.steps_done), final_after=trace.final_after(), width=7
+        )[2]
+        == 'wrong'
+    )
 
 
 @pytest.mark.parametrize('key', EXPRESSIONS)
@@ -463,7 +478,10 @@ def test_the_plus_equals_engine_never_draws_a_grad_wrong(key):
     assert graph.wrong_grads(trace) == frozenset()
     last = frames(trace)[-1]
     grads, final_after = trace.grads(last.steps_done), trace.final_after()
-    assert {graph.value_look(trace, last, i, grads, final_after, 7)[2] for i in range(len(trace.nodes))} == {'final'}
+    assert {
+        graph.value_look(trace, last, i=i, grads=grads, final_after=final_after, width=7)[2]
+        for i in range(len(trace.nodes))
+    } == {'final'}
 
 
 def test_the_wrong_grads_are_the_reused_values_and_what_they_feed_by_hand():
