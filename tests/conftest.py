@@ -1,12 +1,19 @@
 """Fixtures: for the browser tests a live `streamlit run app.py`, Debian's chromium and a fresh page per test; for the
 layout and export tests every dot process started."""
 
+import contextlib
 import subprocess
 
 import pytest
+from hypothesis import settings
 
 from bench.serve import CHROMIUM, CHROMIUM_ARGS, LAYOUT_SOURCES, ServerError, check_chromium, serve_app
 from server import layout
+
+# every property test tries the same inputs on every run (derandomize, no example database), and none has a deadline:
+# how long an example takes is this machine's speed and load, not the page's
+settings.register_profile('pinned', derandomize=True, database=None, deadline=None)
+settings.load_profile('pinned')
 
 
 @pytest.fixture
@@ -23,33 +30,54 @@ def dot_processes(monkeypatch):
 
 
 class Served(str):
-    """The base URL, knowing where the server's player gets its layout (bench.serve.LAYOUT_SOURCES)."""
+    """The base URL, knowing where the server's player gets its layout (bench.serve.LAYOUT_SOURCES), and the
+    server's process id (`pid`), as bench.serve.Url does."""
 
     def __new__(cls, url, source):
         served = super().__new__(cls, url)
-        served.source = source
+        served.source, served.pid = source, url.pid
         return served
 
 
+class Servers:
+    """The session's servers of the app, one a layout source, each started when a test first asks for it and kept
+    for the whole session: every browser test that needs no server of its own shares them (a start and a first page
+    cost seconds each)."""
+
+    def __init__(self, stack):
+        self.stack, self.urls = stack, {}
+
+    def __call__(self, source):
+        if source not in self.urls:
+            try:
+                self.urls[source] = Served(self.stack.enter_context(serve_app(timeout=60, source=source)), source)
+            except ServerError as e:
+                pytest.fail(str(e), pytrace=False)
+        return self.urls[source]
+
+
+@pytest.fixture(scope='session')
+def servers():
+    with contextlib.ExitStack() as stack:
+        yield Servers(stack)
+
+
 @pytest.fixture(scope='session', params=LAYOUT_SOURCES)
-def app_server(request):
+def app_server(request, servers):
     """The base URL of the app, served on a free port of 127.0.0.1 for the whole session.
 
     Twice: with the server's dot laying the graph out, and with dot hidden from the server, so that the player lays
-    it out in the browser with Graphviz as WebAssembly; either way the player patches it frame by frame.
+    it out in the browser with Graphviz as WebAssembly; either way the player patches it frame by frame. For what
+    the player's layout and stepping do; what is the same whoever lays the graph out takes `served`, once.
     """
-    try:
-        with serve_app(timeout=60, source=request.param) as url:
-            yield Served(url, request.param)
-    except ServerError as e:
-        pytest.fail(str(e), pytrace=False)
+    return servers(request.param)
 
 
-@pytest.fixture(scope='module')
-def served(browser):
-    """The base URL of the app (with dot), served for one test module: its tests start from a fresh server."""
-    with serve_app(timeout=60) as url:
-        yield url
+@pytest.fixture(scope='session')
+def served(servers):
+    """The base URL of the app with dot: the session's server, app_server's 'dot' one. A test that needs a server of
+    its own (its log, its budgets, a restart, another address) starts one with bench.serve.serve_app."""
+    return servers('dot')
 
 
 @pytest.fixture(scope='session')

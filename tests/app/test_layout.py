@@ -4,6 +4,7 @@ is paid from the session's allowance, and past the budget the page falls back or
 import os
 import random
 import re
+import signal
 import string
 import subprocess
 import sys
@@ -46,20 +47,40 @@ def ids(svg):
     return set(re.findall(r'<g id="([^"]+)"', svg))
 
 
-def test_a_tangled_formula_that_took_a_minute_is_answered_within_the_budget(dot_processes):
+OVERSHOOT = 1.0  # s of CPU time a run may use past its budget: dot runs on while run() waits a POLL (0.1 s) to
+# look again, and its time is read in ticks; the rest is room for a loaded machine's late wake-up. A budget not kept
+# at all would show here as a minute: the tangled sum takes dot 55-77 s
+
+
+def paid_within_the_budgets(allowance):
+    """Whether the dot time a lay_out paid (its allowance) is within its two budgets: dot's CPU time, the budgets'
+    own measure, which a busy machine does not lengthen as it lengthens the time on the clock."""
+    return allowance.used() <= layout.FULL_BUDGET + layout.QUICK_BUDGET + 2 * OVERSHOOT
+
+
+@pytest.fixture
+def by_cpu_time(monkeypatch):
+    """dot's CPU time alone decides whether a run is within its budget, however busy this machine is: the clock's
+    bound on a busy server (WALL_FACTOR, Busy) has tests of its own below."""
+    monkeypatch.setattr(layout, 'WALL_FACTOR', 1e6)
+
+
+def test_a_tangled_formula_that_took_a_minute_is_answered_within_the_budget(dot_processes, by_cpu_time):
     # its full layout is killed at the budget; the quick one took 0.7 s here once and 3.4-4 s on a slower day: the
-    # page gets the quick layout or, past the quick budget, a lasting refusal, never a wait past the budget
+    # page gets the quick layout or, past the quick budget, a lasting refusal, for at most the budgets' dot time.
+    # Time on the clock is this machine's speed and load, not the page's: the bench measures it (bench_layout.py)
+    assert layout.SLOT_WAIT + layout.FULL_BUDGET + layout.QUICK_BUDGET < PAGE_ANSWERS  # on a quiet 2-core machine
     text = tangled_formula()
     assert len(text) == 399
-    start = time.monotonic()
+    allowance = Allowance()
     try:
-        result = lay_out(graph_of(text))
+        result = lay_out(graph_of(text), allowance=allowance)
         assert result.quick and result.svg.startswith('<svg')
     except LayoutRefused as refused:
-        assert refused.lasting
-    took = time.monotonic() - start
-    assert took < layout.SLOT_WAIT + layout.FULL_BUDGET + layout.QUICK_BUDGET < PAGE_ANSWERS
+        assert refused.lasting and refused.message == layout.tangled()
+    assert paid_within_the_budgets(allowance), allowance.used()
     assert len(dot_processes) == 2 and all(p.poll() is not None for p in dot_processes)  # the first was killed
+    assert dot_processes[0].returncode == -signal.SIGKILL
 
 
 def adversarial_formula(seed):
@@ -80,15 +101,15 @@ def adversarial_formula(seed):
 
 
 @pytest.mark.parametrize('seed', range(3))
-def test_an_adversarial_formula_at_the_limits_is_laid_out_or_refused_within_the_budget(seed):
+def test_an_adversarial_formula_at_the_limits_is_laid_out_or_refused_within_the_budget(seed, by_cpu_time):
     text = adversarial_formula(seed)
     assert len(text) > 450  # one more term would pass the length or the value limit
-    start = time.monotonic()
+    allowance = Allowance()
     try:
-        assert lay_out(graph_of(text)).svg.startswith('<svg')
+        assert lay_out(graph_of(text), allowance=allowance).svg.startswith('<svg')
     except LayoutRefused as refused:
-        assert refused.lasting
-    assert time.monotonic() - start < layout.SLOT_WAIT + layout.FULL_BUDGET + layout.QUICK_BUDGET
+        assert refused.lasting and refused.message == layout.tangled()
+    assert paid_within_the_budgets(allowance), allowance.used()
 
 
 def test_a_small_graph_gets_dots_own_layout():
@@ -182,12 +203,19 @@ def test_the_cpu_time_of_a_process_is_read_and_grows_only_while_it_computes():
     assert layout.cpu_seconds(burner.pid) is None  # gone
 
 
-def test_a_layout_nobody_waits_for_is_stopped_at_once(dot_processes):
-    asked = time.monotonic()
+def test_a_layout_nobody_waits_for_is_stopped_at_once(dot_processes, by_cpu_time):
+    # the visitor leaves while dot works on a layout that takes a minute: the first check that finds nobody waiting
+    # stops it, and nothing asks again. Counted in checks, not seconds, so that a busy machine lays out the same
+    asked = []
+
+    def waiting():
+        asked.append(len(asked) < 3)  # three checks, about 0.3 s, then the visitor has gone
+        return asked[-1]
+
     with pytest.raises(VisitorLeft):
-        lay_out(graph_of(tangled_formula(1)), waiting=lambda: time.monotonic() - asked < 0.3)
-    assert time.monotonic() - asked < 1.0
-    assert len(dot_processes) == 1 and dot_processes[0].poll() is not None
+        lay_out(graph_of(tangled_formula(1)), waiting=waiting)
+    assert asked == [True, True, True, False]
+    assert len(dot_processes) == 1 and dot_processes[0].returncode == -signal.SIGKILL  # killed, not finished
 
 
 def test_the_dot_time_a_session_spends_is_capped_per_minute():

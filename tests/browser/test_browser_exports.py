@@ -21,22 +21,19 @@ REUSE_FRAMES = 10  # reuse, a*b + a*a: the inputs, 3 forward ops, the seed, and 
 
 
 @pytest.fixture(scope='module')
-def share_panel(browser):
+def share_panel(browser, served):
     """The share panel of `reuse` at step=5, frame 6 of 10, open in a fresh page."""
-    from bench.serve import serve_app
-
-    with serve_app(timeout=60) as url:
-        context = browser.new_context(viewport=VIEW, accept_downloads=True)
-        page = context.new_page()
-        page.goto(f'{url}/?expr=reuse&step=5')
-        wait_for_player(page, 5)
-        page.locator('.player .share').click()
-        dialog = page.get_by_role('dialog')
-        expect(dialog).to_be_visible()
-        expect(dialog).to_contain_text('Frame 6 of 10: backward pass: out = a*b + a*a passes its grad back')
-        expect(dialog).to_contain_text('The whole pass: 10 frames, one per picture, page or slide')
-        yield page, dialog
-        context.close()
+    context = browser.new_context(viewport=VIEW, accept_downloads=True)
+    page = context.new_page()
+    page.goto(f'{served}/?expr=reuse&step=5')
+    wait_for_player(page, 5)
+    page.locator('.player .share').click()
+    dialog = page.get_by_role('dialog')
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text('Frame 6 of 10: backward pass: out = a*b + a*a passes its grad back')
+    expect(dialog).to_contain_text('The whole pass: 10 frames, one per picture, page or slide')
+    yield page, dialog
+    context.close()
 
 
 def download(page, button):
