@@ -55,7 +55,7 @@ class Shown:
     quick: bool  # the page's layout was the quick one: the exports use it too, so they are the same picture
     stem: str  # names.file_stem(...): what the files are called
     key: tuple  # what the whole pass depends on: the expression, its inputs and the frames
-    of: int | None = None  # the count the page reads the frames' numbers against (names.frame_numbers)
+    count: int | None = None  # the count the page reads the frames' numbers against (names.frame_numbers)
     to_end: bool = True  # the frames reach the pass's end (a quiz holds back those after its question)
     questions: list | None = None  # the frames with a question before each step, where the page has none and all
     keep: tuple | None = None  # the indices of the frames a whole-pass file holds (exports.chosen_frames): all if None
@@ -71,20 +71,20 @@ def share_panel(scene, page, quick, shape='wide'):
     them (names.frame_numbers). `quick`: whether the page's layout was the quick one; `shape`: the shape the player
     showed the frame in (state.shape_to_share), which the frame's files are drawn in."""
     trace, all_frames = scene.trace, list(scene.frames)
-    of = scene.in_pass + tail_length(trace, scene.learning)  # as the caption counts
+    count = scene.in_pass + tail_length(trace, scene.learning)  # as the caption counts
     index = clamp_frame(page.frame, len(all_frames))
     asked = any(f.ask for f in all_frames)
     to_end = len(all_frames) == len(frames(trace, page.forward, page.leaves, ask=asked))
     shown = Shown(
         trace, all_frames, index=index, width=scene.width, quick=quick,
-        stem=names.file_stem(scene.expression_key, scene.inputs), key=(*scene.key, of), of=of, to_end=to_end,
+        stem=names.file_stem(scene.expression_key, scene.inputs), key=(*scene.key, count), count=count, to_end=to_end,
         shape=shape, mode=scene.mode, right=scene.right,
         questions=None if asked or not to_end else frames(trace, page.forward, page.leaves, ask=True, hide=page.hide),
     )  # fmt: skip
     allowance, waiting = session_allowance(), session_waiting()
     share_dialog(
         link_url(st.context.url or '', state.to_query(page)),
-        md(names.frame_title(trace, all_frames, index, of)),
+        md(names.frame_title(trace, all_frames, index, count)),
         lambda: show_exports(shown, allowance, waiting),
     )
 
@@ -94,7 +94,7 @@ def show_exports(shown, allowance, waiting):
     the visitor is still there (a whole-pass export stops when they leave)."""
     can_draw = layout.has_dot()
     frame = shown.frames[shown.index]
-    name = shown.stem + names.frame_suffix(shown.frames, shown.index, shown.of)
+    name = shown.stem + names.frame_suffix(shown.frames, shown.index, shown.count)
     st.markdown('**This frame, for a slide**')
     picture = {'trace': shown.trace, 'frame': frame, 'width': shown.width, 'quick': shown.quick, 'shape': shown.shape,
                'right': shown.right}  # fmt: skip
@@ -146,7 +146,7 @@ def choose_frames(shown):
         'answers it.',
     )  # fmt: skip
     all_frames = shown.questions if questions else shown.frames
-    numbers, _ = names.frame_numbers(all_frames, shown.of)
+    numbers, _ = names.frame_numbers(all_frames, shown.count)
     first, last = 1, numbers[-1]
     if last > 1:  # the key follows the pass's length: a new scenario starts from its whole range
         first, last = st.slider('From frame … to frame …', 1, last, (1, last), key=f'export_range_{last}')
@@ -155,11 +155,11 @@ def choose_frames(shown):
         key='export_seconds',
     )  # fmt: skip
     try:
-        keep = exports.chosen_frames(shown.trace, all_frames, choice=choice, first=first, last=last, of=shown.of)
+        keep = exports.chosen_frames(shown.trace, all_frames, choice=choice, first=first, last=last, count=shown.count)
     except exports.ExportRefused as refused:
         st.warning(refused.message, icon=':material/filter_alt_off:')
         return None
-    st.markdown(exports.pass_contents(all_frames, shown.of, shown.to_end, keep))
+    st.markdown(exports.pass_contents(all_frames, shown.count, shown.to_end, keep))
     if len(keep) > exports.EXPORT_FRAMES:
         st.info(exports.too_many(len(keep)), icon=':material/filter_alt:')
     key = (*shown.key, choice, first, last, questions)
@@ -258,7 +258,7 @@ def _make_pass(shown, file, make, allowance, waiting, kept):
             progress(0, pictures)
             return make(
                 shown.trace, shown.frames, shown.width, quick=shown.quick, progress=progress,
-                allowance=allowance, waiting=waiting, of=shown.of, mode=shown.mode, right=shown.right,
+                allowance=allowance, waiting=waiting, count=shown.count, mode=shown.mode, right=shown.right,
             )  # fmt: skip
 
     try:

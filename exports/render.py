@@ -38,12 +38,12 @@ SLIDE_DPI = 144
 SLIDE_MONO = 'Consolas'  # a deck's sums: the monospace font of every PowerPoint (LibreOffice finds one like it)
 
 
-def pass_contents(frames, of=None, to_end=True, keep=None):
+def pass_contents(frames, count=None, to_end=True, keep=None):
     """What a whole-pass export of `frames` holds, as the share panel says it (markdown): its frames by the numbers
     the page gives them (frame_numbers), and a quiz's questions, each a picture of its own before its answer's.
     `to_end`: whether the frames reach the pass's end (a quiz holds back those after its question); `keep`: the
     indices chosen (chosen_frames), all by default."""
-    numbers, count = frame_numbers(frames, of)
+    numbers, count = frame_numbers(frames, count)
     keep = range(len(frames)) if keep is None else keep
     chosen = [frames[k] for k in keep]
     watched = [numbers[k] for k in keep if not frames[k].ask]  # a question's own frame may still be to come
@@ -78,11 +78,11 @@ FRAME_CHOICES = {
 }
 
 
-def chosen_frames(trace, frames, choice='all', first=1, last=None, of=None):
+def chosen_frames(trace, frames, choice='all', first=1, last=None, count=None):
     """The indices of the frames of `frames` that a whole-pass export of `choice` (FRAME_CHOICES) holds, from frame
-    number `first` to `last` (as the page numbers them, frame_numbers read against `of`; by default to the last).
+    number `first` to `last` (as the page numbers them, frame_numbers read against `count`; by default to the last).
     ExportRefused where the range is not one of the pass's, or nothing is left."""
-    numbers, count = frame_numbers(frames, of)
+    numbers, count = frame_numbers(frames, count)
     last = numbers[-1] if last is None else last
     if choice not in FRAME_CHOICES:
         raise ExportRefused(f'Choose the frames from: {", ".join(FRAME_CHOICES.values())}.')
@@ -197,14 +197,14 @@ def _palette():
 
 
 def pass_gif(
-    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, of=None, keep=None,
+    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, count=None, keep=None,
     seconds=2, mode='watch', right=None,
 ):  # fmt: skip
     """An animated GIF of the frames `keep` chooses (chosen_frames): one image per frame at the page's size, its
-    title (frame_title, read against `of`) under the graph, all on one white canvas; `seconds` a frame (GIF_SECONDS),
+    title (frame_title, read against `count`) under the graph, all on one white canvas; `seconds` a frame (GIF_SECONDS),
     the last held at least LAST_MS, looping. Refused past GIF_PIXELS, after the first frame."""
     shots = []  # (PNG, its size, title): each decoded only when its GIF frame is made, then let go
-    labels = frame_labels(frames, of)
+    labels = frame_labels(frames, count)
     args = _png_args(GIF_DPI)
     pictures = len(frames) if keep is None else len(keep)
     for k, frame, png in _drawn(
@@ -251,13 +251,13 @@ def pass_gif(
 
 
 def pass_zip(
-    trace, frames, width, stem, quick=False, progress=None, allowance=None, waiting=lambda: True, of=None, keep=None,
+    trace, frames, width, stem, quick=False, progress=None, allowance=None, waiting=lambda: True, count=None, keep=None,
     mode='watch', right=None,
 ):  # fmt: skip
-    """A ZIP of one SVG per frame, named {stem}_f03.svg by the frame's number (frame_suffix, read against `of`), each
+    """A ZIP of one SVG per frame, named {stem}_f03.svg by the frame's number (frame_suffix, read against `count`), each
     the page's picture (picture.page_svg), without the legend, as a frame's SVG is."""
     out = io.BytesIO()
-    suffixes = frame_suffixes(frames, of)
+    suffixes = frame_suffixes(frames, count)
     with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as archive:
         drawn = _drawn(
             trace,
@@ -277,7 +277,7 @@ def pass_zip(
 
 
 def _slides(
-    trace, frames, width, quick, progress, allowance, waiting, of, keep, legend, text, mode='watch', right=None
+    trace, frames, width, quick, progress, allowance, waiting, count, keep, legend, text, mode='watch', right=None
 ):
     """(index, frame, its slide as SVG, the deck's slides.Plan, its (title, sums) lines) for each frame `keep` chooses
     (chosen_frames; all by default), framed as the presentation view frames it (slides.py): the deck's plan from the
@@ -292,7 +292,7 @@ def _slides(
         raise ExportRefused(queue.NO_RSVG)
     shapes = ['wide'] if quick else SHAPES  # a tangled graph's page has the wide shape alone
     laid = {shape: dot.run(frame_dot(trace, None, width, quick, shape=shape), ['-Tsvg']) for shape in shapes}
-    chosen, labels = [frames[k] for k in keep], frame_labels(frames, of)
+    chosen, labels = [frames[k] for k in keep], frame_labels(frames, count)
     titles = [f'{labels[k]}: {caption(trace, frames[k])}' for k in keep]
     lines = slides.texts(trace, chosen, titles, MODE[mode].engine == 'assigns')
     key = functools.partial(picture.legend_svg, trace, right=right) if legend else None
@@ -324,11 +324,11 @@ def _slides(
 
 
 def pass_pdf(
-    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, of=None, keep=None,
+    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, count=None, keep=None,
     legend=True, mode='watch', right=None,
 ):  # fmt: skip
     """A PDF of 16:9 pages (slides.SLIDE, 960 × 540 pt), one per frame `keep` chooses (chosen_frames), each as the
-    presentation view shows the frame (slides.py): its title (frame_title, read against `of`), its sums under it,
+    presentation view shows the frame (slides.py): its title (frame_title, read against `count`), its sums under it,
     the graph whole or the part around the active node with an overview, and with `legend` the colour legend. In
     vector, every text text: the slides' SVGs made one PDF by one run of rsvg-convert (cairo), which embeds each
     font once, where pages merged with pypdf would each hold their own."""
@@ -343,7 +343,7 @@ def pass_pdf(
                 progress=progress,
                 allowance=allowance,
                 waiting=waiting,
-                of=of,
+                count=count,
                 keep=keep,
                 legend=legend,
                 text=True,
@@ -384,11 +384,11 @@ def _paletted(png):
 
 
 def pass_pptx(
-    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, of=None, keep=None,
+    trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, count=None, keep=None,
     legend=True, mode='watch', right=None,
 ):  # fmt: skip
     """A 16:9 PowerPoint deck (slides.SLIDE), a slide per frame `keep` chooses (chosen_frames), each as the
-    presentation view shows the frame (slides.py): its title (frame_title, read against `of`) and its sums as text,
+    presentation view shows the frame (slides.py): its title (frame_title, read against `count`) and its sums as text,
     under them a picture (SLIDE_DPI) of the graph whole or of the part around the active node with an overview, and
     with `legend` the colour legend; the step's explanation in the speaker notes."""
     from pptx import Presentation  # slow to import: only when a deck is asked for
@@ -397,7 +397,7 @@ def pass_pptx(
 
     deck = Presentation()
     deck.slide_width, deck.slide_height = (Pt(side) for side in slides.SLIDE)
-    labels = frame_labels(frames, of)
+    labels = frame_labels(frames, count)
     render = queue.Rsvg(allowance, waiting)
     args = ['-f', 'png', '-d', str(SLIDE_DPI), '-p', str(SLIDE_DPI)]
     for k, frame, svg, plan, (title_lines, sums_lines) in _slides(
@@ -408,7 +408,7 @@ def pass_pptx(
         progress=progress,
         allowance=allowance,
         waiting=waiting,
-        of=of,
+        count=count,
         keep=keep,
         legend=legend,
         text=False,

@@ -27,15 +27,15 @@ def file_stem(expression_name, inputs=None):
     return with_values if len(with_values) <= STEM_CHARS else stem
 
 
-def frame_suffix(frames, index, of=None):
+def frame_suffix(frames, index, count=None):
     """'_f03': the frame's number as the page says it (frame_numbers), zero-padded to the digits of the count, so the
     files sort in order; a quiz's question '_f06_asked' and the frame that answers it '_f06_shown'."""
-    return frame_suffixes(frames, of)[index]
+    return frame_suffixes(frames, count)[index]
 
 
-def frame_suffixes(frames, of=None, after=0):
+def frame_suffixes(frames, count=None, after=0):
     """frame_suffix for each frame, and for `after` frames more (frame_numbers)."""
-    numbers, total = frame_numbers(frames, of, after)
+    numbers, total = frame_numbers(frames, count, after)
     asked = [f.ask for f in frames] + [False] * after
     shown = [not a and k > 0 and asked[k - 1] for k, a in enumerate(asked)]
     digits = len(str(total))
@@ -45,20 +45,20 @@ def frame_suffixes(frames, of=None, after=0):
 # --- one frame ---------------------------------------------------------------------------------------------------
 
 
-def frame_numbers(frames, of=None, after=0):
+def frame_numbers(frames, count=None, after=0):
     """(each frame's number, the count it is read against), as people read them everywhere: the page's caption, the
     share panel, the exports' titles and files. Frames are counted from 1, 'Frame 10 of 10' the last; a link's step=
     is the frame's place in the list, from 0, so that old links open the same frame. A quiz's question (Frame.ask)
     has the number of the frame after it, which shows the same step answered: a step has one number whether it is
     watched or asked, and the count is the pass's frames as watched. `after`: frames more after these, numbered on
-    (the learning step after the pass). `of`: the count, where these frames stop before the page's (a quiz held at its
-    question, or a pass exported without the learning step after it); by default the frames' own."""
+    (the learning step after the pass). `count`: the count, where these frames stop before the page's (a quiz held at
+    its question, or a pass exported without the learning step after it); by default the frames' own."""
     numbers, watched = [], 0
     for frame in frames:
         watched += not frame.ask
         numbers.append(watched + frame.ask)
     numbers += range(watched + 1, watched + after + 1)
-    return numbers, watched + after if of is None else of
+    return numbers, watched + after if count is None else count
 
 
 def frame_label(number, count):
@@ -66,12 +66,12 @@ def frame_label(number, count):
     return f'Frame {number} of {count}'
 
 
-def frame_labels(frames, of=None, after=0):
+def frame_labels(frames, count=None, after=0):
     """frame_label for each frame (frame_numbers), and for `after` frames more."""
-    numbers, count = frame_numbers(frames, of, after)
+    numbers, count = frame_numbers(frames, count, after)
     return [frame_label(number, count) for number in numbers]
 
 
-def frame_title(trace, frames, index, of=None):
+def frame_title(trace, frames, index, count=None):
     """'Frame 3 of 16: forward pass: x1*w1 = x1 × w1', as the page says it (frame_numbers)."""
-    return f'{frame_labels(frames, of)[index]}: {caption(trace, frames[index])}'
+    return f'{frame_labels(frames, count)[index]}: {caption(trace, frames[index])}'

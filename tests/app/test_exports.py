@@ -163,7 +163,7 @@ def test_a_file_name_says_the_expression_and_its_inputs_when_short():
     nine = neuron[:9]  # padded to the digits of the count: 9, 10, 108 frames
     assert names.frame_suffix(nine, 2) == '_f3' and names.frame_suffix(neuron[:10], 2) == '_f03'
     assert names.frame_suffix(nine * 12, 2) == '_f003'
-    assert names.frame_suffix(nine, 2, of=21) == '_f03'  # the count the page reads: the pass and learning's frames
+    assert names.frame_suffix(nine, 2, count=21) == '_f03'  # the count the page reads: the pass and learning's frames
 
 
 def test_a_quizs_question_and_its_answer_share_the_steps_number_and_their_files_sort_question_first():

@@ -48,7 +48,7 @@ def test_frames_count_from_one_and_a_quiz_numbers_each_step_as_watching_does(exp
         else:
             assert asked[k] == by_step[frame]
     held = quiz[: next(k for k, f in enumerate(quiz) if f.ask) + 1]  # a quiz at its first question
-    assert names.frame_numbers(held, of=count) == (asked[: len(held)], count)
+    assert names.frame_numbers(held, count=count) == (asked[: len(held)], count)
 
 
 # --- on the page, in the share panel and in the files ----------------------------------------------------------------
@@ -146,7 +146,7 @@ def test_a_frame_has_one_number_on_the_page_in_the_share_panel_and_in_its_file_n
     assert re.search(rf'(\b{count} frames| of {count}\b)', whole), whole  # the count the caption reads
     if any(f.ask for f in exported):  # and the pictures a quiz's questions add
         assert f'and {sum(f.ask for f in exported)} question' in whole and f': {len(exported)} pictures' in whole
-    suffix = names.frame_suffix(exported, shown.index, shown.of)
+    suffix = names.frame_suffix(exported, shown.index, shown.count)
     assert int(re.match(r'_f(\d+)', suffix).group(1)) == number and suffix == page.body()['files'][k]
     (link,) = [c.value for c in page.at.code if 'step=' in c.value]  # a link's step stays the frame's place, from 0
     assert re.search(r'[?&]step=(\w+)', link).group(1) == ('end' if k == page.last_frame else str(k))

@@ -53,7 +53,7 @@ class Deck:
             self.pptx = Presentation(io.BytesIO(exports.pass_pptx(self.trace, self.all, self.width, **made)))
             svgs = exports.render._slides(
                 self.trace, self.all, width=self.width, quick=False, progress=None, allowance=made['allowance'],
-                waiting=lambda: True, of=None, keep=self.keep, legend=legend, text=True,
+                waiting=lambda: True, count=None, keep=self.keep, legend=legend, text=True,
             )  # fmt: skip
             self.svgs = [svg for _, _, svg, _, _ in svgs]
         self.layouts = {}  # shape: each value's box in the layout without values, (left, top, right, bottom) pt
