@@ -111,3 +111,13 @@ def test_a_benchmark_written_elsewhere_leaves_the_results_and_the_docs_alone(tmp
     assert (tmp_path / 'load.txt').read_text() == 'a table\n'
     assert json.loads((tmp_path / 'load.json').read_text()) == {'p95_s': 0.5}
     assert written == []  # the docs' figures come from bench/results/ alone
+
+
+def test_the_architecture_page_names_every_module_of_the_page():
+    """docs/architecture.md's "What is where" says what each module of the page is for: a module added without a line
+    there fails here, named."""
+    text = (ROOT / 'docs' / 'architecture.md').read_text()
+    parts = ('engine/', 'view/', 'components/', 'exports/', 'server/')
+    modules = [p for p in tree() if p.startswith(parts) and p.endswith('.py') and not p.endswith('__init__.py')]
+    assert modules
+    assert [p for p in modules if f'`{Path(p).name}`' not in text] == []
