@@ -87,7 +87,8 @@ def _command(name, python, kind, out, paths):
     if name == 'rsvg-convert':
         return ['rsvg-convert', '-f', kind, *size, '-o', str(out), *map(str, paths)]
     if name == 'typst':  # behind rsvg-convert's arguments, as the exports would run it (queue.Rsvg)
-        return [python, '-I', str(ROOT / 'bench' / 'typst_draw.py'), '-f', kind, *size, '-o', str(out), *map(str, paths)]
+        draw = str(ROOT / 'bench' / 'typst_draw.py')
+        return [python, '-I', draw, '-f', kind, *size, '-o', str(out), *map(str, paths)]
     return [python, '-m', 'bench.render_candidates', name, kind, str(out), *map(str, paths)]
 
 

@@ -1,9 +1,9 @@
 """typst drawing the slides behind the few arguments of rsvg-convert's that the exports give it, as a child would run
 it in place of rsvg-convert (bench/bench_renderers.py measures it so; the page keeps rsvg-convert):
 
-    python bench/typst_draw.py -f pdf page1.svg page2.svg ...    # one PDF, a page for each SVG, on stdout
-    python bench/typst_draw.py -f png -d 144 -p 144 < slide.svg   # the SVG as a PNG at 144 dpi, on stdout
-    python bench/typst_draw.py -f png -d 144 -o slide.png slide.svg  # -o: to a file
+    python -I bench/typst_draw.py -f pdf page1.svg page2.svg ...    # one PDF, a page for each SVG, on stdout
+    python -I bench/typst_draw.py -f png -d 144 -p 144 < slide.svg   # the SVG as a PNG at 144 dpi, on stdout
+    python -I bench/typst_draw.py -f png -d 144 -o slide.png slide.svg  # -o: to a file
 
 By typst (pip's typst: its SVG is resvg's, its PDF svg2pdf's): every text stays text, each font embedded once in the
 whole PDF; the fonts are the system's and the page's own DejaVu Sans Mono (static/fonts), which the slides name.
