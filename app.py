@@ -80,8 +80,7 @@ if mode.name == 'code':  # the student's own _backward bodies
     bodies = checked_bodies(page.bodies, boxes=False) if page.present else code_boxes(page)
 if mode.engine:  # the same graph on the mode's engine; the right trace beside it
     right, right_width = trace, width
-    assigns = mode.engine == 'assigns'
-    trace, width, _ = traced(expression=expression, values=tuple(values.items()), assigns=assigns, bodies=bodies)
+    trace, width, _ = traced(expression=expression, values=tuple(values.items()), engine=mode.engine, bodies=bodies)
     width = max(width, right_width)
 if mode.name == 'learn':  # the pass at the parameters after the steps taken, then the step it leads to
     learning, values = learning_after(expression, values, page.lr, page.learned)

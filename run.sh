@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 source scripts/python-env.sh
-python_env requirements.txt 'about 30 s'  # 22-31 s on a fresh Debian 12, the venv made too
+python_env requirements.txt 'about 30 s'  # as timed on a fresh Debian 12, the venv made too
 # the system tools the exports run on the server (docs/exports.md): said in a line each when missing, never fatal
 command -v dot >/dev/null || echo "Graphviz's dot is not installed: the whole-pass exports (GIF, PDF, PowerPoint, ZIP) need it on the server; a frame's SVG and PNG work without it. apt-get install graphviz / brew install graphviz." >&2
 command -v rsvg-convert >/dev/null || echo "librsvg's rsvg-convert is not installed: the PDF and the PowerPoint need it on the server to draw their slides. apt-get install librsvg2-bin / brew install librsvg." >&2

@@ -84,8 +84,9 @@ def save_window(page, name):
     page.close()
 
 
-# the screens the page fits itself to (tests/test_browser_fit.py checks each): a phone held upright, in Chromium's
-# mobile emulation, and a laptop's window beside the sidebar; each picture is the window scrolled to the player
+# the screens the page fits itself to (tests/browser/test_browser_fit.py checks each): a phone held upright, in
+# Chromium's mobile emulation, and a laptop's window beside the sidebar; each picture is the window scrolled to the
+# player
 PHONE = {'viewport': {'width': 390, 'height': 844}, 'is_mobile': True, 'has_touch': True, 'device_scale_factor': 2}
 LAPTOP = {'viewport': {'width': 1366, 'height': 768}}
 SCREENS = [

@@ -1,5 +1,5 @@
 // Lays DOT out with the page's own Graphviz as WebAssembly (static/graphviz/index.js), outside the browser: reads a
-// JSON list of DOT texts on stdin, writes a JSON list of [svg, ms] on stdout. For tests/test_player.py and bench/.
+// JSON list of DOT texts on stdin, writes a JSON list of [svg, ms] on stdout. For tests/app/test_player.py and bench/.
 import { Graphviz } from '../static/graphviz/index.js';
 
 let input = '';

@@ -1,6 +1,10 @@
 """A micrograd-style autograd engine that records its backward pass step by step. Pure Python."""
 
-from . import assign  # the `=` bug: value.py's code with = for += in every _backward, for the page to run
+from . import (
+    assign,  # the `=` bug: value.py's code with = for += in every _backward, for the page to run
+    exercise,
+    sandbox,
+)
 from .nonfinite import NonFinite, first_nonfinite
 from .ops import OPS, Op
 from .parse import MAX_DEPTH, MAX_LENGTH, MAX_NODES, ExpressionError, parse_expression
@@ -8,9 +12,17 @@ from .presets import PRESETS, Expression, build, chain, grads_of, numeric_grads
 from .trace import Contribution, Node, Step, Trace, trace_backward
 from .value import Value, backward, topological_order
 
+# the engines a trace runs on, by name (view/modes.py's Mode.engine): each gives its Value class, from the student's
+# `_backward` bodies ((name, text), ...) where it runs them
+ENGINES = {
+    '': lambda bodies: Value,
+    'assigns': lambda bodies: assign.Value,
+    'bodies': lambda bodies: exercise.yours({name: sandbox.check_body(name, text) for name, text in bodies}),
+}
+
 __all__ = [
     'Value', 'backward', 'topological_order', 'build', 'grads_of', 'chain', 'Expression', 'PRESETS', 'numeric_grads',
     'Trace', 'Node', 'Step', 'Contribution', 'trace_backward',
     'parse_expression', 'ExpressionError', 'MAX_LENGTH', 'MAX_NODES', 'MAX_DEPTH',
-    'OPS', 'Op', 'NonFinite', 'first_nonfinite', 'assign',
+    'OPS', 'Op', 'NonFinite', 'first_nonfinite', 'assign', 'ENGINES',
 ]  # fmt: skip

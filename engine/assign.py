@@ -52,4 +52,3 @@ exec(compile(SOURCE, FILENAME, 'exec'), _module.__dict__)
 
 Value, backward = _module.Value, _module.backward
 as_value, topological_order = _module.as_value, _module.topological_order
-Value.grad_write = '='  # the trace reads it: under = a grad is what the last write left, not the sum

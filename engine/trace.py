@@ -66,7 +66,6 @@ class Trace:
         self._inputs = inputs  # the leaves the user sets
         self._after = after  # _after[i]: node i's inputs' grads just after node i's _backward ran
         self._final = tuple(v.grad for v in values)
-        self.assigns = type(values[-1]).grad_write == '='  # engine/assign.py's graph: each write replaces the grad
 
     @property
     def output(self):

@@ -3,15 +3,13 @@
 from engine import ieee as math  # Python's math, with inf and nan where it raises: the page shows numbers
 from engine.ieee import as_float
 
-# The rule every op keeps (the trace and the explanation rely on it, and tests/test_value.py checks it): its
+# The rule every op keeps (the trace and the explanation rely on it, and tests/unit/test_value.py checks it): its
 # _backward has one `.grad +=` line per input, in _prev order, and nothing else writes a grad. Its math is
 # engine/ieee.py's, and + - * and negation never raise on floats, so inf and nan come out as numbers.
 
 
 class Value:
     """stores a single scalar value and its gradient"""
-
-    grad_write = '+='  # how each _backward writes a grad; engine/assign.py's rewrite of this code, the `=` bug, has '='
 
     def __init__(self, data, children=(), op='', label=''):
         self.data = data

@@ -2,7 +2,8 @@
 a PDF, a PowerPoint deck or a ZIP of SVGs. The share panel's one door in: render (the files), queue (the line and the
 bounded runs of dot and rsvg-convert), picture (a frame's SVG as the page draws it), slides (the 16:9 pages)."""
 
-from exports.queue import EXPORT_BUDGET, EXPORT_LANES, LINE, ExportRefused, install_graphviz, no_dot
+from exports import queue  # its LINE: the whole-pass exports' turns (the panel waits in it)
+from exports.queue import EXPORT_BUDGET, EXPORT_LANES, ExportRefused, install_graphviz, no_dot
 from exports.render import (
     EXPORT_FRAMES,
     FRAME_CHOICES,
@@ -21,7 +22,7 @@ from exports.render import (
 )
 
 __all__ = [
-    'EXPORT_BUDGET', 'EXPORT_FRAMES', 'EXPORT_LANES', 'FRAME_CHOICES', 'GIF_SECONDS', 'LINE', 'ExportRefused',
+    'EXPORT_BUDGET', 'EXPORT_FRAMES', 'EXPORT_LANES', 'FRAME_CHOICES', 'GIF_SECONDS', 'ExportRefused', 'queue',
     'chosen_frames', 'frame_dot', 'frame_png', 'frame_svg', 'install_graphviz', 'no_dot', 'pass_contents', 'pass_gif',
     'pass_pdf', 'pass_pptx', 'pass_zip', 'speaker_notes', 'too_many',
 ]  # fmt: skip

@@ -4,8 +4,8 @@ bold; their spaces kept, so padded numbers stay right-aligned; the expression as
 legend under the graph. Pure: the exports and the slides call it on dot's output.
 
 dot lays the graph out with Courier's metrics (palette.FONT), and the page draws that layout in DejaVu Sans Mono: a
-file in the same font puts every text where the page does (tests/test_browser_picture.py measures it in Chromium and
-LibreOffice)."""
+file in the same font puts every text where the page does (tests/browser/test_browser_picture.py measures it in
+Chromium and LibreOffice)."""
 
 import base64
 import functools

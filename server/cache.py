@@ -11,7 +11,7 @@ import threading
 import cachetools
 import streamlit as st
 
-from engine import Value, assign, exercise, numeric_grads, sandbox, trace_backward
+from engine import ENGINES, numeric_grads, trace_backward
 from server.layout import POLL, Allowance, LayoutRefused, VisitorLeft
 from view.numbers import number_width
 from view.scene import exact_key
@@ -41,23 +41,20 @@ ALLOWANCE = 'layout_allowance'  # session state: the visitor's layout.Allowance 
 
 
 @cachetools.cached(
-    _traces, key=lambda *, expression, values, assigns=False, bodies=(): (
-        expression.key, exact_key(values), assigns, bodies),
+    _traces,
+    key=lambda *, expression, values, engine='', bodies=(): (expression.key, exact_key(values), engine, bodies),
     condition=threading.Condition(),
 )  # fmt: skip
-def traced(*, expression, values, assigns=False, bodies=()):
+def traced(*, expression, values, engine='', bodies=()):
     """The trace of one (expression, inputs), its number width and the finite-difference check; read-only.
-    `values`: the inputs as a tuple of (name, value). `assigns`: run on engine.assign, the `=` bug; `bodies`
-    (((name, text), ...), each checked by engine.sandbox.check_body): run on the engine with a student's `_backward`
-    bodies. The right trace beside either is the plain call's, which the page asks for apart. Their check is None:
-    finite differences run no backward pass, so the `+=` trace's check serves them all."""
-    if bodies:
-        engine = exercise.yours({name: sandbox.check_body(name, text) for name, text in bodies})
-    else:
-        engine = assign.Value if assigns else Value
-    leaves, out = expression.build(dict(values), value_type=engine)
+    `values`: the inputs as a tuple of (name, value). `engine`: what it runs on, a name of engine.ENGINES ('assigns':
+    the `=` bug; 'bodies': a student's `_backward` `bodies`, ((name, text), ...)). The right trace beside another
+    engine's is the plain call's, which the page asks for apart. Their check is None: finite differences run no
+    backward pass, so the plain trace's check serves them all."""
+    value_type = ENGINES[engine](bodies)
+    leaves, out = expression.build(dict(values), value_type=value_type)
     trace = trace_backward(out, leaves)
-    plain = not (assigns or bodies)
+    plain = engine == ''
     return trace, number_width(trace), numeric_grads(expression, dict(values)) if plain else None
 
 

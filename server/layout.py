@@ -28,7 +28,7 @@ QUICK_BUDGET = 3.5  # s for the cheaper one: room for chain(500) and the tangled
 if os.environ.get('BACKPROP_LAYOUT_BUDGETS'):  # a host's own, 'full,quick' in s (the browser tests shorten them)
     FULL_BUDGET, QUICK_BUDGET = map(float, os.environ['BACKPROP_LAYOUT_BUDGETS'].split(','))
 QUICK = {'nslimit': '1', 'splines': 'line'}  # few network-simplex passes, straight edges (bench/results/layout.txt)
-SLOT_WAIT = 0.5  # s to wait for a free core before saying the server is busy: 0.5 + 5.5 + 3.5 < 10 s
+SLOT_WAIT = 0.5  # s to wait for a free core before saying the server is busy: with both budgets, within 10 s
 LIGHT_USE = 1.0  # s: a visitor who has used less dot time than this in the last minute (a first graph, a few small
 # ones) waits for a core as long as anyone can hold one (FIRST_WAIT); the fair line puts them before the heavy users
 FIRST_WAIT = SLOT_WAIT + FULL_BUDGET + QUICK_BUDGET

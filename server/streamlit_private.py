@@ -2,11 +2,25 @@
 for. Each is pinned by tests/app/test_streamlit_private.py, which fails naming the call when an upgrade removes it;
 here each falls back to what a page without it does."""
 
-from streamlit import config, net_util
-from streamlit.runtime import Runtime
-from streamlit.runtime.scriptrunner import get_script_run_ctx
-from streamlit.web.server.server import server_address_is_unix_socket
-from streamlit.web.server.server_util import get_url
+from streamlit import config, net_util  # public modules, though their functions used here are not documented
+
+try:  # where an upgrade moves one of these, the page runs on without what it gave (the tests name it)
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+except ImportError:
+
+    def get_script_run_ctx():
+        return None
+
+
+try:
+    from streamlit.runtime import Runtime
+except ImportError:
+    Runtime = None
+try:
+    from streamlit.web.server.server import server_address_is_unix_socket
+    from streamlit.web.server.server_util import get_url
+except ImportError:
+    server_address_is_unix_socket = get_url = None
 
 SENT_AS = ('bool_value', 'double_value', 'int_value', 'string_value')  # a toggle, a number box, a text or a choice
 
@@ -37,7 +51,7 @@ def widgets_in_browser():
 def session_waiting():
     """A function that says whether this script run's visitor is still connected: a layout nobody waits for stops."""
     ctx = get_script_run_ctx()
-    if ctx is None or not Runtime.exists():
+    if ctx is None or Runtime is None or not Runtime.exists():
         return lambda: True  # AppTest, or a bare script run: someone is always waiting
     runtime, session_id = Runtime.instance(), ctx.session_id
     return lambda: runtime.is_active_session(session_id)
@@ -47,7 +61,10 @@ def network_url():
     """The address other machines reach this server at, as `streamlit run` prints it (Streamlit's
     web/bootstrap.py, _print_url): browser.serverAddress if set; else server.address if the server is bound to one
     address; else the "Network URL", this machine's address on its network (net_util.get_internal_ip, which says
-    127.0.0.1 when there is none). None on a Unix socket, which only a proxy on this machine reaches."""
+    127.0.0.1 when there is none). None on a Unix socket, which only a proxy on this machine reaches, and where
+    Streamlit no longer has the calls this reads (the share panel then gives the page's own link)."""
+    if get_url is None:
+        return None
     if config.is_manually_set('browser.serverAddress'):
         host = config.get_option('browser.serverAddress')
     elif server_address_is_unix_socket():

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 no_venv() { [ -z "${VIRTUAL_ENV:-}${CONDA_PREFIX:-}" ] && [ ! -x .venv/bin/python ] && ! python3 -c 'import ensurepip' 2>/dev/null; }
 # the exports are opened as people open them: LibreOffice (soffice), a PDF's text (poppler's pdftotext), a QR code
 # read back (zbarimg); rsvg-convert draws the slides; haproxy balances two replicas of the page
-# (tests/test_replicas.py), from /usr/sbin, which a user's PATH on Debian leaves out
+# (tests/browser/test_replicas.py), from /usr/sbin, which a user's PATH on Debian leaves out
 export PATH="$PATH:/usr/sbin"
 tools=(dot node soffice pdftotext zbarimg rsvg-convert haproxy)
 missing() { for tool in "${tools[@]}"; do command -v "$tool" >/dev/null || return 0; done; return 1; }

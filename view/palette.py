@@ -17,7 +17,7 @@ FINAL_FILL = '#C4EBDB'  # light bluish green: this grad is final
 ACCUMULATING_FILL = '#F9F4B3'  # a tint of Okabe-Ito's yellow: this grad has more += to come
 # lilac, between Okabe-Ito's blue and reddish purple and 35° of hue or more from each: on the `=` engine, this grad is
 # final and is not what += gives. Told apart from the other fills and white under protan, deutan and tritan vision
-# (tests/test_graph.py simulates them), and drawn with a dotted border besides, for a page printed in grey
+# (tests/unit/test_graph.py simulates them), and drawn with a dotted border besides, for a page printed in grey
 WRONG_FILL = '#CFA8DD'
 INK = '#1A1A1A'
 FAINT = '#8A8A8A'  # lines that carry nothing now

@@ -22,7 +22,7 @@ def make_body(
     explanation, sums and node table, encoded for the player; the grads each frame hides (frame.hidden) show '?' in
     all of them, and hiding every grad leaves out the grad check too, as do a last frame that hides grads and
     `numeric` None (a quiz not finished). `mode` (view/modes.py's name): where its row has a view module, `right` is
-    the right trace beside `trace`, and that module adds its own parts (a student's `mistakes`, engine.exercise
+    the right trace beside `trace`, and that module adds its own parts (a student's `mistakes`, engine.diagnosis
     .diagnose's, are named at the first difference); `learning` (view.learning.Learning) adds the frames of one step
     of learning after the pass. Each frame's number, as its caption says it, and its file's (names.frame_numbers)
     count `in_pass` frames in the pass where given (a quiz held at its question counts the whole pass as watched)."""

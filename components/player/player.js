@@ -30,7 +30,7 @@ const BOTTOM_PX = 12; // the presentation view's graph ends this far above the w
 const SCROLLBAR_PX = 16; // room for the sideways scrollbar of a graph too big to fit
 // Chrome refuses more than ~100 history.replaceState calls in 10 s; playing at 10 steps/s would reach that
 const URL_EVERY_MS = 300;
-// where a value box's texts fall among its SVG texts: view/graph.py's VALUE_TEXTS (tests/test_player.py checks
+// where a value box's texts fall among its SVG texts: view/graph.py's VALUE_TEXTS (tests/app/test_player.py checks
 // the two agree, and lays a box out with dot to check the order)
 const VALUE_TEXTS = { name: 0, data: 2, grad: 4 };
 const utf8 = new TextDecoder();

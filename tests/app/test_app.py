@@ -6,7 +6,6 @@ Every expected number is derived by hand from the formula (or is one of the lect
 never read back from the engine.
 """
 
-import html
 import json
 import math
 import re
@@ -14,8 +13,9 @@ from pathlib import Path
 from urllib.parse import parse_qsl
 
 import pytest
+from player_data import replay, text_of
 from streamlit.testing.v1 import AppTest
-from test_player import player_parts, replay
+from test_player import player_parts
 
 import state
 from bench.serve import LAYOUT_SOURCES, NO_DOT_PATH
@@ -166,10 +166,6 @@ class Page:
         columns = [text_of(th) for th in re.findall(r'<th>(.*?)</th>', check)]
         rows = re.findall(r'<tr>\s*(<td>.*?)</tr>', check, flags=re.S)
         return [dict(zip(columns, map(text_of, re.findall(r'<td>(.*?)</td>', row)))) for row in rows]
-
-
-def text_of(markup):
-    return html.unescape(re.sub(r'<[^>]*>', '', re.sub(r'<style>.*?</style>', '', markup, flags=re.S)))
 
 
 @pytest.fixture

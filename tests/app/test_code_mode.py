@@ -1,5 +1,5 @@
-"""Your own `_backward` (mode=code) on the page, through AppTest on both layout sources (tests/test_app.py's Page reads
-the player's data as the visitor sees it). Every expected number is worked out by hand, never read off the engine.
+"""Your own `_backward` (mode=code) on the page, through AppTest on both layout sources (tests/app/test_app.py's Page
+reads the player's data as the visitor sees it). Every expected number is worked out by hand, never read off the engine.
 
 reuse: out = a*b + a*a at a = 3, b = −2; right a.grad = b + 2a = 4, b.grad = a = 3. Its frames: 0 inputs, 1 a*b,
 2 a*a, 3 out, 4 seed, 5 out's step, 6 a*a's, 7 a*b's, 8 b's, 9 a's.

@@ -3,7 +3,7 @@
 frame; a quiz's question has the number of the step it asks about, and counts the pass as watching does.
 
 The places are taken from the code: the page's caption (the player's body, as app.py makes it and player.js writes it:
-tests/test_app.py's Page), the share panel's title, its whole-pass line and its frame's file name, and the files the
+tests/app/test_app.py's Page), the share panel's title, its whole-pass line and its frame's file name, and the files the
 panel makes (their titles and names), drawn by a stand-in for dot that records what each picture is titled.
 """
 

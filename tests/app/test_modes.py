@@ -1,6 +1,6 @@
-"""The teaching modes on the page, through AppTest on both layout sources (tests/test_app.py's Page reads the player's
-data as the visitor sees it): the `=` bug beside `+=` (mode=bug), predict the grad (mode=quiz), one step of learning
-(mode=learn); and a mode that does not apply says so.
+"""The teaching modes on the page, through AppTest on both layout sources (tests/app/test_app.py's Page reads the
+player's data as the visitor sees it): the `=` bug beside `+=` (mode=bug), predict the grad (mode=quiz), one step of
+learning (mode=learn); and a mode that does not apply says so.
 
 Every expected number is worked out by hand from the formula, never read back from the engine.
 """
@@ -11,7 +11,7 @@ import re
 
 import pytest
 import test_app
-from test_app import text_of
+from player_data import text_of
 
 from components.quiz import is_right
 

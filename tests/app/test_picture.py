@@ -1,6 +1,6 @@
 """A frame's SVG made the page's picture (exports.picture): its spaces kept, the expression as its title (escaped), the
 page's font embedded with only the glyphs it uses, the colour legend of what the pass shows, and the shape the player
-shows. tests/test_browser_picture.py opens the files in Chromium and LibreOffice beside the page."""
+shows. tests/browser/test_browser_picture.py opens the files in Chromium and LibreOffice beside the page."""
 
 import base64
 import io

@@ -12,6 +12,7 @@ from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+from player_data import replay
 from streamlit.testing.v1 import AppTest
 
 import components.player
@@ -57,16 +58,6 @@ def player_body(trace, all_frames, width, numeric):
         table=table_columns(trace),
         summary=summary_html(grad_check(trace, numeric), trace.nodes[-1].name),
     )
-
-
-def replay(patches):
-    """Each frame's full state, as the player's model holds it after applying the patches in order."""
-    values, edges, states = {}, {}, []
-    for patch in patches:
-        values.update({i: tuple(look) for i, *look in patch['v']})
-        edges.update({key: label for key, label in patch['e']})
-        states.append((dict(values), patch['o'], {k: v for k, v in edges.items() if v}))
-    return states
 
 
 @pytest.mark.parametrize('forward', [True, False])

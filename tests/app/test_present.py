@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from player_data import replay
 from streamlit.testing.v1 import AppTest
-from test_player import player_bytes, replay
+from test_player import player_bytes
 
 import state
 from engine import PRESETS, chain, parse_expression, trace_backward

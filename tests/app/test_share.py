@@ -285,7 +285,7 @@ def test_under_apptest_a_hosted_page_shows_its_one_link(streamlit_options, machi
 
 def the_pages_panel(url=None):
     """The links app.py's share panel shows when Share is clicked at frame 4 of the neuron (as the player sends it:
-    tests/test_frame_numbers.py), for a page at `url` (st.context.url; None: none, as under AppTest by default)."""
+    tests/app/test_frame_numbers.py), for a page at `url` (st.context.url; None: none, as under AppTest by default)."""
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params['expr'] = 'neuron'
     if url is not None:

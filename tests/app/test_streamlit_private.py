@@ -72,3 +72,13 @@ def test_the_network_address_is_still_found_as_streamlit_run_prints_it():
     assert callable(config.is_manually_set) and callable(net_util.get_internal_ip)
     assert callable(server_address_is_unix_socket) and callable(get_url)
     assert streamlit_private.network_url() is None or streamlit_private.network_url().startswith('http')
+
+
+def test_without_what_an_upgrade_removed_the_page_runs_on_as_a_page_without_it(monkeypatch):
+    monkeypatch.setattr(streamlit_private, 'get_script_run_ctx', lambda: None)
+    monkeypatch.setattr(streamlit_private, 'Runtime', None)
+    monkeypatch.setattr(streamlit_private, 'get_url', None)
+    assert streamlit_private.went_back_or_forward() is True  # every link that arrives is followed
+    assert streamlit_private.widgets_in_browser() == {}
+    assert streamlit_private.session_waiting()() is True  # someone always waits: a layout runs to its budget
+    assert streamlit_private.network_url() is None  # the share panel gives the page's own link

@@ -136,7 +136,7 @@ def pages(key):
         for hide in ('new', 'all'):
             watch = frames(trace, leaves=leaves, hide=hide)
             yield f'watch hide={hide}', trace, watch, hide, None, body(trace, watch, width, numeric)
-            wrong, wrong_width, _ = traced(expression=expression, values=values, assigns=True)
+            wrong, wrong_width, _ = traced(expression=expression, values=values, engine='assigns')
             both = max(width, wrong_width)
             bug = frames(wrong, leaves=leaves, hide=hide)
             yield f'bug hide={hide}', wrong, bug, hide, trace, body(wrong, bug, both, numeric, 'bug', right=trace)
@@ -195,7 +195,8 @@ def frame_leaks(trace, all_frames, hide, right, body, first=0):
                 if c.child in f.hidden and label.count(HIDDEN) < 2:  # the local gradient is asked for, as is the sum
                     out.append((k, 'edge label gives the local gradient', label))
         lost = {(j, c.slot) for j, c in f.unrevealed}  # the `=` engine strikes a thrown-away edge's own label through
-        for c in f.op_step.contributions if f.op_step is not None and trace.assigns else ():
+        # pages() gives a right trace on the `=` engine's pages alone
+        for c in f.op_step.contributions if f.op_step is not None and right is not None else ():
             if c.overwrote in lost:
                 earlier = trace.steps[c.overwrote[0]]
                 upstream = written([earlier.out_grad] if earlier.node not in f.hidden else [])

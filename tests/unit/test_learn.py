@@ -9,8 +9,7 @@ import math
 import re
 
 import pytest
-from test_app import text_of
-from test_player import replay
+from player_data import replay, text_of
 
 from components.learning import learning_after
 from engine import PRESETS, parse_expression

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import state
-from engine import PRESETS, exercise, trace_backward
+from engine import ENGINES, PRESETS, exercise, trace_backward
 from server.cache import traced
 from view import modes
 
@@ -24,7 +24,7 @@ def test_every_mode_a_link_names_has_a_row_with_its_label_and_help():
 
 def test_a_mode_with_an_engine_of_its_own_has_a_view_module_that_draws_its_parts_beside_the_right_trace():
     for mode in modes.MODES:
-        assert mode.engine in ('', 'assigns', 'bodies'), mode.name
+        assert mode.engine in ENGINES, mode.name
         assert (mode.view is None) == (mode.engine == ''), mode.name
         if mode.view is not None:
             assert all(hasattr(mode.view, name) for name in BESIDE), mode.name
@@ -64,6 +64,6 @@ def test_the_cache_hands_back_each_trace_as_the_engine_made_it_with_no_right_tra
     expression = PRESETS['reuse']
     values = tuple(expression.defaults.items())
     bodies = tuple((name, exercise.answer(name)) for name in exercise.OPS)
-    for how in ({}, {'assigns': True}, {'bodies': bodies}):
+    for how in ({}, {'engine': 'assigns'}, {'engine': 'bodies', 'bodies': bodies}):
         trace = traced(expression=expression, values=values, **how)[0]
         assert not hasattr(trace, 'right'), how

@@ -113,11 +113,18 @@ def test_a_benchmark_written_elsewhere_leaves_the_results_and_the_docs_alone(tmp
     assert written == []  # the docs' figures come from bench/results/ alone
 
 
-def test_the_architecture_page_names_every_module_of_the_page():
-    """docs/architecture.md's "What is where" says what each module of the page is for: a module added without a line
-    there fails here, named."""
-    text = (ROOT / 'docs' / 'architecture.md').read_text()
-    parts = ('engine/', 'view/', 'components/', 'exports/', 'server/')
-    modules = [p for p in tree() if p.startswith(parts) and p.endswith('.py') and not p.endswith('__init__.py')]
-    assert modules
-    assert [p for p in modules if f'`{Path(p).name}`' not in text] == []
+def sections(text):
+    """{folder: its paragraph and list} of docs/architecture.md's "What is where", each opening with `folder/`."""
+    parts = re.split(r'^`([a-z]+)/`', text.split('## What is where', 1)[1], flags=re.M)
+    return {folder: body for folder, body in zip(parts[1::2], parts[2::2])}
+
+
+def test_the_architecture_page_names_every_module_and_script_where_it_lives():
+    """docs/architecture.md's "What is where" says what each module of the page and of the lab is for, in its folder's
+    part: a module added without a line there fails here, named."""
+    parts = sections((ROOT / 'docs' / 'architecture.md').read_text())
+    folders = ('engine', 'view', 'components', 'exports', 'server', 'bench')
+    assert set(folders) <= set(parts)
+    files = [p for p in tree() if p.split('/')[0] in folders and p.endswith(('.py', '.sh', '.mjs', '.js', '.css'))]
+    missing = [p for p in files if Path(p).name != '__init__.py' and f'`{Path(p).name}`' not in parts[p.split('/')[0]]]
+    assert files and missing == []

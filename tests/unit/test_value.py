@@ -1,5 +1,5 @@
 """The Value core: every op's gradient, numbers mixed in, IEEE edge cases, long chains (the seed's numbers, build()
-and grads_of(): tests/test_presets.py).
+and grads_of(): tests/unit/test_presets.py).
 
 Every expected gradient is independent of the engine: derived by hand (written out in a comment or a
 closed form), computed in plain floats with the chain rule, or a central finite difference.
