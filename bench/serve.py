@@ -61,18 +61,19 @@ NO_DOT_PATH = str(ROOT / 'bench' / 'no-dot')  # a PATH of one folder with no pro
 
 
 @contextlib.contextmanager
-def serve_app(timeout=60.0, env=None, port=None, log_lines=None, source='dot', address='127.0.0.1'):
+def serve_app(timeout=60.0, env=None, port=None, log_lines=None, source='dot', address='127.0.0.1', script='app.py'):
     """Yield the base URL (a Url) of a running `streamlit run app.py` (with `env` added); stop the server on exit.
 
     `port`: the port to serve on (a free one if None). `log_lines`: a list that gets the server's log on exit.
     `source` (LAYOUT_SOURCES): 'browser' hides dot from the server, whose player then lays graphs out in the browser.
     `address`: the server's --server.address; '0.0.0.0' serves other machines too, as a lecturer's laptop does.
+    `script`: the file to run, from the repository's root (bench/channels_app.py serves bench_channels' routes).
     """
     env = {**(env or {}), **({'PATH': NO_DOT_PATH} if source == 'browser' else {})}
     port = port or free_port()
     url = f'http://127.0.0.1:{port}'
     command = [
-        sys.executable, '-m', 'streamlit', 'run', 'app.py',
+        sys.executable, '-m', 'streamlit', 'run', script,
         '--server.headless', 'true',
         '--server.port', str(port),
         '--server.address', address,

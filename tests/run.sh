@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The one test command: installs what the tests need (Graphviz, Chromium, HAProxy, Node.js to run the page's WebAssembly
-# Graphviz outside the browser, and the Python packages into .venv,
+# The one test command: installs what the tests need (Graphviz, Chromium, HAProxy, Redis, Node.js to run the page's
+# WebAssembly Graphviz outside the browser, and the Python packages into .venv,
 # or into the active virtualenv or conda environment), then lints and runs every test, the browser tests
 # included. They never skip: a missing part fails.
 set -euo pipefail
@@ -10,9 +10,10 @@ cd "$(dirname "$0")/.."
 no_venv() { [ -z "${VIRTUAL_ENV:-}${CONDA_PREFIX:-}" ] && [ ! -x .venv/bin/python ] && ! python3 -c 'import ensurepip' 2>/dev/null; }
 # the exports are opened as people open them: LibreOffice (soffice), a PDF's text (poppler's pdftotext), a QR code
 # read back (zbarimg); rsvg-convert draws the slides; haproxy balances two replicas of the page
-# (tests/browser/test_replicas.py), from /usr/sbin, which a user's PATH on Debian leaves out
+# (tests/browser/test_replicas.py), from /usr/sbin, which a user's PATH on Debian leaves out; redis-server holds a live
+# class's rooms across replicas (tests/app/test_rooms_redis.py)
 export PATH="$PATH:/usr/sbin"
-tools=(dot node soffice pdftotext zbarimg rsvg-convert haproxy)
+tools=(dot node soffice pdftotext zbarimg rsvg-convert haproxy redis-server)
 missing() { for tool in "${tools[@]}"; do command -v "$tool" >/dev/null || return 0; done; return 1; }
 if missing || [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ] || no_venv; then
   if command -v apt-get >/dev/null; then
@@ -20,9 +21,9 @@ if missing || [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ] || no_venv; then
     export DEBIAN_FRONTEND=noninteractive
     $sudo apt-get update -qq
     $sudo apt-get install -y -qq --no-install-recommends graphviz chromium nodejs fonts-dejavu-core python3-venv \
-      libreoffice-impress poppler-utils zbar-tools librsvg2-bin haproxy >/dev/null
+      libreoffice-impress poppler-utils zbar-tools librsvg2-bin haproxy redis-server >/dev/null
   else
-    echo "Install Graphviz (dot), Node.js, HAProxy and Chromium, and set CHROMIUM to its path if it is not /usr/bin/chromium." >&2
+    echo "Install Graphviz (dot), Node.js, HAProxy, redis-server and Chromium, and set CHROMIUM to its path if it is not /usr/bin/chromium." >&2
     exit 1
   fi
 fi

@@ -15,7 +15,7 @@ PURE = sorted(
     [f'engine.{m.name}' for m in pkgutil.iter_modules(engine.__path__)]
     + [f'view.{m.name}' for m in pkgutil.iter_modules(view.__path__)]
     + [f'exports.{m.name}' for m in pkgutil.iter_modules(exports.__path__)]
-    + ['exports', 'server.layout', 'state']
+    + ['exports', 'server.layout', 'server.rooms', 'state']
 )
 
 

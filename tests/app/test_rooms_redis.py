@@ -1,0 +1,68 @@
+"""The rooms' tests (tests/unit/test_rooms.py) again, every one, on a real Redis: Debian's redis-server on a free local
+port, with no persistence, in a temporary folder, started once for this module and stopped after it; each test gets
+an empty database and, at each `make_rooms()`, its own client, as each replica has."""
+
+import shutil
+import subprocess
+import time
+
+import pytest
+import redis
+from test_rooms import *  # noqa: F403 (every test of the in-process store, collected here again with Redis below)
+from test_rooms import SCENARIO
+
+from bench.serve import free_port
+from server import rooms as rooms_module
+from server.rooms import RedisBackend, Rooms, open_rooms
+
+
+@pytest.fixture(scope='module')
+def redis_url(tmp_path_factory):
+    binary = shutil.which('redis-server') or shutil.which('/usr/bin/redis-server')
+    if binary is None:
+        pytest.fail('redis-server is missing: install it with `apt-get install -y redis-server` (tests/run.sh does)')
+    port, folder = free_port(), tmp_path_factory.mktemp('redis')
+    command = [binary, '--port', str(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
+               '--dir', str(folder)]  # fmt: skip
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f'redis://127.0.0.1:{port}/0'
+    try:
+        client, deadline = redis.Redis.from_url(url), time.monotonic() + 10
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.ConnectionError:
+                if server.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f'redis-server did not start on port {port}: {server.stdout.read().decode()}')
+                time.sleep(0.05)
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+@pytest.fixture
+def make_rooms(redis_url, clock):
+    """Rooms on one Redis, each call a new client, as another replica's."""
+    redis.Redis.from_url(redis_url).flushdb()
+    return lambda **options: Rooms(RedisBackend(redis_url), clock=clock, **options)
+
+
+def test_the_redis_url_in_the_environment_puts_the_rooms_in_redis(redis_url, monkeypatch):
+    redis.Redis.from_url(redis_url).flushdb()
+    monkeypatch.setenv(rooms_module.ENV, redis_url)
+    first, second = open_rooms(), open_rooms()
+    assert isinstance(first.backend, RedisBackend)
+    room = first.create(SCENARIO)
+    first.step(room.code, room.secret, SCENARIO, 3)
+    assert second.state(room.code).frame == 3
+
+
+def test_redis_forgets_an_ended_room_by_itself(make_rooms, redis_url):
+    rooms = make_rooms(idle=1, ended_keep=1)
+    room = rooms.create(SCENARIO)
+    rooms.join(room.code)
+    client = redis.Redis.from_url(redis_url)
+    assert 0 < client.ttl(f'backprop:room:{room.code}') <= 3
+    assert 0 < client.ttl(f'backprop:room:{room.code}:students') <= 3
