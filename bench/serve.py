@@ -1,6 +1,7 @@
 """Start `streamlit run app.py` on a free local port and stop it again.
 
-Shared by tests/conftest.py and the browser tests, bench/bench_page.py, bench/bench_load.py and bench/screenshots.py.
+Shared by the browser tests (tests/browser/conftest.py), bench/bench_page.py, bench/bench_load.py and
+bench/screenshots.py.
 """
 
 import contextlib

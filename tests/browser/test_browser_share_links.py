@@ -89,7 +89,7 @@ def test_on_localhost_the_qr_code_holds_the_network_link_streamlit_prints_and_it
 
 def test_on_a_server_bound_to_127_0_0_1_the_panel_says_students_cannot_open_its_link(browser, served, tmp_path):
     page = browser.new_context(viewport=VIEW).new_page()
-    dialog = open_share_panel(page, f'{served}/{FRAME}')  # tests/conftest.py: --server.address 127.0.0.1
+    dialog = open_share_panel(page, f'{served}/{FRAME}')  # tests/browser/conftest.py: --server.address 127.0.0.1
     expect(dialog.get_by_role('alert')).to_contain_text(
         'Students on other machines cannot open 127.0.0.1, and this server has no address on a network.'
     )
