@@ -11,8 +11,9 @@ const TEXT_PX = (14 * 4) / 3;
 const MIN_TEXT_PX = 16.5; // 16 px and a margin for the SVG's rounding
 const READABLE = MIN_TEXT_PX / TEXT_PX;
 const MOST = 1.6; // a small graph is not blown up beyond this
-// a phone held upright: its numbers may be smaller, read at arm's length, and its page scrolls down, so the graph
-// fits the width alone (player.css has the same width)
+// a phone held upright: its numbers may be smaller, read at arm's length. The graph fits the window below the
+// player's bar and caption, whole where its numbers stay this size, else scrolled in the view to follow the active
+// node; a step scrolls the page to show the bar and the graph together (player.css has the same width)
 const NARROW_PX = 640;
 const PHONE_TEXT_PX = 12.2; // 12 px and a margin for the SVG's rounding
 const RULES_PX = 56; // room for the sums over a graph without labels: two lines, whichever shape is shown
@@ -183,11 +184,13 @@ class Player {
     this.layouts = new Map(); // DOT -> {svg, quick, ms}: the graphs this browser laid out, the newest last
     this.lastFrame = 0; // the frame shown before a new layout: the next one opens there
     this.stem = 'graph'; // the name of a saved frame's file, before its frame (exports.file_stem)
+    this.rulesHeight = RULES_PX; // the room room() keeps for the sums over the graph (a phone's: their longest)
 
-    $('.prev').onclick = () => { this.stop(); this.go(this.cur - 1); };
-    $('.next').onclick = () => { this.stop(); this.go(this.cur + 1); };
+    $('.prev').onclick = () => { this.stop(); this.step(this.cur - 1); };
+    $('.next').onclick = () => { this.stop(); this.step(this.cur + 1); };
     this.playButton.onclick = () => (this.timer ? this.stop() : this.play());
     this.slider.oninput = () => { this.stop(); this.go(+this.slider.value); this.slider.value = this.cur; }; // not past a quiz's question
+    this.slider.onchange = () => this.intoWindow(); // once let go: the page never moves under a finger
     $('.out').onclick = () => this.zoom(this.shownScale() / 1.25);
     $('.in').onclick = () => this.zoom(this.shownScale() * 1.25);
     $('.fit').onclick = () => this.zoom(null);
@@ -207,9 +210,9 @@ class Player {
       const typing = 'textarea, select, [contenteditable="true"], [role="listbox"], input:not([type="checkbox"]):not([type="range"])';
       if (!path.includes(root) && (!this.present || target.closest?.(typing))) return;
       const keys = { ArrowLeft: -1, ArrowRight: 1 };
-      if (e.key in keys) { this.stop(); this.go(this.cur + keys[e.key]); e.preventDefault(); }
+      if (e.key in keys) { this.stop(); this.step(this.cur + keys[e.key]); e.preventDefault(); }
       else if (e.key === ' ' && !target.closest?.('button, input[type="checkbox"]')) { this.timer ? this.stop() : this.play(); e.preventDefault(); }
-      else if (e.key === 'Home' || e.key === 'End') { this.stop(); this.go(e.key === 'Home' ? 0 : this.n - 1); e.preventDefault(); }
+      else if (e.key === 'Home' || e.key === 'End') { this.stop(); this.step(e.key === 'Home' ? 0 : this.n - 1); e.preventDefault(); }
     });
     // the share panel's buttons for a frame this browser laid out (components/export_panel.py)
     window.addEventListener('backprop-save-frame', (e) => this.root.isConnected && this.saveFrame(e.detail));
@@ -243,8 +246,7 @@ class Player {
   }
 
   // the shape whose numbers this screen shows largest: in the page's view micrograd's wide one while its numbers
-  // are readable there; a phone's page scrolls down, so only its width counts. The layout never changes between
-  // frames, only when the window does
+  // are readable there. The layout never changes between frames, only when the window does
   pickShape() {
     if (this.shapes[this.pinned]) return this.pinned;
     return this.bestShape(this.view.clientWidth || window.innerWidth)[0];
@@ -254,9 +256,12 @@ class Player {
   bestShape(width) {
     const names = Object.keys(this.shapes);
     const narrow = window.innerWidth <= NARROW_PX;
-    const height = this.present ? this.view.clientHeight || window.innerHeight : narrow ? Infinity : this.room();
+    let height = this.present ? this.view.clientHeight || window.innerHeight : this.room();
     const most = this.present ? PRESENT_MOST : MOST;
     const text = (name) => TEXT_PX * Math.min(width / this.sizes[name].width, height / this.sizes[name].height, most);
+    // a phone's graph that no shape shows whole at its numbers' size: the one whose numbers its width shows largest,
+    // scrolled down in the view
+    if (narrow && !this.present && names.every((name) => text(name) < PHONE_TEXT_PX)) height = Infinity;
     if (!this.present && text('wide') >= (narrow ? PHONE_TEXT_PX : MIN_TEXT_PX)) return ['wide', text('wide')];
     const best = names.reduce((a, name) => (text(name) > text(a) * (this.present ? BETTER : 1) ? name : a));
     return [best, text(best)];
@@ -267,7 +272,35 @@ class Player {
   room() {
     const top = this.captionBox.getBoundingClientRect().bottom - this.root.getBoundingClientRect().top;
     const overview = this.overview.hidden ? 0 : this.overview.offsetHeight + OVERVIEW_GAP_PX; // under the view
-    return Math.max(160, window.innerHeight - top - RULES_PX - overview - BOTTOM_PX - SCROLLBAR_PX);
+    const covered = window.innerWidth <= NARROW_PX ? this.covered() : 0;
+    const rules = this.rulesHeight || RULES_PX;
+    return Math.max(160, window.innerHeight - covered - top - rules - overview - BOTTOM_PX - SCROLLBAR_PX);
+  }
+
+  // the window's top that Streamlit's header covers, over the page as it scrolls (its own style, not the player's)
+  covered() {
+    const header = document.querySelector('[data-testid="stHeader"]');
+    return header ? Math.max(0, Math.min(window.innerHeight / 4, header.getBoundingClientRect().bottom)) : 0;
+  }
+
+  // on a phone, after a step: the page scrolled as little as brings the player's bar and its graph into the window
+  // below the header (the graph alone, with the active node in it, if the two are taller than the window). The
+  // view was made to fit there (room), so the buttons stay in reach and the active node is in sight
+  intoWindow() {
+    if (this.present || window.innerWidth > NARROW_PX || !this.svg) return;
+    let page = this.root.parentElement || this.root.getRootNode().host;
+    for (; page; page = page.parentElement || page.getRootNode().host) {
+      if (page === document.body || page === document.documentElement) { page = document.scrollingElement; break; }
+      const y = getComputedStyle(page).overflowY;
+      if ((y === 'auto' || y === 'scroll') && page.scrollHeight > page.clientHeight) break;
+    }
+    if (!page) return;
+    const top = this.covered(), bottom = window.innerHeight;
+    const end = (this.overview.hidden ? this.view : this.overview).getBoundingClientRect().bottom;
+    const view = this.view.getBoundingClientRect().top;
+    const start = end - this.root.getBoundingClientRect().top <= bottom - top ? this.root.getBoundingClientRect().top : view;
+    const by = start < top ? start - top : end > bottom ? Math.min(end - bottom, start - top) : 0;
+    if (Math.abs(by) >= 1) page.scrollTop += by;
   }
 
   // the screen changed: another shape if another reads better (the frame shown is drawn again in it), else the zoom
@@ -447,10 +480,16 @@ class Player {
     this.writeUrlSoon();
   }
 
+  // a step the visitor took (a button, a key, a swipe, playing): the frame, and on a phone the graph in the window
+  step(k) {
+    this.go(k);
+    this.intoWindow();
+  }
+
   play() {
-    if (this.cur >= this.n - 1) this.go(0);
+    if (this.cur >= this.n - 1) this.step(0);
     this.playButton.textContent = '❚❚ Pause';
-    this.timer = setInterval(() => (this.cur >= this.n - 1 ? this.stop() : this.go(this.cur + 1)), 1000 / this.speed);
+    this.timer = setInterval(() => (this.cur >= this.n - 1 ? this.stop() : this.step(this.cur + 1)), 1000 / this.speed);
   }
 
   stop() {
@@ -516,6 +555,29 @@ class Player {
     else this.zoom(this.scale);
   }
 
+  // on a phone the caption and the sums keep the height of their longest, so that no frame moves the graph down
+  // out of the window; room() counts the sums' height whichever shape is shown
+  holdCaption() {
+    if (this.present) return;
+    this.captionBox.style.minHeight = this.rulesBox.style.minHeight = '';
+    this.rulesHeight = RULES_PX;
+    if (window.innerWidth > NARROW_PX || !this.body) return;
+    const shown = this.captionBox.textContent;
+    const longest = (texts) => texts.reduce((a, b) => (b.length > a.length ? b : a), '');
+    this.captionBox.textContent = `${longest(this.body.labels)} · ${longest(this.body.captions)}`;
+    this.captionBox.style.minHeight = `${this.captionBox.offsetHeight}px`;
+    this.captionBox.textContent = shown;
+    const sums = this.root.classList.contains('sums');
+    const most = (a, b) => (b.length > a.length || (b.length === a.length && longest(b).length > longest(a).length) ? b : a);
+    this.root.classList.add('sums');
+    this.showRules(this.body.rules.reduce(most, []));
+    const margin = parseFloat(getComputedStyle(this.rulesBox).marginBottom) || 0;
+    this.rulesHeight = Math.max(RULES_PX, this.rulesBox.offsetHeight + margin);
+    if (sums) this.rulesBox.style.minHeight = `${this.rulesBox.offsetHeight}px`;
+    this.root.classList.toggle('sums', sums);
+    this.showRules(this.body.rules[this.cur] || []);
+  }
+
   fitScale() {
     const across = this.view.clientWidth / this.natural;
     return this.present ? Math.min(across, this.view.clientHeight / this.naturalHeight) : across;
@@ -544,6 +606,7 @@ class Player {
   // scale: a number, null to fit the width, or undefined for the default (pageScale; in the presentation view, fit
   // unless that is too small to read)
   zoom(scale) {
+    this.holdCaption();
     this.scale = scale;
     if (scale !== undefined) this.shown = scale;
     else if (this.present) this.shown = this.fitScale() < PRESENT_READABLE ? this.readableScale() : null;
@@ -552,11 +615,10 @@ class Player {
     this.svg.style.width = this.shown ? `${this.natural * this.shown}px` : fitted;
     this.svg.style.maxWidth = this.shown || this.present ? 'none' : `${this.natural * MOST}px`; // a small graph is not blown up
     this.svg.style.height = 'auto';
-    // the page's view ends where the window does (above the overview, if any), once scrolled to the player; a
-    // phone's page scrolls instead
+    // the page's view ends where the window does (above the overview, if any), once scrolled to the player
     const view = this.view;
     const fitHeight = () => {
-      view.style.maxHeight = this.present || window.innerWidth <= NARROW_PX ? '' : `${this.room() + SCROLLBAR_PX}px`;
+      view.style.maxHeight = this.present ? '' : `${this.room() + SCROLLBAR_PX}px`;
     };
     fitHeight();
     const sideways = view.scrollWidth > view.clientWidth + 1;
@@ -636,13 +698,14 @@ class Player {
       start = null;
       if (Math.abs(dx) < SWIPE_PX || Math.abs(dx) < 2 * Math.abs(dy)) return;
       this.stop();
-      this.go(this.cur + (dx < 0 ? 1 : -1)); // to the left: the next frame, as a page turns
+      this.step(this.cur + (dx < 0 ? 1 : -1)); // to the left: the next frame, as a page turns
     });
   }
 
   // when zoomed, scroll the view, never the page, to keep frame k's node in sight with the values next to it (its
-  // inputs and the values it feeds, body.near): all of them if they fit, else the node and what it feeds, else the
-  // node alone, brought to the middle
+  // inputs and the values it feeds, body.near): all of them if they fit, else the node and its inputs (what it is
+  // made of, and whose grads its _backward writes), else the node and what it feeds, else the node alone, brought
+  // to the middle
   followActive(k) {
     const a = this.body?.patches[k]?.a;
     const active = this.values[a];
@@ -656,7 +719,8 @@ class Player {
     };
     const [inputs, outputs] = this.body.near?.[a] || [[], []];
     const g = (js) => js.map((j) => this.values[j]?.g).filter(Boolean);
-    const wanted = [box([active.g, ...g(inputs), ...g(outputs)]), box([active.g, ...g(outputs)]), box([active.g])]
+    const wanted = [box([active.g, ...g(inputs), ...g(outputs)]), box([active.g, ...g(inputs)]), box([active.g, ...g(outputs)]),
+      box([active.g])]
       .find((b) => b.right - b.left <= width && b.bottom - b.top <= height) || box([active.g]);
     // out of sight: its middle to the view's middle
     const along = (lo, hi, viewLo, viewHi) => (lo >= viewLo && hi <= viewHi ? 0 : (lo + hi - viewLo - viewHi) / 2);

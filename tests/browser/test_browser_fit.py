@@ -105,8 +105,10 @@ def test_every_exercise_graph_is_whole_and_readable_on_every_screen(screen, link
         window = {'left': 0, 'top': 0, 'right': shown['width'], 'bottom': shown['height']}
         for t in shown['texts']:
             where = f'{name} {link} frame {k}: {t["text"]!r}'
-            if name == 'phone':  # a phone's page scrolls down: across, the window and the page hold it
-                across = [{**clip, 'top': -1e9, 'bottom': 1e9} if clip['page'] else clip for clip in shown['clips']]
+            # a phone's page scrolls down, and so does its view where no shape shows the graph whole at 12 px
+            # (test_on_a_phone_every_frame_shows_the_active_node...): across, the window and the view hold it
+            if name == 'phone':
+                across = [{**clip, 'top': -1e9, 'bottom': 1e9} for clip in shown['clips']]
                 cut = f'{where} is cut off: {t["box"]} in {shown["clips"]}'
                 assert all(inside(t['box'], clip) for clip in across), cut
                 assert t['box']['left'] >= -1 and t['box']['right'] <= shown['width'] + 1, f'{where} is off the side'
@@ -232,3 +234,63 @@ def test_the_sidebar_closes_once_for_a_graph_only_closing_it_makes_readable(brow
         expect(sidebar).to_have_attribute('data-collapsed', 'false')
     finally:
         context.close()
+
+
+# --- a phone held upright, stepped through every frame ---------------------------------------------------------
+
+# every exercise graph (the chain at its default length) and a typed formula of about ten values
+PHONE_CASES = [
+    *(f'expr={key}' for key in ('neuron', 'reuse', 'chain', 'lecture', 'a_plus_a', 'ab_times_a_plus_b', 'regression')),
+    'expr=custom&formula=tanh(x1*w1%20%2B%20x2*w2%20%2B%20b)',
+]
+TOO_BIG_FOR_A_PHONE = {'expr=chain'}  # no shape shows it whole at 12 px: scrolled in the view to the active node
+
+# what the student sees of frame's active node and its inputs (whose grads its _backward writes): each box, and the
+# part of the window the graph shows, below Streamlit's header and within the view
+SEEN = """root => {
+  const p = root.__player, a = p.body.patches[p.cur].a;
+  const box = (i) => p.values[i].g.getBoundingClientRect().toJSON();
+  const view = root.querySelector('.view').getBoundingClientRect();
+  const header = document.querySelector('[data-testid="stHeader"]').getBoundingClientRect().bottom;
+  const svg = root.querySelector('.view svg');
+  const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  const scrollers = [document.documentElement, ...document.querySelectorAll('[data-testid="stMain"]')];
+  return {
+    active: a >= 0 ? box(a) : null, inputs: a >= 0 ? p.body.near[a][0].map(box) : [],
+    seen: { left: Math.max(0, view.left), right: Math.min(innerWidth, view.right),
+            top: Math.max(header, view.top), bottom: Math.min(innerHeight, view.bottom) },
+    bar: root.querySelector('.bar').getBoundingClientRect().toJSON(), header,
+    px: parseFloat(svg.querySelector('text.value').getAttribute('font-size')) * scale,
+    pageWidth: Math.max(...scrollers.map((e) => e.scrollWidth - e.clientWidth + innerWidth)), width: innerWidth,
+  };
+}"""
+
+
+@pytest.mark.parametrize('link', PHONE_CASES)
+def test_on_a_phone_every_frame_shows_the_active_node_and_what_it_writes_with_the_buttons_in_reach(phone, served, link):
+    phone.goto(f'{served}/?{link}')
+    wait_for_player(phone, 0)
+    n = int(phone.locator('.player .slider').get_attribute('max')) + 1
+    for k in range(n):
+        if k:
+            phone.locator('.player .next').tap()  # a step scrolls the page to the graph, as little as it takes
+            wait_for_player(phone, k)
+        shown = phone.locator('.player').evaluate(SEEN)
+        where = f'{link} frame {k}'
+        assert shown['pageWidth'] <= shown['width'], f'{where}: the page scrolls sideways'
+        assert shown['px'] >= 12, f'{where}: the numbers are {shown["px"]:.1f} px'
+        if k:  # stepped: the buttons are in the window, below the header, with the graph
+            assert shown['bar']['top'] >= shown['header'] - 1 and shown['bar']['bottom'] <= 844, where
+        if shown['active'] is None:
+            continue
+        assert inside(shown['active'], shown['seen']), f'{where}: the active node is out of sight: {shown}'
+        if link not in TOO_BIG_FOR_A_PHONE:
+            assert all(inside(b, shown['seen']) for b in shown['inputs']), f'{where}: an input is out of sight'
+
+
+def test_on_a_phone_the_code_modes_page_never_scrolls_sideways(phone, served):
+    phone.goto(f'{served}/?mode=code&step=end')
+    wait_for_player(phone)
+    expect(phone.locator('.player .summary table')).to_be_visible()
+    shown = phone.locator('.player').evaluate(TEXTS)
+    assert shown['pageWidth'] <= shown['width'], shown['pageWidth']
