@@ -105,7 +105,16 @@ def save_screen(browser, url, options, query, name):
     expect(page.locator(GRAPH)).to_be_visible()
     page.evaluate('document.fonts.ready')
     page.wait_for_timeout(800)  # the player picks its shape once Streamlit's layout has settled
-    page.locator('.player').evaluate("root => root.scrollIntoView({block: 'start'})")
+    # the player's top just under Streamlit's header, as a step leaves it (its bar in sight)
+    page.locator('.player').evaluate(
+        """root => {
+            root.scrollIntoView({block: 'start'});
+            const header = document.querySelector('[data-testid=stHeader]')?.offsetHeight || 0;
+            const boxes = [document.scrollingElement, ...document.querySelectorAll('[data-testid=stMain], section')];
+            const scrolled = boxes.find(box => box && box.scrollTop > 0);  // the player is in a shadow root
+            if (scrolled) scrolled.scrollTop -= header;
+        }"""
+    )
     path = DOCS / name
     page.screenshot(path=str(path))
     shape = page.locator('.player').get_attribute('data-shape')
