@@ -18,6 +18,6 @@ USER app
 EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD python -c "import urllib.request as u; u.urlopen('http://127.0.0.1:8501/_stcore/health', timeout=4)"
-CMD ["python", "-m", "streamlit", "run", "app.py", \
+CMD ["python", "-m", "streamlit", "run", "main.py", \
      "--server.address=0.0.0.0", "--server.port=8501", "--server.headless=true", \
      "--server.fileWatcherType=none", "--browser.gatherUsageStats=false"]

@@ -1,4 +1,4 @@
-"""Start `streamlit run app.py` on a free local port and stop it again.
+"""Start `streamlit run main.py` (the page and the live class's routes) on a free local port and stop it again.
 
 Shared by the browser tests (tests/browser/conftest.py), bench/bench_page.py, bench/bench_load.py and
 bench/screenshots.py.
@@ -62,8 +62,8 @@ NO_DOT_PATH = str(ROOT / 'bench' / 'no-dot')  # a PATH of one folder with no pro
 
 
 @contextlib.contextmanager
-def serve_app(timeout=60.0, env=None, port=None, log_lines=None, source='dot', address='127.0.0.1', script='app.py'):
-    """Yield the base URL (a Url) of a running `streamlit run app.py` (with `env` added); stop the server on exit.
+def serve_app(timeout=60.0, env=None, port=None, log_lines=None, source='dot', address='127.0.0.1', script='main.py'):
+    """Yield the base URL (a Url) of a running `streamlit run main.py` (with `env` added); stop the server on exit.
 
     `port`: the port to serve on (a free one if None). `log_lines`: a list that gets the server's log on exit.
     `source` (LAYOUT_SOURCES): 'browser' hides dot from the server, whose player then lays graphs out in the browser.

@@ -182,7 +182,7 @@ def test_run_sh_names_each_missing_system_tool_in_a_line_and_runs_the_page_all_t
     assert [line.split(' is not installed')[0] for line in said] == ["Graphviz's dot", "librsvg's rsvg-convert"]
     assert 'apt-get install graphviz' in said[0] and 'brew install graphviz' in said[0]
     assert 'apt-get install librsvg2-bin' in said[1] and 'brew install librsvg' in said[1]
-    assert done.stdout.splitlines()[-1] == 'stub python: -m streamlit run app.py --server.port 8600'
+    assert done.stdout.splitlines()[-1] == 'stub python: -m streamlit run main.py --server.port 8600'
 
 
 class Terminal:
