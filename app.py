@@ -8,6 +8,7 @@ from components.code import checked_bodies, code_boxes, code_verdict
 from components.export_panel import share_panel
 from components.inputs import input_values, show_learned
 from components.learning import learning_after, learning_panel
+from components.live import class_link, joined, lecturer_room
 from components.markdown import md, printable
 from components.modes import mode_control, mode_in_force
 from components.nonfinite import show_nonfinite
@@ -28,7 +29,9 @@ st.set_page_config(page_title='Backprop, step by step', page_icon='📉', layout
 
 
 s = st.session_state
-opened = state.follow_link(s, st.query_params.to_dict(), navigated=went_back_or_forward(), sent=widgets_in_browser())
+opened = state.follow_link(
+    s, class_link(s, st.query_params.to_dict()), navigated=went_back_or_forward(), sent=widgets_in_browser()
+)
 if opened is not None:
     go_to(opened.frame, opening=opened.first)
     if opened.ignored:
@@ -101,7 +104,8 @@ scene = Scene(
     numeric=numeric, right=right, learning=learning,
 )  # fmt: skip
 
-share_at, quick = show_player(scene, page)
+room = lecturer_room(s) if page.present else joined(s)  # a live class: the player leads it, or follows
+share_at, quick = show_player(scene, page, room=room)
 if bodies and not page.present:  # the grader's verdict on the student's bodies, and hints
     code_verdict(bodies)
 if learning is not None and not page.present:  # after more steps, the player shows the next update

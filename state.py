@@ -31,6 +31,7 @@ INPUT_PREFIX = 'v.'  # inputs in a link: ?v.x1=2, so that a variable may be call
 END = 10**6  # step=end in a link: the last frame, whatever the number of frames
 STREAMLITS_OWN = ('embed', 'embed_options')  # in the address bar for Streamlit itself: neither read nor reported
 NOT_SCENARIO = ('step', *STREAMLITS_OWN)  # in the address bar, but not what the page shows
+NOT_CLASS = ('class', 'present', 'table')  # the lecturer's own, not the class's scenario (components/live.py)
 INPUT_KEYS = 'input:'  # session state: 'input:<expr>:<name>', an input's box (input_key)
 LINK_IN_BROWSER = 'link_in_browser'  # session state: the scenario of the link in the browser's address bar
 LINK_OF_PAGE = 'link_of_page'  # session state: the scenario of the page's own link, as last written
@@ -102,6 +103,7 @@ class PageState:
     code_add: str = body('add')  # the student's bodies (mode 'code'): `+`, `×` and `tanh`
     code_mul: str = body('mul')
     code_tanh: str = body('tanh')
+    room: str = linked('class', '', str, lambda v: 0 < len(v) <= 32)  # a live class's code (?class=CODE), as typed
 
     @property
     def bodies(self):

@@ -3,6 +3,7 @@ caption as a title with the frame's sums under it. And the switch that hides gra
 
 import streamlit as st
 
+from components.live import class_controls
 from engine.frames import HIDE
 
 HIDE_LABELS = {'none': 'Show all grads', 'new': 'Hide new grads', 'all': 'Hide all grads'}
@@ -27,12 +28,13 @@ def _leave():
 
 
 def presentation_controls():
-    """The view's own controls, in the main area: leave, hide grads, the node table."""
+    """The view's own controls, in the main area: leave, hide grads, the node table, a live class."""
     st.html(PAGE_STYLE)
-    leave, hide, table = st.columns([1.2, 3, 1.2], vertical_alignment='center')
+    leave, hide, table, live = st.columns([1.2, 3, 1.2, 1.3], vertical_alignment='center')
     leave.button('Leave presentation', icon=':material/close_fullscreen:', key='leave_present', on_click=_leave)
     with hide:
         st.segmented_control(
             'Grads', HIDE, key='hide', required=True, format_func=HIDE_LABELS.get, label_visibility='collapsed'
         )
     table.toggle('Node table', key='table')
+    class_controls(live)

@@ -44,9 +44,10 @@ def send_to(frame):
     go_to(frame, opening=False)
 
 
-def show_player(scene, page):
+def show_player(scene, page, room=None):
     """The graph player for `scene` (a view.scene.Scene), drawn as `page` (a state.PageState) asks: its speed, the
-    presentation view, the node table's answers.
+    presentation view, the node table's answers. `room`: a live class (components/live.py): {'code', 'secret',
+    'lead'} posts each frame to the class, {'code', 'follow'} follows it; None: neither.
 
     The layout and the body come from cache.py's caches, the body kept by the scene's key; dot runs on the
     visitor's allowance, and when the graph cannot be laid out the page says why and stops. Returns (the frame whose
@@ -74,7 +75,7 @@ def show_player(scene, page):
     stem = file_stem(scene.expression_key, scene.inputs)
     share_at = graph_player(
         repr(key), (repr(graph_key), encoded), body=body, speed=page.speed, answers=page.final_grads_shown,
-        goto=goto, present=page.present, table=page.table, length=scene.length, stem=stem,
+        goto=goto, present=page.present, table=page.table, length=scene.length, stem=stem, room=room,
     )  # fmt: skip
     return share_at, quick
 
@@ -153,7 +154,8 @@ def _graph_missing():
 
 
 def graph_player(
-    layout, graph, body, speed, answers, goto, present=False, table=False, key='graph', length=None, stem='graph'
+    layout, graph, body, speed, answers, goto, present=False, table=False, key='graph', length=None, stem='graph',
+    room=None,
 ):  # fmt: skip
     """Draw the player.
 
@@ -172,7 +174,7 @@ def graph_player(
     state.shape_to_share read it), or None.
     """
     head = {'layout': layout, 'speed': speed, 'answers': answers, 'goto': goto, 'present': present, 'table': table,
-            'length': length, 'stem': stem, 'fonts': font_faces()}  # fmt: skip
+            'length': length, 'stem': stem, 'fonts': font_faces(), 'room': room}  # fmt: skip
     name, encoded = graph
     sent = st.session_state.setdefault(SENT, [])
     if name in sent:  # the page has it

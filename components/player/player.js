@@ -114,6 +114,7 @@ class Player {
         <button class="play primary" title="Play / Pause (space)">▶ Play</button>
         <button class="next" title="Next frame (→)">Next ›</button>
         <input class="slider" type="range" min="0" max="0" value="0" aria-label="Frame"><datalist class="marks"></datalist>
+        <button class="follow" hidden title="A live class: follow the lecturer's steps, or step on your own"></button>
         <button class="share" title="A link and a QR code to this frame, and exports for slides">Share…</button>
         <span class="zoom"><button class="out" title="Zoom out">−</button><button class="fit" title="Fit the width">Fit</button><button class="in" title="Zoom in">+</button></span>
       </div>
@@ -185,11 +186,18 @@ class Player {
     this.lastFrame = 0; // the frame shown before a new layout: the next one opens there
     this.stem = 'graph'; // the name of a saved frame's file, before its frame (exports.file_stem)
     this.rulesHeight = RULES_PX; // the room room() keeps for the sums over the graph (a phone's: their longest)
+    this.room = null; // a live class (components/live.py): {code, secret, lead} posts each frame, {code, follow} follows
+    this.events = null; // a follower's EventSource on the class's events
+    this.classState = null; // the class's latest state, {version, scenario, frame}
+    this.following = true; // a follower on the class's frame; false: on their own
+    this.posted = null; // the lead's last frame posted (scenario and frame, as JSON)
+    this.followButton = $('.follow');
+    this.followButton.onclick = () => this.setFollowing(!this.following);
 
     $('.prev').onclick = () => { this.stop(); this.step(this.cur - 1); };
     $('.next').onclick = () => { this.stop(); this.step(this.cur + 1); };
     this.playButton.onclick = () => (this.timer ? this.stop() : this.play());
-    this.slider.oninput = () => { this.stop(); this.go(+this.slider.value); this.slider.value = this.cur; }; // not past a quiz's question
+    this.slider.oninput = () => { this.stop(); this.onOwn(); this.go(+this.slider.value); this.slider.value = this.cur; }; // not past a quiz's question
     this.slider.onchange = () => this.intoWindow(); // once let go: the page never moves under a finger
     $('.out').onclick = () => this.zoom(this.shownScale() / 1.25);
     $('.in').onclick = () => this.zoom(this.shownScale() * 1.25);
@@ -478,10 +486,12 @@ class Player {
     this.explainBox.dataset.frame = k; // for tests and benchmarks: the frame the words show now
     this.root.dataset.frame = k; // and the graph
     this.writeUrlSoon();
+    this.postStep();
   }
 
   // a step the visitor took (a button, a key, a swipe, playing): the frame, and on a phone the graph in the window
   step(k) {
+    this.onOwn();
     this.go(k);
     this.intoWindow();
   }
@@ -823,6 +833,86 @@ class Player {
     this.layingBox.hidden = !text;
   }
 
+  // a live class: the room this run names (none, the lead's, a follower's)
+  joinRoom(room) {
+    const code = room?.code || null;
+    if (code !== this.room?.code || !!room?.follow !== !!this.room?.follow) {
+      this.events?.close();
+      this.events = null;
+      this.classState = null;
+      this.posted = null;
+      this.following = true;
+      if (room?.follow) {
+        this.events = new EventSource(`/api/class/${encodeURIComponent(code)}/events`);
+        this.events.onmessage = (e) => { this.classState = JSON.parse(e.data); if (this.following) this.toClass(); };
+        this.events.addEventListener('ended', (e) => {
+          this.events.close();
+          this.room = null;
+          this.followButton.hidden = true;
+          this.noticeBox.textContent = JSON.parse(e.data).message;
+          this.noticeBox.hidden = false;
+        });
+      }
+    }
+    this.room = room || null;
+    this.followButton.hidden = !room?.follow;
+    this.showFollowing();
+    this.postStep();
+  }
+
+  // the page's scenario: its link without the frame, the class's code, and the lecturer's own view
+  static scenario() {
+    const params = new URLSearchParams(window.location.search);
+    const kept = {};
+    for (const [k, v] of params) if (!['step', 'class', 'present', 'table', 'embed', 'embed_options'].includes(k)) kept[k] = v;
+    return kept;
+  }
+
+  static sameScenario(a, b) {
+    const ka = Object.keys(a), kb = Object.keys(b);
+    return ka.length === kb.length && ka.every((k) => a[k] === b[k]);
+  }
+
+  // the lead: each frame shown, posted to the class with the lecturer's secret (in a header, never in a link)
+  postStep() {
+    if (!this.room?.lead || this.cur < 0 || !this.body) return;
+    const step = JSON.stringify({ scenario: Player.scenario(), frame: this.cur });
+    if (step === this.posted) return;
+    this.posted = step;
+    fetch(`/api/class/${encodeURIComponent(this.room.code)}/step`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Class-Secret': this.room.secret }, body: step,
+    }).then((r) => { if (!r.ok) this.posted = null; }).catch(() => { this.posted = null; });
+  }
+
+  // a follower: to the class's frame, in place; to the class's link where its scenario is another (a rerun then)
+  toClass() {
+    const held = this.classState;
+    if (!held || !this.room?.follow) return;
+    if (Player.sameScenario(Player.scenario(), held.scenario)) {
+      if (this.body) this.go(held.frame);
+      return;
+    }
+    const query = new URLSearchParams({ class: this.room.code, ...held.scenario, step: String(held.frame) });
+    window.location.assign(`${window.location.pathname}?${query}`);
+  }
+
+  // a follower's own step: on their own until they tap to rejoin
+  onOwn() {
+    if (this.room?.follow && this.following) this.setFollowing(false);
+  }
+
+  setFollowing(on) {
+    this.following = on;
+    this.showFollowing();
+    if (on) this.toClass();
+  }
+
+  showFollowing() {
+    this.followButton.textContent = this.following ? '● Following the class' : 'On my own · back to the class';
+    this.followButton.classList.toggle('primary', !this.following);
+    this.root.dataset.following = this.room?.follow ? String(this.following) : '';
+  }
+
   // what a run of the page says besides the body: the speed, the views, where to go
   apply(head) {
     const wasPlaying = !!this.timer;
@@ -846,6 +936,8 @@ class Player {
     const k = Math.max(0, Math.min(this.n - 1, target));
     this.cur = -1; // a new layout, or a goto: draw frame k whole
     this.go(k);
+    this.joinRoom(head.room);
+    if (this.following && this.classState) this.toClass();
     if (present || this.present) {
       this.present = present;
       this.fitStage();

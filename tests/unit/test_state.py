@@ -48,6 +48,7 @@ FIELDS = {  # a strategy per field of PageState, each over every value a link ma
     'mode': st.sampled_from(state.MODES),
     'lr': st.sampled_from(LEARNING_RATES),
     'learned': st.integers(0, MAX_STEPS),
+    'room': st.text(st.characters(blacklist_categories=('Cs',)), max_size=32),  # a class's code as typed (or none)
     **{f'code_{name}': bodies(name) for name in exercise.OPS},
 }
 page_states = st.builds(PageState, **FIELDS)
