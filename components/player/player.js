@@ -186,7 +186,7 @@ class Player {
     this.lastFrame = 0; // the frame shown before a new layout: the next one opens there
     this.stem = 'graph'; // the name of a saved frame's file, before its frame (exports.file_stem)
     this.rulesHeight = RULES_PX; // the room room() keeps for the sums over the graph (a phone's: their longest)
-    this.room = null; // a live class (components/live.py): {code, secret, lead} posts each frame, {code, follow} follows
+    this.classRoom = null; // a live class (components/live.py): {code, secret, lead} posts each frame, {code, follow} follows
     this.events = null; // a follower's EventSource on the class's events
     this.classState = null; // the class's latest state, {version, scenario, frame}
     this.following = true; // a follower on the class's frame; false: on their own
@@ -836,7 +836,7 @@ class Player {
   // a live class: the room this run names (none, the lead's, a follower's)
   joinRoom(room) {
     const code = room?.code || null;
-    if (code !== this.room?.code || !!room?.follow !== !!this.room?.follow) {
+    if (code !== this.classRoom?.code || !!room?.follow !== !!this.classRoom?.follow) {
       this.events?.close();
       this.events = null;
       this.classState = null;
@@ -847,14 +847,14 @@ class Player {
         this.events.onmessage = (e) => { this.classState = JSON.parse(e.data); if (this.following) this.toClass(); };
         this.events.addEventListener('ended', (e) => {
           this.events.close();
-          this.room = null;
+          this.classRoom = null;
           this.followButton.hidden = true;
           this.noticeBox.textContent = JSON.parse(e.data).message;
           this.noticeBox.hidden = false;
         });
       }
     }
-    this.room = room || null;
+    this.classRoom = room || null;
     this.followButton.hidden = !room?.follow;
     this.showFollowing();
     this.postStep();
@@ -875,30 +875,30 @@ class Player {
 
   // the lead: each frame shown, posted to the class with the lecturer's secret (in a header, never in a link)
   postStep() {
-    if (!this.room?.lead || this.cur < 0 || !this.body) return;
+    if (!this.classRoom?.lead || this.cur < 0 || !this.body) return;
     const step = JSON.stringify({ scenario: Player.scenario(), frame: this.cur });
     if (step === this.posted) return;
     this.posted = step;
-    fetch(`/api/class/${encodeURIComponent(this.room.code)}/step`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Class-Secret': this.room.secret }, body: step,
+    fetch(`/api/class/${encodeURIComponent(this.classRoom.code)}/step`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Class-Secret': this.classRoom.secret }, body: step,
     }).then((r) => { if (!r.ok) this.posted = null; }).catch(() => { this.posted = null; });
   }
 
   // a follower: to the class's frame, in place; to the class's link where its scenario is another (a rerun then)
   toClass() {
     const held = this.classState;
-    if (!held || !this.room?.follow) return;
+    if (!held || !this.classRoom?.follow) return;
     if (Player.sameScenario(Player.scenario(), held.scenario)) {
       if (this.body) this.go(held.frame);
       return;
     }
-    const query = new URLSearchParams({ class: this.room.code, ...held.scenario, step: String(held.frame) });
+    const query = new URLSearchParams({ class: this.classRoom.code, ...held.scenario, step: String(held.frame) });
     window.location.assign(`${window.location.pathname}?${query}`);
   }
 
   // a follower's own step: on their own until they tap to rejoin
   onOwn() {
-    if (this.room?.follow && this.following) this.setFollowing(false);
+    if (this.classRoom?.follow && this.following) this.setFollowing(false);
   }
 
   setFollowing(on) {
@@ -910,7 +910,7 @@ class Player {
   showFollowing() {
     this.followButton.textContent = this.following ? '● Following the class' : 'On my own · back to the class';
     this.followButton.classList.toggle('primary', !this.following);
-    this.root.dataset.following = this.room?.follow ? String(this.following) : '';
+    this.root.dataset.following = this.classRoom?.follow ? String(this.following) : '';
   }
 
   // what a run of the page says besides the body: the speed, the views, where to go
