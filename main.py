@@ -5,8 +5,20 @@
 Streamlit's own routes (/_stcore/health, /app/static/) are served as with `streamlit run app.py`; AppTest still tests
 app.py itself."""
 
+import asyncio
+import contextlib
+
 import streamlit as st
 
 from server.live import ROUTES
+from server.streamlit_private import open_the_browser
 
-app = st.App('app.py', routes=ROUTES)
+
+@contextlib.asynccontextmanager
+async def opening_the_browser(app):
+    """On a desktop, the page opens in the browser once the server is up, as `streamlit run app.py` opens it."""
+    asyncio.get_running_loop().call_soon(open_the_browser)
+    yield
+
+
+app = st.App('app.py', routes=ROUTES, lifespan=opening_the_browser)

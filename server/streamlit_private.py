@@ -18,9 +18,13 @@ except ImportError:
     Runtime = None
 try:
     from streamlit.web.server.server import server_address_is_unix_socket
-    from streamlit.web.server.server_util import get_url
+    from streamlit.web.server.server_util import get_display_address, get_url
 except ImportError:
-    server_address_is_unix_socket = get_url = None
+    server_address_is_unix_socket = get_display_address = get_url = None
+try:
+    from streamlit.cli_util import open_browser
+except ImportError:
+    open_browser = None
 
 SENT_AS = ('bool_value', 'double_value', 'int_value', 'string_value')  # a toggle, a number box, a text or a choice
 
@@ -76,3 +80,20 @@ def network_url():
     if not host:
         return None
     return get_url(f'[{host}]' if ':' in host and not host.startswith('[') else host)  # an IPv6 address, bracketed
+
+
+def open_the_browser():
+    """Open the page in this machine's browser, as `streamlit run app.py` does once its server is up (Streamlit's
+    web/bootstrap.py, _on_server_start): `streamlit run main.py` serves an st.App, and Streamlit opens no browser for
+    one. Not on a headless server, nor on a Unix socket; nothing where Streamlit no longer has the calls."""
+    if open_browser is None or get_url is None or config.get_option('server.headless'):
+        return
+    if config.is_manually_set('browser.serverAddress'):
+        address = config.get_option('browser.serverAddress')
+    elif config.is_manually_set('server.address'):
+        if server_address_is_unix_socket():
+            return
+        address = get_display_address(config.get_option('server.address'))
+    else:
+        address = 'localhost'
+    open_browser(get_url(address))

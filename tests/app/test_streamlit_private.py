@@ -78,7 +78,20 @@ def test_without_what_an_upgrade_removed_the_page_runs_on_as_a_page_without_it(m
     monkeypatch.setattr(streamlit_private, 'get_script_run_ctx', lambda: None)
     monkeypatch.setattr(streamlit_private, 'Runtime', None)
     monkeypatch.setattr(streamlit_private, 'get_url', None)
+    monkeypatch.setattr(streamlit_private, 'open_browser', None)
+    streamlit_private.open_the_browser()  # no browser opens: the visitor opens the address ./run.sh prints
     assert streamlit_private.went_back_or_forward() is True  # every link that arrives is followed
     assert streamlit_private.widgets_in_browser() == {}
     assert streamlit_private.session_waiting()() is True  # someone always waits: a layout runs to its budget
     assert streamlit_private.network_url() is None  # the share panel gives the page's own link
+
+
+def test_the_browser_is_still_opened_as_streamlit_run_opens_it():
+    # `streamlit run main.py` serves an st.App, for which Streamlit opens no browser: main.py opens it with these
+    from streamlit.cli_util import open_browser
+    from streamlit.web.server.server_util import get_display_address
+
+    assert callable(open_browser) and callable(get_display_address), (
+        'streamlit.cli_util.open_browser or server_util.get_display_address is gone: ./run.sh opens no browser'
+    )
+    assert streamlit_private.open_browser is open_browser

@@ -49,6 +49,7 @@ MAY_IMPORT = {
     'exports': {'engine', 'view', 'server.layout', 'exports'},
     'components': {'engine', 'view', 'server', 'exports', 'state', 'components'},
     'app': {'engine', 'view', 'server', 'exports', 'state', 'components'},
+    'main': {'server'},  # the server: the page (app.py, by its path) and the live class's routes
 }
 PARTS = (*MAY_IMPORT, 'bench', 'tests')
 
