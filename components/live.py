@@ -7,6 +7,7 @@ it): never in a link. The number of students is read when the lecturer's page re
 import streamlit as st
 
 import state
+from components.markdown import md
 from components.share import link_url, links_to_share, show_qr_code
 from server.live import ROOMS
 from server.rooms import RoomError, normal_code
@@ -42,7 +43,7 @@ def joined(session):
         if session.get(JOINED, (None,))[0] != code:
             session[JOINED] = (code, ROOMS.join(code))
     except RoomError as error:
-        st.warning(f'{error} This page is the ordinary one, on its own.', icon=':material/group_off:')
+        st.warning(f'{md(error)} This page is the ordinary one, on its own.', icon=':material/group_off:')
         session.room = ''
         session.pop(JOINED, None)
         return None
@@ -86,14 +87,14 @@ def class_controls(column):
             ROOMS.check(code, secret)
             students = ROOMS.students(code)
         except RoomError as error:
-            st.warning(str(error), icon=':material/group_off:')
+            st.warning(md(error), icon=':material/group_off:')
             del session[LECTURER]
             return
     if LECTURER not in session:
         column.button('Start a class', icon=':material/groups:', key='start_class', on_click=_start,
                       help='Students open a code or a QR code on their phones, and follow your steps.')  # fmt: skip
         if 'class_error' in session:
-            st.warning(session.pop('class_error'), icon=':material/group_off:')
+            st.warning(md(session.pop('class_error')), icon=':material/group_off:')
         return
     column.button('End the class', icon=':material/group_off:', key='end_class', on_click=_end)
     spaced = ' '.join(code)

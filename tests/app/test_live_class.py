@@ -63,3 +63,10 @@ def test_a_bad_or_ended_class_code_says_so_and_the_page_goes_on():
     at = page({'class': lecturer.code})
     assert not at.exception
     assert any('has ended' in w.value for w in at.warning)
+
+
+def test_a_class_code_from_a_link_is_printed_never_rendered():
+    at = page({'class': '[join](http://e.vl) **now**'})  # within the link's 32 characters
+    assert not at.exception
+    (said,) = [w.value for w in at.warning if 'No class has the code' in w.value]
+    assert '\\[JOIN\\]\\(HTTP' in said and '\\*\\*NOW\\*\\*' in said  # every mark escaped: no link, no bold
