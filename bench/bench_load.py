@@ -1,4 +1,4 @@
-"""How much load `streamlit run app.py` holds for a classroom: many sessions at once, page loads per second,
+"""How much load `streamlit run main.py` holds for a classroom: many sessions at once, page loads per second,
 the load where steps get slow, and memory. One run, against its own server on 127.0.0.1.
 
     python -m bench.bench_load                    # every phase; writes bench/results/load.{txt,json}

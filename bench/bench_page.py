@@ -1,5 +1,5 @@
 """How fast the page steps, measured in a real browser: Debian's chromium, driven by Playwright, against
-`streamlit run app.py` on 127.0.0.1, on both layout sources in one run.
+`streamlit run main.py` on 127.0.0.1, on both layout sources in one run.
 
     python -m bench.bench_page                 # every case, both sources; writes bench/results/page.{json,txt}
     python -m bench.bench_page --quick         # fewer steps, loads and students

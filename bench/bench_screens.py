@@ -6,7 +6,7 @@ before): its numbers' size, at least the floor and then scrolled, and whether it
     python -m bench.bench_screens      # writes bench/results/screens.{txt,json}, and the docs' figures
 
 The measures are tests/browser/test_browser_fit.py's own (the screens, the graphs and the script that reads the texts),
-taken from the page as `streamlit run app.py` serves it, in Debian's chromium.
+taken from the page as `streamlit run main.py` serves it, in Debian's chromium.
 """
 
 import json

@@ -1,4 +1,4 @@
-"""The browser tests' fixtures: a live `streamlit run app.py` (one a layout source, for the whole session), Debian's
+"""The browser tests' fixtures: a live `streamlit run main.py` (one a layout source, for the whole session), Debian's
 chromium, and a fresh page per test."""
 
 import contextlib

@@ -1,4 +1,4 @@
-"""The page in a real browser: Debian's chromium driven by Playwright against `streamlit run app.py`.
+"""The page in a real browser: Debian's chromium driven by Playwright against `streamlit run main.py`.
 
 The fixtures (app_server, browser, page) are in conftest.py; the server helper is bench/serve.py.
 """

@@ -77,7 +77,7 @@ class Balancer:
 
 @pytest.fixture
 def replicas():
-    """({name: replica URL}, the balancer, its URL): two `streamlit run app.py` behind haproxy, all stopped after."""
+    """({name: replica URL}, the balancer, its URL): two `streamlit run main.py` behind haproxy, all stopped after."""
     with contextlib.ExitStack() as stack:
         served = {name: stack.enter_context(serve_app(timeout=60)) for name in ('app1', 'app2')}
         port = free_port()
