@@ -8,10 +8,9 @@ import streamlit as st
 
 import state
 from components.markdown import md
-from components.share import link_url, links_to_share, show_qr_code
+from components.share import link_url, show_links
 from server.live import ROOMS
 from server.rooms import RoomError, normal_code
-from server.streamlit_private import network_url
 
 LECTURER = 'class_lecturer'  # session state: (code, secret) of the class this page leads
 JOINED = 'class_joined'  # session state: (code, student id) of the class this page follows
@@ -106,13 +105,4 @@ def class_controls(column):
     noun = 'student' if students == 1 else 'students'
     st.markdown(f'**{students} {noun}** in the class (counted when this page reruns)')
     with st.expander('Join link and QR code', expanded=True):
-        link = link_url(st.context.url or '', {'class': code})
-        links, warning = links_to_share(link, network_url())
-        if warning:
-            st.warning(warning, icon=':material/wifi_off:')
-        for shown in links:
-            if shown.words:
-                st.markdown(shown.words)
-            st.code(shown.url, language=None, wrap_lines=True)
-            if shown.scan:
-                show_qr_code(shown.url)
+        show_links(link_url(st.context.url or '', {'class': code}))

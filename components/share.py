@@ -105,6 +105,13 @@ def share_dialog(link, frame_text, show_exports):
     """The link to this picture (links_to_share: for students and for this machine, where the page is opened on
     it), the QR code of the one students open, then `show_exports()`: the export buttons (components/export_panel)."""
     st.markdown(f'**A link to this picture** — {frame_text}')
+    show_links(link)
+    show_exports()
+
+
+def show_links(link):
+    """`link` for students and for this machine (links_to_share), each as text to copy, the students' one with its
+    QR code; where students cannot reach this server, why, and the command that serves the room."""
     links, warning = links_to_share(link, network_url())
     if warning:
         st.warning(warning, icon=':material/wifi_off:')
@@ -115,7 +122,6 @@ def share_dialog(link, frame_text, show_exports):
         st.code(shown.url, language=None, wrap_lines=True)
         if shown.scan:
             show_qr_code(shown.url)
-    show_exports()
 
 
 def show_qr_code(url):
