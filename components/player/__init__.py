@@ -11,6 +11,7 @@ from pathlib import Path
 
 import streamlit as st
 
+import state
 from exports import picture
 from server import cache, layout
 from server.layout import QUICK_NOTE, LayoutRefused, has_dot, lay_out, quickened
@@ -174,7 +175,8 @@ def graph_player(
     state.shape_to_share read it), or None.
     """
     head = {'layout': layout, 'speed': speed, 'answers': answers, 'goto': goto, 'present': present, 'table': table,
-            'length': length, 'stem': stem, 'fonts': font_faces(), 'room': room}  # fmt: skip
+            'length': length, 'stem': stem, 'fonts': font_faces(),
+            'room': room and {**room, 'private': [*state.NOT_SCENARIO, *state.NOT_CLASS]}}  # fmt: skip
     name, encoded = graph
     sent = st.session_state.setdefault(SENT, [])
     if name in sent:  # the page has it

@@ -860,11 +860,12 @@ class Player {
     this.postStep();
   }
 
-  // the page's scenario: its link without the frame, the class's code, and the lecturer's own view
-  static scenario() {
+  // the page's scenario: its link without what the room names apart (room.private, from state.py: the frame,
+  // Streamlit's own, the class's code and the lecturer's own view)
+  scenario() {
     const params = new URLSearchParams(window.location.search);
     const kept = {};
-    for (const [k, v] of params) if (!['step', 'class', 'present', 'table', 'embed', 'embed_options'].includes(k)) kept[k] = v;
+    for (const [k, v] of params) if (!this.classRoom.private.includes(k)) kept[k] = v;
     return kept;
   }
 
@@ -876,7 +877,7 @@ class Player {
   // the lead: each frame shown, posted to the class with the lecturer's secret (in a header, never in a link)
   postStep() {
     if (!this.classRoom?.lead || this.cur < 0 || !this.body) return;
-    const step = JSON.stringify({ scenario: Player.scenario(), frame: this.cur });
+    const step = JSON.stringify({ scenario: this.scenario(), frame: this.cur });
     if (step === this.posted) return;
     this.posted = step;
     fetch(`/api/class/${encodeURIComponent(this.classRoom.code)}/step`, {
@@ -888,7 +889,7 @@ class Player {
   toClass() {
     const held = this.classState;
     if (!held || !this.classRoom?.follow) return;
-    if (Player.sameScenario(Player.scenario(), held.scenario)) {
+    if (Player.sameScenario(this.scenario(), held.scenario)) {
       if (this.body) this.go(held.frame);
       return;
     }
