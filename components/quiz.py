@@ -4,29 +4,16 @@ shows them with the chain rule. The score is kept in this session only.
 The player is sent only the frames up to the step being asked (engine.frames' `ask` frames show its new grads as
 '?'): the frames after it hold the answers, and whatever the browser is sent can be read."""
 
-import math
-
 import streamlit as st
 
 from components.markdown import md
 from components.player import send_to
+from engine.answers import is_right
 from view.explanation import chain_rule_lines, owner
 from view.numbers import number
 
 QUIZ = 'quiz'  # session state: {'pass': what it is on, 'at': the frame shown last, 'marks': {ask frame: [bool]}}
 ANSWER = 'quiz_answer'  # session state: 'quiz_answer:<frame>:<node>', an answer's box
-SIGNIFICANT = 3  # an answer right to this many significant figures is right
-
-
-def is_right(answer, truth):
-    """Whether `answer` is `truth` to 3 significant figures: within half a unit of the third one (0.707 and 0.7071
-    for 0.70710678, not 0.71). Nothing is 0 to 3 significant figures but 0 itself, give or take rounding."""
-    if answer is None or not math.isfinite(answer):
-        return False
-    if truth == 0:
-        return abs(answer) < 1e-9
-    half_unit = 0.5 * 10 ** (math.floor(math.log10(abs(truth))) - (SIGNIFICANT - 1))
-    return abs(answer - truth) <= half_unit * (1 + 1e-9)  # the margin: 0.7075 typed for 0.70745 is still right
 
 
 def asked(trace, frame):

@@ -13,7 +13,7 @@ import pytest
 import test_app
 from player_data import text_of
 
-from components.quiz import is_right
+from engine.answers import is_right
 
 source, start = test_app.source, test_app.start  # the page on both layout sources: test_app's fixtures
 
