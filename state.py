@@ -31,7 +31,8 @@ INPUT_PREFIX = 'v.'  # inputs in a link: ?v.x1=2, so that a variable may be call
 END = 10**6  # step=end in a link: the last frame, whatever the number of frames
 STREAMLITS_OWN = ('embed', 'embed_options')  # in the address bar for Streamlit itself: neither read nor reported
 NOT_SCENARIO = ('step', *STREAMLITS_OWN)  # in the address bar, but not what the page shows
-NOT_CLASS = ('class', 'present', 'table')  # the lecturer's own, not the class's scenario (components/live.py)
+OWN_WORK = tuple(f'code.{name}' for name in exercise.OPS)  # a student's bodies: theirs, kept as the class moves
+NOT_CLASS = ('class', 'present', 'table', *OWN_WORK)  # the page's own, not the class's scenario (components/live.py)
 INPUT_KEYS = 'input:'  # session state: 'input:<expr>:<name>', an input's box (input_key)
 LINK_IN_BROWSER = 'link_in_browser'  # session state: the scenario of the link in the browser's address bar
 LINK_OF_PAGE = 'link_of_page'  # session state: the scenario of the page's own link, as last written

@@ -84,8 +84,16 @@ def code_boxes(page):
     return bodies
 
 
+def verdict_word(verdicts, mistakes):
+    """The bodies' verdict in a word, as a live class counts them: 'right', or their mistakes' kinds
+    (diagnosis.MISTAKES) joined by commas, or 'other' where the grader finds them wrong and no kind names why."""
+    if not any(v.wrong for v in verdicts):
+        return 'right'
+    return ','.join(sorted({m.kind for m in mistakes})) or 'other'
+
+
 def code_verdict(bodies):
-    """Under the graph: the grader's verdict on the bodies, and hints in steps."""
+    """Under the graph: the grader's verdict on the bodies, and hints in steps. Returns it in a word (verdict_word)."""
     verdicts, mistakes = _graded(bodies)
     st.markdown('**The grader’s verdict** (`grads_of` at the exercise’s inputs, rounded to 9 digits):')
     st.code('\n'.join(v.line for v in verdicts), language=None)
@@ -98,6 +106,7 @@ def code_verdict(bodies):
             icon=':material/warning:',
         )
     _hints(bodies, mistakes)
+    return verdict_word(verdicts, mistakes)
 
 
 def _hints(bodies, mistakes):

@@ -1,19 +1,32 @@
 """A live class (server/live.py's routes, server/rooms.py's rooms): the lecturer's *Start a class* in the presentation
-view, and a student's page in a room (?class=CODE), which the player keeps on the class's frame.
+view, with the room's panel on the projector (its code, its students, *Ask the room* and the answers grouped by the
+mistake that gives them, the bodies sent in code mode), and a student's page in a room (?class=CODE), which the
+player keeps on the class's frame and where it asks the room's questions.
 
 The lecturer's secret is kept in st.session_state only, and sent to that page's player (which posts each step with
-it): never in a link. The number of students is read when the lecturer's page reruns."""
+it): never in a link. A student is the id their browser keeps for the room (player.js), which the player reports;
+their answers go from the player to the routes, their bodies from this page to the rooms."""
+
+from collections import Counter
 
 import streamlit as st
 
 import state
 from components.markdown import md
+from components.player import send_to
 from components.share import link_url, show_links
-from server.live import ROOMS
+from engine import answers as room_answers
+from engine import diagnosis
+from server.live import ROOMS, api_path
 from server.rooms import RoomError, normal_code
+from view.explanation import chain_rule_lines, owner
+from view.numbers import number
+from view.room_answers import groups_lines, spread_spec
 
 LECTURER = 'class_lecturer'  # session state: (code, secret) of the class this page leads
-JOINED = 'class_joined'  # session state: (code, student id) of the class this page follows
+JOINED = 'class_joined'  # session state: the code of the class this page follows
+SHOWN = 'class_shown_body'  # session state: (group, index) of the sent body the projector shows, in code mode
+PANEL_EVERY_S = 1.0  # the projector's panel reads the room this often: its students, the answers as they come
 
 
 def class_link(session, query):
@@ -32,30 +45,36 @@ def class_link(session, query):
 
 
 def joined(session):
-    """A student's page in a room: join it once (rooms.join), and say so; an unknown or ended code is said clearly and
-    the ordinary page goes on. The player's room ({'code', 'follow'}), or None."""
+    """A student's page in a room: say so, or why not (an unknown or ended code), and the ordinary page goes on. The
+    player's room ({'code', 'follow', 'api'}), or None. The player joins the room itself, with its browser's id for
+    it, so that a reload or a second tab counts once."""
     if not session.get('room'):
         session.pop(JOINED, None)
         return None
     try:
         code = normal_code(session.room)
-        if session.get(JOINED, (None,))[0] != code:
-            session[JOINED] = (code, ROOMS.join(code))
+        if session.get(JOINED) != code:
+            ROOMS.state(code)  # live: else the RoomError says why
+            session[JOINED] = code
     except RoomError as error:
         st.warning(f'{md(error)} This page is the ordinary one, on its own.', icon=':material/group_off:')
         session.room = ''
         session.pop(JOINED, None)
         return None
     st.caption(f'In the class **{code}**: this page follows the lecturer’s steps.')
-    return {'code': code, 'follow': True}
+    return {'code': code, 'follow': True, 'api': api_path(code)}
 
 
 def lecturer_room(session):
-    """The lecturer's room for the player ({'code', 'secret', 'lead'}), or None."""
+    """The lecturer's room for the player ({'code', 'secret', 'lead', 'api', 'question'}), or None."""
     if not session.get('present') or LECTURER not in session:
         return None
     code, secret = session[LECTURER]
-    return {'code': code, 'secret': secret, 'lead': True}
+    try:
+        question = ROOMS.state(code).question
+    except RoomError:
+        return None  # the panel says why
+    return {'code': code, 'secret': secret, 'lead': True, 'api': api_path(code), 'question': question}
 
 
 def _start():
@@ -77,32 +96,156 @@ def _end():
 
 
 def class_controls(column):
-    """In the presentation view: *Start a class*, or the class's code, its join link and QR code, its students, and
-    *End the class*."""
+    """In the presentation view's row of controls: *Start a class*, or *End the class*."""
     session = st.session_state
     if LECTURER in session:
-        code, secret = session[LECTURER]
-        try:
-            ROOMS.check(code, secret)
-            students = ROOMS.students(code)
-        except RoomError as error:
-            st.warning(md(error), icon=':material/group_off:')
-            del session[LECTURER]
-            return
-    if LECTURER not in session:
-        column.button('Start a class', icon=':material/groups:', key='start_class', on_click=_start,
-                      help='Students open a code or a QR code on their phones, and follow your steps.')  # fmt: skip
-        if 'class_error' in session:
-            st.warning(md(session.pop('class_error')), icon=':material/group_off:')
+        column.button('End the class', icon=':material/group_off:', key='end_class', on_click=_end)
         return
-    column.button('End the class', icon=':material/group_off:', key='end_class', on_click=_end)
-    spaced = ' '.join(code)
-    st.markdown(
-        f'<div class="class-code" style="font-size:2.6rem;font-weight:700;letter-spacing:0.2em;line-height:1.1">'
-        f'Class code: <span data-testid="class-code">{spaced}</span></div>',
+    column.button('Start a class', icon=':material/groups:', key='start_class', on_click=_start,
+                  help='Students open a code or a QR code on their phones, and follow your steps.')  # fmt: skip
+    if 'class_error' in session:
+        st.warning(md(session.pop('class_error')), icon=':material/group_off:')
+
+
+def class_panel(scene):
+    """On the projector, above the graph, while the page leads a class: the room's code, how many students follow,
+    and its questions (or, in code mode, the bodies sent). Read again every PANEL_EVERY_S; nothing is drawn when the
+    page leads no class."""
+    if LECTURER in st.session_state:
+        _panel(scene)
+
+
+@st.fragment(run_every=PANEL_EVERY_S)
+def _panel(scene):
+    session = st.session_state
+    if LECTURER not in session:
+        return
+    code, secret = session[LECTURER]
+    try:
+        ROOMS.touch(code, secret)  # the projector is open: the room's idle hour starts again
+        students, held = ROOMS.students(code), ROOMS.state(code)
+        question, given = ROOMS.answers(code, secret)
+    except RoomError as error:
+        st.warning(md(error), icon=':material/group_off:')
+        del session[LECTURER]
+        return
+    noun = 'student follows' if students == 1 else 'students follow'
+    left, right = st.columns([3, 2], vertical_alignment='center')
+    left.markdown(
+        f'<div class="class-code" style="font-size:2.4rem;font-weight:700;letter-spacing:0.2em;line-height:1.1">'
+        f'Class code: <span data-testid="class-code">{" ".join(code)}</span></div>',
         unsafe_allow_html=True,
     )
-    noun = 'student' if students == 1 else 'students'
-    st.markdown(f'**{students} {noun}** in the class (counted when this page reruns)')
-    with st.expander('Join link and QR code', expanded=True):
+    right.markdown(f'<div data-testid="class-students" style="font-size:1.6rem">{students} {noun}</div>',
+                   unsafe_allow_html=True)  # fmt: skip
+    with st.expander('Join link and QR code', expanded=question is None):
         show_links(link_url(st.context.url or '', {'class': code}))
+    if scene.right is not None:  # code mode (or the `=` engine): the bodies the room sent
+        if scene.mode == 'code':
+            _bodies_sent(code, secret)
+        return
+    if question is None:
+        _ask_button(scene, code, secret, held.frame)
+    else:
+        _question(scene, code, secret, question, given, students)
+
+
+def asked_frame(trace, frames, at):
+    """The frame the room is asked about from frame `at`: the first step at or after it where an op's _backward
+    writes grads that the projector has not shown (a step already shown is past asking); None when none is left."""
+    for k in range(max(0, at), len(frames)):
+        frame = frames[k]
+        if frame.kind != 'backward' or frame.ask or not trace.nodes[frame.node].children:
+            continue
+        if k > at or set(trace.nodes[frame.node].children) <= frame.hidden:
+            return k
+    return None
+
+
+def _ask_button(scene, code, secret, at):
+    k = asked_frame(scene.trace, scene.frames, at)
+    if k is None:
+        st.button('Ask the room', icon=':material/quiz:', key='ask_room', disabled=True,
+                  help='No _backward is left to ask about after this frame: step back to ask.')  # fmt: skip
+        return
+    node = scene.trace.nodes[scene.frames[k].node]
+    label = f'Ask the room: the grads {owner(node.name)}’s _backward writes'
+    if st.button(label, icon=':material/quiz:', key='ask_room', type='primary',
+                 help='Every phone asks for them; the projector shows the answers as they come, until you reveal.'):  # fmt: skip
+        asked = room_answers.candidates(scene.trace, scene.frames[k].steps_done - 1)
+        try:
+            ROOMS.ask(code, secret, frame=k, asked=asked)
+        except RoomError as error:
+            st.warning(md(error), icon=':material/error:')
+            return
+        send_to(k)
+        st.rerun()
+
+
+def _question(scene, code, secret, question, given, students):
+    frame = scene.frames[question['frame']] if question['frame'] < len(scene.frames) else None
+    node = scene.trace.nodes[frame.node] if frame is not None else None
+    names = ', '.join(item['label'] for item in question['asked'])
+    whose = f' after {md(owner(node.name))}’s `_backward`' if node is not None else ''
+    st.markdown(f'**Question {question["id"]}**: {md(names)}{whose} · **{len(given)} of {students}** answered')
+    table = room_answers.tally(given, question['asked'])
+    chart, words = st.columns([3, 2])
+    chart.vega_lite_chart(spread_spec(given, question['asked'], question['revealed']), height=220)
+    with words:
+        for line in groups_lines(table):
+            st.markdown(md(line))
+        if question['revealed'] and frame is not None:
+            rights = ', '.join(f'{item["label"]} = {number(item["right"])}' for item in question['asked'])
+            st.markdown(f'**Right:** {md(rights)}')
+            st.code('\n'.join(chain_rule_lines(scene.trace, scene.trace.steps[frame.steps_done - 1])), language=None)
+    reveal, done = st.columns(2)
+    if not question['revealed'] and reveal.button('Reveal', icon=':material/visibility:', key='reveal_room',
+                                                  type='primary'):  # fmt: skip
+        _then_rerun(ROOMS.reveal, code, secret)
+    if done.button('Done with this question', icon=':material/done_all:', key='close_question'):
+        _then_rerun(ROOMS.close_question, code, secret)
+
+
+def _then_rerun(action, code, secret):
+    """A lecturer's action on the room, then the whole page again (the player shows the question's new state)."""
+    try:
+        action(code, secret)
+    except RoomError as error:
+        st.warning(md(error), icon=':material/error:')
+        return
+    st.rerun()
+
+
+def _bodies_sent(code, secret):
+    sent = list(ROOMS.sent_bodies(code, secret).values())
+    if not sent:
+        st.markdown('**No bodies sent yet**: each student’s *Send to the class* sends theirs here, with no name.')
+        return
+    kinds = Counter(kind for body in sent for kind in body['verdict'].split(','))
+    words = {'right': 'right', 'other': 'wrong in another way', **diagnosis.MISTAKES}
+    st.markdown(f'**{len(sent)} bodies sent** · {kinds.get("right", 0)} right')
+    for kind, count in kinds.most_common():
+        if kind == 'right':
+            continue
+        line, show = st.columns([5, 1], vertical_alignment='center')
+        line.markdown(f'**{count}** · {md(words.get(kind, kind))}')
+        if show.button('Show one', key=f'show_body:{kind}', help='One of these bodies, with no name, runs on the graph.'):
+            body = next(b for b in sent if kind in b['verdict'].split(','))
+            for name, text in body['bodies'].items():
+                st.session_state[f'code_{name}'] = text
+            st.rerun()
+
+
+def send_bodies_button(room, student, bodies, verdict):
+    """Under a student's verdict, in a room: *Send to the class* (their bodies, with no name; sent again, they
+    replace the last)."""
+    if room is None or not student:
+        return
+    if st.button('Send to the class', icon=':material/send:', key='send_bodies',
+                 help='Your bodies go to the projector with no name; send again to replace them.'):  # fmt: skip
+        try:
+            ROOMS.send_bodies(room['code'], student, dict(bodies), verdict)
+        except RoomError as error:
+            st.warning(md(error), icon=':material/error:')
+        else:
+            st.toast('Sent to the class, with no name.', icon=':material/send:')

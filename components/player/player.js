@@ -119,6 +119,7 @@ class Player {
         <span class="zoom"><button class="out" title="Zoom out">−</button><button class="fit" title="Fit the width">Fit</button><button class="in" title="Zoom in">+</button></span>
       </div>
       <div class="notice" hidden></div>
+      <div class="ask" hidden></div>
       <div class="laying" hidden></div>
       <div class="caption" aria-live="polite"></div>
       <div class="rules"></div>
@@ -190,6 +191,9 @@ class Player {
     this.events = null; // a follower's EventSource on the class's events
     this.classState = null; // the class's latest state, {version, scenario, frame}
     this.following = true; // a follower on the class's frame; false: on their own
+    this.question = null; // the class's question ({id, frame, asked, revealed}): its frame hides what it asks
+    this.student = null; // a follower's id in the room, kept by this browser (a reload or a second tab is one student)
+    this.askBox = $('.ask'); // a follower's answer boxes, then how they fared
     this.posted = null; // the lead's last frame posted (scenario and frame, as JSON)
     this.followButton = $('.follow');
     this.followButton.onclick = () => this.setFollowing(!this.following);
@@ -216,7 +220,7 @@ class Player {
       const path = e.composedPath();
       const target = path[0]; // inside the shadow root too
       const typing = 'textarea, select, [contenteditable="true"], [role="listbox"], input:not([type="checkbox"]):not([type="range"])';
-      if (!path.includes(root) && (!this.present || target.closest?.(typing))) return;
+      if ((!path.includes(root) || target.closest?.('.ask')) && (!this.present || target.closest?.(typing))) return;
       const keys = { ArrowLeft: -1, ArrowRight: 1 };
       if (e.key in keys) { this.stop(); this.step(this.cur + keys[e.key]); e.preventDefault(); }
       else if (e.key === ' ' && !target.closest?.('button, input[type="checkbox"]')) { this.timer ? this.stop() : this.play(); e.preventDefault(); }
@@ -455,7 +459,7 @@ class Player {
 
   go(k) {
     if (!this.body) return; // being laid out
-    k = Math.max(0, Math.min(this.n - 1, k));
+    k = Math.max(0, Math.min(this.n - 1, this.asking() ? this.question.frame : Infinity, k));
     if (k === this.cur) return;
     this.seek(k);
     this.followActive(k); // before writing texts and colours (they never move a node), so no layout is forced
@@ -475,7 +479,7 @@ class Player {
     this.cur = this.lastFrame = k;
     this.slider.value = k;
     this.prevButton.disabled = k === 0;
-    this.nextButton.disabled = k === this.n - 1;
+    this.nextButton.disabled = k === this.n - 1 || (this.asking() && k === this.question.frame);
     // 'Frame 3 of 16', counted from 1 as everywhere people read it (exports.frame_numbers); the slider says it too
     this.captionBox.textContent = `${this.body.labels[k]} · ${this.body.captions[k]}`;
     this.slider.setAttribute('aria-valuetext', this.body.labels[k]);
@@ -483,6 +487,7 @@ class Player {
     this.explainBox.innerHTML = this.body.explanations[k];
     this.summaryBox.innerHTML = k === this.n - 1 ? this.body.summary : '';
     this.plotBox.innerHTML = this.body.plots ? this.body.plots.head + this.body.plots.parts[this.body.plots.at[k]] : '';
+    if (this.asking() && k === this.question.frame) this.mask(k);
     this.explainBox.dataset.frame = k; // for tests and benchmarks: the frame the words show now
     this.root.dataset.frame = k; // and the graph
     this.writeUrlSoon();
@@ -842,22 +847,168 @@ class Player {
       this.classState = null;
       this.posted = null;
       this.following = true;
-      if (room?.follow) {
-        this.events = new EventSource(`/api/class/${encodeURIComponent(code)}/events`);
-        this.events.onmessage = (e) => { this.classState = JSON.parse(e.data); if (this.following) this.toClass(); };
-        this.events.addEventListener('ended', (e) => {
-          this.events.close();
-          this.classRoom = null;
-          this.followButton.hidden = true;
-          this.noticeBox.textContent = JSON.parse(e.data).message;
-          this.noticeBox.hidden = false;
-        });
-      }
+      this.setQuestion(null);
+      if (room?.follow) this.follow(room);
     }
     this.classRoom = room || null;
     this.followButton.hidden = !room?.follow;
     this.showFollowing();
+    if (room?.lead) this.setQuestion(room.question || null);
     this.postStep();
+  }
+
+  // a follower: its id in the room (this browser's, kept for the room), the class's events, what ends them
+  follow(room) {
+    const kept = `backprop-class-${room.code}`;
+    let id = null;
+    try { id = window.localStorage.getItem(kept); } catch { /* storage refused: an id for this page alone */ }
+    if (!/^[A-Za-z0-9_-]{8,64}$/.test(id || '')) {
+      const bytes = crypto.getRandomValues(new Uint8Array(12));
+      id = btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_');
+      try { window.localStorage.setItem(kept, id); } catch { /* as above */ }
+    }
+    this.student = id;
+    this.component?.setStateValue('student', id); // the page sends the student's bodies under it (code mode)
+    const url = `${room.api}/events?student=${encodeURIComponent(id)}`;
+    this.events = new EventSource(url);
+    this.events.onmessage = (e) => {
+      this.classState = JSON.parse(e.data);
+      this.setQuestion(this.classState.question || null);
+      if (this.following) this.toClass();
+    };
+    this.events.addEventListener('ended', (e) => this.leaveClass(JSON.parse(e.data).message));
+    // an answer that is not a stream (a full room, an unknown code): its words, and no more tries
+    this.events.onerror = () => {
+      if (this.events?.readyState !== EventSource.CLOSED) return; // reconnecting by itself, to any replica
+      fetch(url).then((r) => (r.ok ? r.body?.cancel() : r.json().then((j) => this.leaveClass(j.error))))
+        .catch(() => this.leaveClass('The class cannot be reached: open the join link again.'));
+    };
+  }
+
+  leaveClass(message) {
+    this.events?.close();
+    this.events = null;
+    this.classRoom = null;
+    this.followButton.hidden = true;
+    this.setQuestion(null);
+    this.noticeBox.textContent = message;
+    this.noticeBox.hidden = false;
+  }
+
+  // an open question the class is asked, not yet revealed: its frame hides what it asks, and no one steps past it
+  asking() {
+    return !!this.question && !this.question.revealed;
+  }
+
+  setQuestion(question) {
+    const was = JSON.stringify(this.question), now = JSON.stringify(question);
+    if (was === now) return;
+    const before = this.question;
+    this.question = question;
+    if (!question || question.id !== before?.id) this.askBox.replaceChildren();
+    if (question && this.classRoom?.follow !== false && this.student) this.showQuestion(question, question.id !== before?.id);
+    this.askBox.hidden = !this.askBox.childElementCount;
+    if (this.body && this.cur >= 0) { // the frame again, hiding what is asked or showing it
+      const k = question && !question.revealed ? question.frame : this.cur;
+      this.cur = -1;
+      this.go(k);
+    }
+  }
+
+  // on a follower's phone: the question's boxes, then, once revealed, each answer against the right grad
+  showQuestion(question, fresh) {
+    if (question.revealed) return this.showVerdict(question);
+    if (!fresh) return;
+    const el = (tag, props = {}) => Object.assign(document.createElement(tag), props);
+    const head = el('div', { className: 'ask-head', textContent: `Question ${question.id}: what is each grad after this _backward?` });
+    const form = el('form', { className: 'ask-form' });
+    for (const item of question.asked) {
+      const label = el('label');
+      const input = el('input', { type: 'text', inputMode: 'decimal', autocomplete: 'off', maxLength: 40, placeholder: 'your answer' });
+      input.dataset.node = item.node;
+      const flip = el('button', { type: 'button', className: 'sign', textContent: '±', title: 'Change the sign' });
+      flip.onclick = () => { input.value = input.value.trim().startsWith('-') ? input.value.trim().slice(1) : `-${input.value.trim()}`; input.focus(); };
+      label.append(el('span', { textContent: `${item.label} =` }), input, flip);
+      form.append(label);
+    }
+    const send = el('button', { type: 'submit', className: 'primary', textContent: 'Send' });
+    const said = el('div', { className: 'said', role: 'status' });
+    form.append(send);
+    form.onsubmit = (e) => { e.preventDefault(); this.sendAnswer(question, form, said); };
+    this.askBox.append(head, form, said);
+  }
+
+  async sendAnswer(question, form, said) {
+    const answers = {};
+    for (const input of form.querySelectorAll('input')) if (input.value.trim()) answers[input.dataset.node] = input.value.trim();
+    if (!Object.keys(answers).length) { said.textContent = 'Type a number first.'; return; }
+    said.textContent = 'Sending…';
+    const body = JSON.stringify({ student: this.student, question: question.id, answers });
+    for (let attempt = 0; attempt < 4; attempt++) { // a replica lost on the way: the same answer again, counted once
+      try {
+        const r = await fetch(`${this.classRoom.api}/answer`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
+        const got = await r.json();
+        said.textContent = r.ok ? 'Sent ✓ You can change it until the reveal.' : got.error;
+        said.classList.toggle('bad', !r.ok);
+        return;
+      } catch {
+        await new Promise((done) => setTimeout(done, 500 * (attempt + 1)));
+      }
+    }
+    said.textContent = 'Your answer could not be sent: check the connection and send it again.';
+    said.classList.add('bad');
+  }
+
+  async showVerdict(question) {
+    if (!this.classRoom?.follow) return;
+    let got;
+    try {
+      const r = await fetch(`${this.classRoom.api}/verdict?student=${encodeURIComponent(this.student)}`);
+      got = await r.json();
+      if (!r.ok) throw new Error(got.error);
+    } catch (error) {
+      return;
+    }
+    if (this.question?.id !== question.id) return;
+    const lines = got.asked.map((item) => {
+      const right = item.group === 'right';
+      const yours = item.answer === null ? 'you did not answer' : `you said ${Player.number(item.answer)}`;
+      const why = right || item.answer === null ? '' : ` · ${item.group_label || item.group}`;
+      return Object.assign(document.createElement('div'), {
+        className: right ? 'right' : 'wrong',
+        textContent: `${right ? '✓' : '✗'} ${item.label} = ${Player.number(item.right)} (${yours})${why}`,
+      });
+    });
+    this.askBox.replaceChildren(Object.assign(document.createElement('div'), { className: 'ask-head', textContent: `Question ${question.id}, revealed` }), ...lines);
+    this.askBox.hidden = false;
+  }
+
+  // a number as the page writes it: up to 4 decimals, a true minus sign
+  static number(x) {
+    return Number(x).toLocaleString('en', { maximumFractionDigits: 4, useGrouping: false }).replace('-', '−');
+  }
+
+  // the question's frame, before the reveal: what it asks shows '?', and so do the sums and words that give it away
+  mask(k) {
+    const asked = this.question.asked;
+    for (const item of asked) {
+      const v = this.values[+item.node];
+      if (!v) continue;
+      v.grad.textContent = HIDDEN;
+      v.grad.classList.add('asked');
+      v.row.cells[3].textContent = HIDDEN;
+      v.look = null; // written again when the mask lifts
+    }
+    for (const e of Object.values(this.edges)) { // the edges' sums carry the contributions
+      (this.body.blank || '').split('\n').forEach((line, j) => { if (e.texts[j]) e.texts[j].textContent = line; });
+      e.label = null;
+    }
+    const names = asked.map((item) => item.label).join(', ');
+    this.captionBox.textContent = `${this.body.labels[k]} · Question ${this.question.id}: ${names} after this _backward?`;
+    this.showRules([]);
+    this.explainBox.replaceChildren();
+    this.summaryBox.replaceChildren();
+    this.plotBox.replaceChildren();
   }
 
   // the page's scenario: its link without what the room names apart (room.private, from state.py: the frame,
@@ -880,7 +1031,7 @@ class Player {
     const step = JSON.stringify({ scenario: this.scenario(), frame: this.cur });
     if (step === this.posted) return;
     this.posted = step;
-    fetch(`/api/class/${encodeURIComponent(this.classRoom.code)}/step`, {
+    fetch(`${this.classRoom.api}/step`, {
       method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Class-Secret': this.classRoom.secret }, body: step,
     }).then((r) => { if (!r.ok) this.posted = null; }).catch(() => { this.posted = null; });
   }
@@ -893,7 +1044,9 @@ class Player {
       if (this.body) this.go(held.frame);
       return;
     }
-    const query = new URLSearchParams({ class: this.classRoom.code, ...held.scenario, step: String(held.frame) });
+    const own = {}; // the student's own work (their bodies), which the class never moves
+    for (const [k, v] of new URLSearchParams(window.location.search)) if (this.classRoom.own.includes(k)) own[k] = v;
+    const query = new URLSearchParams({ class: this.classRoom.code, ...held.scenario, ...own, step: String(held.frame) });
     window.location.assign(`${window.location.pathname}?${query}`);
   }
 
