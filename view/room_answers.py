@@ -1,0 +1,170 @@
+"""A live class's answers on the projector: each asked grad's answers as a dot plot, a dot per student, and the counts
+by mistake in a line (engine/answers.py groups them). Pure builders: a Vega-Lite spec, which st.vega_lite_chart
+draws, and text.
+
+The scale of a grad's plot is fixed by its candidates (the right answer and each mistake's), not by the answers: it
+spans the candidates and as much again on each side, at least their size (a window of ±1 around 0 where they are
+all 0). So it does not move as answers come in, the near misses show, and a typo such as 1e9 among answers near 6
+squashes nothing: an answer beyond the window is drawn as a triangle at the window's edge, and the plot's subtitle
+says how many are. Equal answers (to a dot's width) stack, so the common ones stand as columns.
+
+Until the answer is `revealed`, every dot is one colour: coloured by group, the right ones would give the answer away
+while the room still discusses. Revealed, each dot takes its group's colour, and a rule marks the right value.
+"""
+
+import math
+import statistics
+
+from engine.answers import GROUPS, classify
+from view import palette
+from view.numbers import number
+
+RIGHT_COLOUR = '#009E73'  # Okabe-Ito's bluish green, whose tint is palette.FINAL_FILL (a grad that is final)
+COLOURS = {  # by group (a blank answer has no dot); the palette's Okabe-Ito colours, each where its meaning fits
+    'right': RIGHT_COLOUR,
+    'forgot': palette.SEED,  # the seed's orange, out.grad = 1: the factor forgotten
+    'swapped': palette.FORWARD,  # the forward pass's blue: the data, taken from the wrong input
+    'assign': palette.WRONG_FILL,  # the `=` engine's lilac: its wrong grad
+    'sign': palette.ACTIVE,  # the step's vermillion: its own arithmetic slipped
+    'other': palette.FAINT,
+}
+UNREVEALED, UNREVEALED_LABEL = palette.INK, 'answer'  # every dot's colour and group, before the answer is revealed
+
+FONT = 20  # px: the axis, the legend, the subtitle; read from the back of a lecture hall (18 px at the least)
+TITLE = 26  # px: each plot's title, the grad asked
+WIDTH = 960  # px: each grad's plot
+DOT = 20  # px: a dot's width; answers within one dot's width of each other stack
+STACK = 18  # px between the dots of a stack, until the plot reaches its tallest
+HEIGHT = (120, 360)  # px: the shortest and the tallest a grad's plot is
+
+
+def window(values):
+    """(lo, hi): the scale's ends around `values`, the candidates: their span and as much again on each side, or their
+    size where that is more (right alone at 5 gets 0 to 10: room for answers near it, and for −5 at the edge's
+    triangle); ±1 around values that are all 0."""
+    lo, hi = min(values), max(values)
+    reach = max(hi - lo, abs(lo), abs(hi)) or 1.0
+    return lo - reach, hi + reach
+
+
+def _given(answers, node):
+    """The answers given for node's grad: a blank is none."""
+    return [said[node] for said in answers.values() if said.get(node) is not None]
+
+
+def _points(answers, question, lo, hi, revealed):
+    """A dot per answer given (a blank has none): where it is drawn (an answer beyond the window at its edge, as a
+    triangle pointing out), its stack level, its group's label (one label for all before `revealed`), and the
+    answer as the page writes it."""
+    order = list(GROUPS)
+    said = [(classify(a, question['candidates']), a) for a in _given(answers, question['node'])]
+    said.sort(key=lambda p: (order.index(p[0]), p[1] if p[1] == p[1] else 0.0))  # right at a stack's foot; nan as 0
+    points, stacks = [], {}
+    for group, answer in said:
+        inside = lo <= answer <= hi  # nan and ±inf are not
+        x = answer if inside else lo if answer < lo else hi
+        column = round((x - lo) / (hi - lo) * WIDTH / DOT)
+        stacks[column] = level = stacks.get(column, -1) + 1
+        points.append({
+            'x': x,
+            'level': level,
+            'group': GROUPS[group].label if revealed else UNREVEALED_LABEL,
+            'shape': 'circle' if inside else 'triangle-left' if x == lo else 'triangle-right',
+            'answer': number(answer),
+        })  # fmt: skip
+    return points
+
+
+def _plot(answers, question, colour, revealed):
+    """One grad's plot: its dots, and, revealed, the rule at the right value with its number above them."""
+    values = [value for _, value in question['candidates']]
+    if not values:  # no finite grad (nan, inf): the answers' middle, else 0
+        given = [a for a in _given(answers, question['node']) if math.isfinite(a)]
+        values = [statistics.median(given) if given else 0.0]
+    lo, hi = window(values)
+    points = _points(answers, question, lo, hi, revealed)
+    outside = sum(p['shape'] != 'circle' for p in points)
+    subtitle = f'{len(points)} answer{"s" if len(points) != 1 else ""}'
+    if outside:
+        subtitle += f' · {outside} off the scale ({number(lo)} to {number(hi)}), drawn at its edge'
+    tallest = max((p['level'] for p in points), default=0)
+    layers = []
+    right = next((value for group, value in question['candidates'] if group == 'right'), None)
+    if revealed and right is not None:  # the rule behind the dots, its number in the free row above them
+        mark = {'values': [{'x': right, 'says': f'right: {number(right)}'}]}
+        layers += [
+            {'data': mark, 'mark': {'type': 'rule', 'color': palette.INK, 'strokeWidth': 3, 'strokeDash': [10, 6]}},
+            {'data': mark, 'mark': {'type': 'text', 'color': palette.INK, 'fontSize': FONT, 'fontWeight': 'bold',
+                                    'align': 'left', 'baseline': 'top', 'dx': 8, 'y': 0},
+             'encoding': {'text': {'field': 'says'}}},
+        ]  # fmt: skip
+    layers.append({
+        'data': {'values': points},
+        'mark': {'type': 'point', 'filled': True, 'size': DOT**2 * 0.8, 'opacity': 1,
+                 'stroke': palette.INK, 'strokeWidth': 1},
+        'encoding': {
+            'y': {'field': 'level', 'type': 'quantitative', 'axis': None,  # a row free above the tallest stack
+                  'scale': {'domain': [-0.6, max(tallest, 3) + 1.6], 'nice': False, 'zero': False}},
+            'color': colour,
+            'shape': {'field': 'shape', 'type': 'nominal', 'scale': None},
+            'tooltip': [{'field': 'answer', 'title': 'answer'}, {'field': 'group', 'title': 'group'}],
+        },
+    })  # fmt: skip
+    return {
+        'title': {'text': question['label'], 'subtitle': subtitle},
+        'width': WIDTH,
+        'height': min(max(HEIGHT[0], STACK * (tallest + 3)), HEIGHT[1]),
+        'encoding': {  # shared by the layers: one x scale, the window, whatever the data
+            'x': {
+                'field': 'x',
+                'type': 'quantitative',
+                'title': None,
+                'scale': {'domain': [lo, hi], 'nice': False, 'zero': False},
+                'axis': {'labelExpr': "replace(datum.label, '-', '−')", 'grid': False},
+            },  # the page's minus
+        },  # fmt: skip
+        'layer': layers,
+    }
+
+
+def spread_spec(answers, asked, revealed):
+    """The room's answers as a Vega-Lite spec (a dict, JSON as it is): a dot plot per asked grad, one above the other.
+    `answers` {student: {node: number}}, `asked` engine.answers.candidates()' list; `revealed`: the dots take their
+    group's colour, under a legend of the groups the plots can show, and a rule marks the right value."""
+    if revealed:  # the groups any asked grad has a value for, and other
+        groups = [g for g in COLOURS if g == 'other' or any(g == c for q in asked for c, _ in q['candidates'])]
+        colour = {'field': 'group', 'type': 'nominal', 'title': None,
+                  'scale': {'domain': [GROUPS[g].label for g in groups], 'range': [COLOURS[g] for g in groups]},
+                  'legend': {'orient': 'top', 'direction': 'horizontal', 'symbolSize': DOT**2}}  # fmt: skip
+    else:
+        colour = {'field': 'group', 'type': 'nominal', 'legend': None,
+                  'scale': {'domain': [UNREVEALED_LABEL], 'range': [UNREVEALED]}}  # fmt: skip
+    return {
+        '$schema': 'https://vega.github.io/schema/vega-lite/v6.json',  # Streamlit's
+        'vconcat': [_plot(answers, question, colour, revealed) for question in asked],
+        'resolve': {'scale': {'x': 'independent', 'y': 'independent', 'color': 'shared'}},  # a scale per grad
+        'spacing': 40,
+        'config': {
+            'font': 'Source Sans, sans-serif',  # the page's, as the other plots' (palette.PLOT_FONT)
+            'axis': {'labelFontSize': FONT, 'titleFontSize': FONT, 'labelColor': palette.INK},
+            'legend': {'labelFontSize': FONT, 'titleFontSize': FONT, 'labelColor': palette.INK},
+            'title': {
+                'fontSize': TITLE,
+                'subtitleFontSize': FONT,
+                'anchor': 'start',
+                'color': palette.INK,
+                'subtitleColor': palette.SECONDARY,
+            },
+            'view': {'stroke': None},
+        },  # fmt: skip
+    }
+
+
+def groups_lines(tally):
+    """engine.answers.tally()'s counts as a line per asked grad, its groups with any answers in GROUPS' order:
+    'a.grad: 14 right · 6 forgot out.grad · 3 = for += · 1 other'; 'a.grad: no answers yet' where none came."""
+    lines = []
+    for (_, label), rows in tally.groupby(['node', 'label'], sort=False):
+        counts = [f'{n} {group}' for group, n in zip(rows['group label'], rows['count']) if n]
+        lines.append(f'{label}: {" · ".join(counts) or "no answers yet"}')
+    return lines
