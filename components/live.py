@@ -21,7 +21,7 @@ from server.live import ROOMS, api_path
 from server.rooms import RoomError, normal_code
 from view.explanation import chain_rule_lines, owner
 from view.numbers import number
-from view.room_answers import groups_lines, spread_spec
+from view.room_answers import groups_lines, spread_spec, tally
 
 LECTURER = 'class_lecturer'  # session state: (code, secret) of the class this page leads
 JOINED = 'class_joined'  # session state: the code of the class this page follows
@@ -170,8 +170,8 @@ def _ask_button(scene, code, secret, at):
         return
     node = scene.trace.nodes[scene.frames[k].node]
     label = f'Ask the room: the grads {owner(node.name)}’s _backward writes'
-    if st.button(label, icon=':material/quiz:', key='ask_room', type='primary',
-                 help='Every phone asks for them; the projector shows the answers as they come, until you reveal.'):  # fmt: skip
+    said = 'Every phone asks for them; the projector shows the answers as they come, until you reveal.'
+    if st.button(label, icon=':material/quiz:', key='ask_room', type='primary', help=said):
         asked = room_answers.candidates(scene.trace, scene.frames[k].steps_done - 1)
         try:
             ROOMS.ask(code, secret, frame=k, asked=asked)
@@ -188,7 +188,7 @@ def _question(scene, code, secret, question, given, students):
     names = ', '.join(item['label'] for item in question['asked'])
     whose = f' after {md(owner(node.name))}’s `_backward`' if node is not None else ''
     st.markdown(f'**Question {question["id"]}**: {md(names)}{whose} · **{len(given)} of {students}** answered')
-    table = room_answers.tally(given, question['asked'])
+    table = tally(given, question['asked'])
     chart, words = st.columns([3, 2])
     chart.vega_lite_chart(spread_spec(given, question['asked'], question['revealed']), height=220)
     with words:
@@ -229,7 +229,8 @@ def _bodies_sent(code, secret):
             continue
         line, show = st.columns([5, 1], vertical_alignment='center')
         line.markdown(f'**{count}** · {md(words.get(kind, kind))}')
-        if show.button('Show one', key=f'show_body:{kind}', help='One of these bodies, with no name, runs on the graph.'):
+        said = 'One of these bodies, with no name, runs on the graph.'
+        if show.button('Show one', key=f'show_body:{kind}', help=said):
             body = next(b for b in sent if kind in b['verdict'].split(','))
             for name, text in body['bodies'].items():
                 st.session_state[f'code_{name}'] = text

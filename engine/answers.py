@@ -2,7 +2,7 @@
 that gives it (each mistake's value worked out from the trace, as the op's own code computes the grad).
 
 A live class asks the whole room, at a backward step, for the grads it writes; candidates() says, for each, the
-value each mistake gives, classify() which one an answer is, tally() how many of the room made each."""
+value each mistake gives, classify() which one an answer is (view/room_answers.py counts the room's)."""
 
 import math
 from dataclasses import dataclass
@@ -105,20 +105,3 @@ def classify(answer, candidates):
     if answer is None:
         return 'blank'
     return next((group for group, value in candidates if is_right(answer, value)), 'other')
-
-
-def tally(answers, asked):
-    """How the room answered: `answers` {student: {node: number}} (a node as candidates() names it; a grad left out
-    is blank), `asked` what candidates() gave. A pandas DataFrame, a row per asked grad and group, every group in
-    GROUPS' order (zeros too): node, label, group, group label, count, and answered (that grad's answers, blank
-    ones not counted)."""
-    import pandas as pd  # here, not at the top: the rest of the engine is the standard library alone
-
-    rows = []
-    for question in asked:
-        counts = dict.fromkeys(GROUPS, 0)
-        for said in answers.values():
-            counts[classify(said.get(question['node']), question['candidates'])] += 1
-        answered = len(answers) - counts['blank']
-        rows += [(question['node'], question['label'], g, GROUPS[g].label, n, answered) for g, n in counts.items()]
-    return pd.DataFrame(rows, columns=['node', 'label', 'group', 'group label', 'count', 'answered'])

@@ -15,6 +15,8 @@ while the room still discusses. Revealed, each dot takes its group's colour, and
 import math
 import statistics
 
+import pandas as pd
+
 from engine.answers import GROUPS, classify
 from view import palette
 from view.numbers import number
@@ -160,8 +162,23 @@ def spread_spec(answers, asked, revealed):
     }
 
 
+def tally(answers, asked):
+    """How the room answered: `answers` {student: {node: number}} (a node as candidates() names it; a grad left out
+    is blank), `asked` what candidates() gave. A pandas DataFrame, a row per asked grad and group, every group in
+    GROUPS' order (zeros too): node, label, group, group label, count, and answered (that grad's answers, blank
+    ones not counted)."""
+    rows = []
+    for question in asked:
+        counts = dict.fromkeys(GROUPS, 0)
+        for said in answers.values():
+            counts[classify(said.get(question['node']), question['candidates'])] += 1
+        answered = len(answers) - counts['blank']
+        rows += [(question['node'], question['label'], g, GROUPS[g].label, n, answered) for g, n in counts.items()]
+    return pd.DataFrame(rows, columns=['node', 'label', 'group', 'group label', 'count', 'answered'])
+
+
 def groups_lines(tally):
-    """engine.answers.tally()'s counts as a line per asked grad, its groups with any answers in GROUPS' order:
+    """tally()'s counts as a line per asked grad, its groups with any answers in GROUPS' order:
     'a.grad: 14 right · 6 forgot out.grad · 3 = for += · 1 other'; 'a.grad: no answers yet' where none came."""
     lines = []
     for (_, label), rows in tally.groupby(['node', 'label'], sort=False):

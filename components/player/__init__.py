@@ -176,7 +176,8 @@ def graph_player(
     """
     head = {'layout': layout, 'speed': speed, 'answers': answers, 'goto': goto, 'present': present, 'table': table,
             'length': length, 'stem': stem, 'fonts': font_faces(),
-            'room': room and {**room, 'private': [*state.NOT_SCENARIO, *state.NOT_CLASS], 'own': state.OWN_WORK}}  # fmt: skip
+            'room': room and {**room, 'private': [*state.NOT_SCENARIO, *state.NOT_CLASS],
+                              'own': state.OWN_WORK}}  # fmt: skip
     name, encoded = graph
     sent = st.session_state.setdefault(SENT, [])
     if name in sent:  # the page has it

@@ -11,9 +11,9 @@ import altair as alt
 import pytest
 
 from engine import PRESETS, Value, assign, chain, numeric_grads, trace_backward
-from engine.answers import GROUPS, MISTAKES, candidates, classify, is_right, tally
+from engine.answers import GROUPS, MISTAKES, candidates, classify, is_right
 from engine.ops import OPS
-from view.room_answers import groups_lines, spread_spec, window
+from view.room_answers import groups_lines, spread_spec, tally, window
 
 EXERCISE = {'neuron': PRESETS['neuron'], 'reuse': PRESETS['reuse'], 'chain': chain(10)}
 
