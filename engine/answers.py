@@ -15,3 +15,15 @@ def is_right(answer, truth):
         return abs(answer) < 1e-9
     half_unit = 0.5 * 10 ** (math.floor(math.log10(abs(truth))) - (SIGNIFICANT - 1))
     return abs(answer - truth) <= half_unit * (1 + 1e-9)  # the margin: 0.7075 typed for 0.70745 is still right
+
+
+def classify(answer, candidates):
+    """Which of `candidates` (`[['right', 6.0], ['forgot', 3.0], ...]`, the right value first, then the values each
+    mistake gives) `answer` is: the first group whose value it is right for (is_right), 'blank' when there is no
+    answer (None), else 'other'."""
+    if answer is None:
+        return 'blank'
+    for group, value in candidates:
+        if is_right(answer, value):
+            return group
+    return 'other'
