@@ -10,7 +10,7 @@ import contextlib
 
 import streamlit as st
 
-from server.live import ROUTES
+from server.live import routes
 from server.streamlit_private import open_the_browser
 
 
@@ -21,4 +21,5 @@ async def opening_the_browser(app):
     yield
 
 
-app = st.App('app.py', routes=ROUTES, lifespan=opening_the_browser)
+# st.App serves its own routes at the root, not under server.baseUrlPath as Streamlit's: server/live.py puts them there
+app = st.App('app.py', routes=routes(), lifespan=opening_the_browser)

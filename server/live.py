@@ -1,10 +1,20 @@
-"""A live class's routes, as Starlette handlers for main.py's `st.App` (no Streamlit here):
+"""A live class's routes, as Starlette handlers for main.py's `st.App` (no Streamlit imported here but Streamlit's
+server.baseUrlPath, read when asked), under that base path (`api_path(code)`: '/course/api/class/K7QXM'):
 
-- GET /api/class/{code}/events: server-sent events, the class's state as JSON (`{"version", "scenario", "frame"}`)
-  with `id:` its version; the first event at once (a late or reconnected phone lands on the class's frame), one at
-  each step, a keepalive comment every 15 s, and an `ended` event when the room ends.
+- GET /api/class/{code}/events: server-sent events, the class's state as JSON (`{"version", "scenario", "frame",
+  "question"}`, the question as every phone sees it, server/rooms.py's public_question) with `id:` its version; the
+  first event at once (a late or reconnected phone lands on the class's frame), one at each change, a keepalive
+  comment every 15 s, and an `ended` event when the room ends. With `?student=ID` (a phone's page, its id kept in the
+  browser) the student joins the room at connect (409 when it is full), is seen again at each keepalive, and leaves
+  when the stream ends: the lecturer's count of students present.
 - POST /api/class/{code}/step: the lecturer's step, `{"scenario": {...}, "frame": k}`, with the lecturer's secret in
   the X-Class-Secret header (403 without it).
+- POST /api/class/{code}/answer: a student's answer to the question asked, `{"student": ID, "question": id,
+  "answers": {node: "as typed"}}`; `{"answers": {node: float}}` as kept, or `{"error": sentence}`.
+- GET /api/class/{code}/verdict?student=ID: the student's answers against the revealed question (Rooms.verdict).
+
+Asking, revealing and closing a question, and reading the answers, need the lecturer's secret: the lecturer's page
+calls them on ROOMS from Python, with no route. A student's request can only answer, and read its own verdict.
 
 One process-wide `Rooms` (ROOMS, server/rooms.py's open_rooms()). Per room, one watcher in the server's event loop
 reads the room's state and fans it out to every follower in this process: a step taken here wakes it at once, and it
@@ -13,14 +23,29 @@ reads the store every POLL_S besides, so that a step taken on another replica (R
 
 import asyncio
 import json
+import logging
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
-from server.rooms import BadState, NotLecturer, RoomEnded, RoomError, RoomNotFound, normal_code, open_rooms
+from server.rooms import (
+    STUDENT,
+    BadAnswer,
+    BadState,
+    NotInRoom,
+    NotLecturer,
+    RoomEnded,
+    RoomError,
+    RoomNotFound,
+    normal_code,
+    open_rooms,
+)
 
 KEEPALIVE_S = 15.0  # a comment line this often keeps a proxy's idle timeout (HAProxy's 60 s) from closing a stream
+# and marks the stream's student seen: within rooms.PRESENT_S (45 s) even when one keepalive is late
+MAX_POST_BYTES = 4096  # an answer (at most 8 grads, each a number as typed) is far less
+MAX_STEP_BYTES = 16384  # a step: the class's state, at most rooms.MAX_STATE_BYTES, in its JSON
 POLL_S = 0.5  # a watcher reads the store this often, for steps taken on other replicas
 SECRET_HEADER = 'X-Class-Secret'
 ROOMS = open_rooms()  # the server's rooms: the page (app.py's script threads) and these routes share them
@@ -28,7 +53,8 @@ ROOMS = open_rooms()  # the server's rooms: the page (app.py's script threads) a
 
 def event(state):
     """A ClassState as one server-sent event: its version as the event's id, the state as JSON."""
-    data = json.dumps({'version': state.version, 'scenario': state.scenario, 'frame': state.frame})
+    data = json.dumps({'version': state.version, 'scenario': state.scenario, 'frame': state.frame,
+                       'question': state.question})  # fmt: skip
     return f'id: {state.version}\ndata: {data}\n\n'
 
 
@@ -38,15 +64,52 @@ def ended_event(message):
 
 def status_of(error):
     """The HTTP status a RoomError answers with."""
-    if isinstance(error, NotLecturer):
+    if isinstance(error, (NotLecturer, NotInRoom)):
         return 403
     if isinstance(error, RoomEnded):
         return 410
     if isinstance(error, RoomNotFound):
         return 404
-    if isinstance(error, BadState):
+    if isinstance(error, (BadState, BadAnswer)):
         return 400
-    return 409
+    return 409  # full, a closed or revealed question, a verdict before the reveal, a flood
+
+
+def refused(error):
+    return JSONResponse({'error': str(error)}, status_code=status_of(error))
+
+
+def base_path():
+    """Streamlit's server.baseUrlPath as a path's start: '' or '/course'. Read when asked, so that importing this
+    module loads no Streamlit."""
+    import streamlit
+
+    base = (streamlit.get_option('server.baseUrlPath') or '').strip('/')
+    return f'/{base}' if base else ''
+
+
+def api_path(code):
+    """The path the browser fetches a room's routes under (`'/course/api/class/K7QXM'`, + '/events', '/answer',
+    ...): Streamlit serves st.App's own routes at the root whatever its base path, so main.py mounts these under it."""
+    return f'{base_path()}/api/class/{normal_code(code)}'
+
+
+async def read_json(request, limit, form):
+    """The request's body as JSON, read up to `limit` bytes and no further: (value, None), or (None, the response
+    refusing it: 413 too large, 400 not JSON, with `form` the sentence saying what JSON is wanted)."""
+    too_large = JSONResponse({'error': f'This request is over {limit:,} bytes.'}, status_code=413)
+    length = request.headers.get('content-length', '')
+    if length.isdigit() and int(length) > limit:
+        return None, too_large
+    body = b''
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            return None, too_large
+    try:
+        return json.loads(body), None
+    except (ValueError, RecursionError):  # RecursionError: 4,000 nested brackets
+        return None, JSONResponse({'error': form}, status_code=400)
 
 
 class Watcher:
@@ -97,17 +160,31 @@ class Live:
             if self.watchers.get(key) is watcher:
                 del self.watchers[key]
 
+    def leave(self, code, student, since):
+        try:
+            self.rooms.leave(code, student, since)
+        except Exception:  # the store is out of reach: the student drops out of the count after PRESENT_S anyway
+            logging.getLogger(__name__).warning('A student could not leave the class %s.', code, exc_info=True)
+
     async def events(self, request: Request):
+        student = request.query_params.get('student')
+        if student is not None and not STUDENT.fullmatch(student):
+            return JSONResponse({'error': 'This page lost its place in the class: open the join link again.'},
+                                status_code=400)  # fmt: skip
         try:
             code = normal_code(request.path_params['code'])
+            if student is not None:
+                await asyncio.to_thread(self.rooms.join, code, student)
             first = await asyncio.to_thread(self.rooms.state, code)
         except RoomError as error:
-            return JSONResponse({'error': str(error)}, status_code=status_of(error))
+            return refused(error)
+        seen = self.rooms.clock()  # when this stream last marked its student seen (Rooms.leave's `since`)
         watcher = self.watcher(code)
         watcher.tell(state=first)
         watcher.followers += 1
 
         async def stream():
+            nonlocal seen
             sent = 0
             try:
                 while True:
@@ -122,19 +199,29 @@ class Live:
                     try:
                         await asyncio.wait_for(watcher.changed.wait(), KEEPALIVE_S)
                     except TimeoutError:
+                        if student is not None:
+                            try:
+                                await asyncio.to_thread(self.rooms.seen, code, student)
+                                seen = self.rooms.clock()
+                            except RoomError:
+                                pass  # the room ended (the watcher tells), or filled while the student was unseen
                         yield ': keepalive\n\n'
             finally:
                 watcher.followers -= 1
                 self.forget(watcher)
+                if student is not None:
+                    # not awaited: a stream ends by its task being cancelled (the phone went away), and a cancelled
+                    # task awaits nothing more; the executor runs it all the same
+                    asyncio.get_running_loop().run_in_executor(None, self.leave, code, student, seen)
 
         headers = {'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no'}
         return StreamingResponse(stream(), media_type='text/event-stream', headers=headers)
 
     async def step(self, request: Request):
-        try:
-            posted = await request.json()
-        except ValueError:
-            return JSONResponse({'error': 'The step must be JSON: {"scenario": {...}, "frame": k}.'}, status_code=400)
+        form = 'The step must be JSON: {"scenario": {...}, "frame": k}.'
+        posted, refusal = await read_json(request, MAX_STEP_BYTES, form)
+        if refusal is not None:
+            return refusal
         if not isinstance(posted, dict):
             return JSONResponse({'error': 'The step must be a JSON object.'}, status_code=400)
         secret = request.headers.get(SECRET_HEADER, '')
@@ -142,18 +229,48 @@ class Live:
             code = normal_code(request.path_params['code'])
             state = await asyncio.to_thread(self.rooms.step, code, secret, posted.get('scenario'), posted.get('frame'))
         except RoomError as error:
-            return JSONResponse({'error': str(error)}, status_code=status_of(error))
+            return refused(error)
         watcher = self.watchers.get((id(asyncio.get_running_loop()), code))
         if watcher is not None:
             watcher.tell(state=state)  # this replica's followers at once
         return JSONResponse({'version': state.version})
 
-    def routes(self):
+    async def answer(self, request: Request):
+        form = 'The answer must be JSON: {"student": ..., "question": ..., "answers": {...}}.'
+        posted, refusal = await read_json(request, MAX_POST_BYTES, form)
+        if refusal is not None:
+            return refusal
+        if not isinstance(posted, dict):
+            return JSONResponse({'error': form}, status_code=400)
+        try:
+            code = normal_code(request.path_params['code'])
+            args = code, posted.get('student'), posted.get('question'), posted.get('answers')
+            answers = await asyncio.to_thread(self.rooms.answer, *args)
+        except RoomError as error:
+            return refused(error)
+        return JSONResponse({'answers': answers})
+
+    async def verdict(self, request: Request):
+        try:
+            code = normal_code(request.path_params['code'])
+            verdict = await asyncio.to_thread(self.rooms.verdict, code, request.query_params.get('student'))
+        except RoomError as error:
+            return refused(error)
+        return JSONResponse(verdict, headers={'Cache-Control': 'no-store'})
+
+    def routes(self, base=''):
+        """The routes, under `base` ('' or '/course': base_path())."""
         return [
-            Route('/api/class/{code}/events', self.events),
-            Route('/api/class/{code}/step', self.step, methods=['POST']),
+            Route(f'{base}/api/class/{{code}}/events', self.events),
+            Route(f'{base}/api/class/{{code}}/step', self.step, methods=['POST']),
+            Route(f'{base}/api/class/{{code}}/answer', self.answer, methods=['POST']),
+            Route(f'{base}/api/class/{{code}}/verdict', self.verdict),
         ]
 
 
 LIVE = Live(ROOMS)
-ROUTES = LIVE.routes()
+
+
+def routes():
+    """The server's routes, under Streamlit's base path (main.py's st.App, once Streamlit has read its config)."""
+    return LIVE.routes(base_path())

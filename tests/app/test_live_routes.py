@@ -1,16 +1,23 @@
 """The live class's routes (server/live.py), called as the server calls them (ASGI, in an event loop; Starlette's
-TestClient needs httpx, which this project does not install): the events' first state at once, and the lecturer's
-step with the right secret and a wrong one."""
+TestClient needs httpx, which this project does not install): the events' first state at once, a student's stream
+joining and leaving the room, the lecturer's step with the right secret and a wrong one, a student's answer and
+verdict, and the routes' path under Streamlit's base path."""
 
 import asyncio
 import json
 
+import pytest
+import streamlit
 from starlette.applications import Starlette
 
-from server.live import SECRET_HEADER, Live
+from server import live as live_module
+from server.live import SECRET_HEADER, Live, api_path, base_path
 from server.rooms import Rooms
 
 SCENARIO = {'expr': 'reuse', 'v.a': '3'}
+# hand-written: a's grad is 6, forgetting the reuse gives 3
+ASKED = [{'node': 'a', 'label': 'a.grad', 'candidates': [['right', 6.0], ['forgot', 3.0]]}]
+ANA = 'ana-phone-0001'
 
 
 class Response:
@@ -38,12 +45,7 @@ class Client:
         return self.request('POST', path, body, {'content-type': 'application/json', **(headers or {})})
 
     async def _request(self, method, path, body, headers):
-        scope = {
-            'type': 'http', 'asgi': {'version': '3.0'}, 'http_version': '1.1', 'method': method, 'scheme': 'http',
-            'path': path, 'raw_path': path.encode(), 'query_string': b'', 'root_path': '',
-            'headers': [(k.lower().encode(), v.encode()) for k, v in headers.items()],
-            'client': ('127.0.0.1', 1), 'server': ('127.0.0.1', 80),
-        }  # fmt: skip
+        scope = http_scope(method, path, headers)
         sent, done = [], asyncio.Event()
         got = {'status': None, 'headers': {}, 'body': b''}
         messages = [{'type': 'http.request', 'body': body, 'more_body': False}]
@@ -75,9 +77,61 @@ class Client:
         return Response(got['status'], got['headers'], got['body'].decode())
 
 
-def client():
-    live = Live(Rooms())
+def http_scope(method, path, headers=None):
+    path, _, query = path.partition('?')
+    return {
+        'type': 'http', 'asgi': {'version': '3.0'}, 'http_version': '1.1', 'method': method, 'scheme': 'http',
+        'path': path, 'raw_path': path.encode(), 'query_string': query.encode(), 'root_path': '',
+        'headers': [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()],
+        'client': ('127.0.0.1', 1), 'server': ('127.0.0.1', 80),
+    }  # fmt: skip
+
+
+class Stream:
+    """An event stream held open, in the running event loop: `await stream.until(test)` waits for its body to pass
+    `test`; `await stream.close()` is the phone going away."""
+
+    def __init__(self, app, path):
+        self.body, self.gone, self.grew = '', asyncio.Event(), asyncio.Event()
+        self.messages = [{'type': 'http.request', 'body': b'', 'more_body': False}]
+        self.task = asyncio.create_task(app(http_scope('GET', path), self.receive, self.send))
+
+    async def receive(self):
+        if self.messages:
+            return self.messages.pop(0)
+        await self.gone.wait()
+        return {'type': 'http.disconnect'}
+
+    async def send(self, message):
+        self.body += message.get('body', b'').decode()
+        self.grew.set()
+
+    async def until(self, test):
+        while not test(self.body):
+            self.grew.clear()
+            await asyncio.wait_for(self.grew.wait(), 5)
+
+    async def close(self):
+        self.gone.set()
+        await asyncio.wait_for(self.task, 5)
+
+
+class Clock:
+    def __init__(self):
+        self.now = 1_000_000.0
+
+    def __call__(self):
+        return self.now
+
+
+def client(**options):
+    live = Live(Rooms(**options))
     return live, Client(Starlette(routes=live.routes()))
+
+
+def data(response):
+    """The JSON of a stream's first event."""
+    return json.loads(response.body.split('\n\n')[0].splitlines()[1].removeprefix('data: '))
 
 
 def first_event(test, code):
@@ -93,7 +147,82 @@ def test_events_start_with_the_class_state():
     lecturer = live.rooms.create(SCENARIO, frame=4)
     lines = first_event(test, lecturer.code.lower())  # the code as typed
     assert lines[0] == 'id: 1'
-    assert json.loads(lines[1].removeprefix('data: ')) == {'version': 1, 'scenario': SCENARIO, 'frame': 4}
+    assert json.loads(lines[1].removeprefix('data: ')) == {
+        'version': 1,
+        'scenario': SCENARIO,
+        'frame': 4,
+        'question': None,
+    }
+
+
+def test_events_carry_the_question_as_the_phones_see_it():
+    live, test = client()
+    lecturer = live.rooms.create(SCENARIO, frame=4)
+    live.rooms.ask(lecturer.code, lecturer.secret, 5, ASKED)
+    question = {'id': 1, 'frame': 5, 'asked': [{'node': 'a', 'label': 'a.grad'}], 'revealed': False}
+    assert data(test.get(f'/api/class/{lecturer.code}/events')) == {
+        'version': 2,
+        'scenario': SCENARIO,
+        'frame': 4,
+        'question': question,
+    }
+    live.rooms.reveal(lecturer.code, lecturer.secret)
+    revealed = data(test.get(f'/api/class/{lecturer.code}/events'))['question']
+    assert revealed == {**question, 'asked': [{'node': 'a', 'label': 'a.grad', 'right': 6.0}], 'revealed': True}
+
+
+def test_a_students_stream_joins_the_room_and_leaves_it_when_the_phone_goes():
+    live, _ = client()
+    app = Starlette(routes=live.routes())
+    code = live.rooms.create(SCENARIO).code
+
+    async def follow():
+        stream = Stream(app, f'/api/class/{code}/events?student={ANA}')
+        await stream.until(lambda body: '\n\n' in body)
+        assert live.rooms.students(code) == 1
+        lecturer = Stream(app, f'/api/class/{code}/events')  # no student: the lecturer's page, or an old one
+        await lecturer.until(lambda body: '\n\n' in body)
+        assert live.rooms.students(code) == 1
+        await lecturer.close()
+        await stream.close()
+
+    asyncio.run(follow())  # returns once the leave, in the executor, is done
+    assert live.rooms.students(code) == 0
+
+
+def test_a_stream_marks_its_student_seen_at_each_keepalive(monkeypatch):
+    monkeypatch.setattr(live_module, 'KEEPALIVE_S', 0.02)
+    clock = Clock()
+    live, _ = client(clock=clock)
+    app = Starlette(routes=live.routes())
+    code = live.rooms.create(SCENARIO).code
+    gone = live.rooms.join(code)  # a phone whose replica died: no keepalive marks it
+
+    async def follow():
+        stream = Stream(app, f'/api/class/{code}/events?student={ANA}')
+        await stream.until(lambda body: '\n\n' in body)
+        for _ in range(3):
+            clock.now += 30
+            kept = stream.body.count('keepalive')
+            # two more: one at least marked the student seen after the clock moved
+            await stream.until(lambda body, kept=kept: body.count('keepalive') >= kept + 2)
+        assert live.rooms.students(code) == 1  # ANA seen within 30 s; `gone` 90 s ago
+        await stream.close()
+
+    asyncio.run(follow())
+    assert live.rooms.students(code) == 0
+    assert live.rooms.join(code, gone) == gone  # back: counted once more
+
+
+def test_a_full_room_or_a_made_up_student_id_is_refused_before_the_stream():
+    live, test = client(max_students=1)
+    code = live.rooms.create(SCENARIO).code
+    live.rooms.join(code)
+    full = test.get(f'/api/class/{code}/events?student={ANA}')
+    assert full.status_code == 409 and full.json() == {'error': f'The class {code} is full: it holds 1 students.'}
+    made_up = test.get(f'/api/class/{code}/events?student=no!')
+    assert made_up.status_code == 400 and 'open the join link again' in made_up.json()['error']
+    assert live.rooms.students(code) == 1
 
 
 def test_a_step_with_the_secret_moves_the_class_and_a_wrong_one_is_refused():
@@ -124,3 +253,100 @@ def test_bad_codes_bad_bodies_and_ended_rooms():
     live.rooms.close(lecturer.code, lecturer.secret)
     assert test.get(f'/api/class/{lecturer.code}/events').status_code == 410
     assert test.post(url, json={'scenario': SCENARIO, 'frame': 1}, headers=headers).status_code == 410
+
+
+@pytest.fixture
+def asked():
+    """A room asked ASKED, ANA in it: (live, test client, the lecturer, the answer route's path)."""
+    live, test = client()
+    lecturer = live.rooms.create(SCENARIO)
+    live.rooms.join(lecturer.code, ANA)
+    live.rooms.ask(lecturer.code, lecturer.secret, 0, ASKED)
+    return live, test, lecturer, f'/api/class/{lecturer.code}/answer'
+
+
+def test_an_answer_posted_is_kept_and_sent_back_as_numbers(asked):
+    live, test, lecturer, url = asked
+    response = test.post(url, json={'student': ANA, 'question': 1, 'answers': {'a': ' 6,0 '}})
+    assert response.status_code == 200 and response.json() == {'answers': {'a': 6.0}}
+    assert live.rooms.answers(lecturer.code, lecturer.secret)[1] == {ANA: {'a': 6.0}}
+
+
+@pytest.mark.parametrize(
+    'body, status, error',
+    [
+        (b'not json', 400, 'The answer must be JSON: {"student": ..., "question": ..., "answers": {...}}.'),
+        (b'[1, 2]', 400, 'The answer must be JSON'),
+        (b'\xff\xfe', 400, 'The answer must be JSON'),
+        (b'[' * 4000 + b']' * 4, 400, 'The answer must be JSON'),
+        (json.dumps({'student': ANA, 'question': 1, 'answers': {'a': 'x' * 5000}}).encode(), 413,
+         'This request is over 4,096 bytes.'),
+        (json.dumps({'student': ANA, 'question': 1, 'answers': {'a': 'six'}}).encode(), 400,
+         "Your answer for a.grad, 'six', is not a number."),
+        (b'{"student": "ana-phone-0001", "question": 1, "answers": {"a": NaN}}', 400, 'is not a number'),
+        (b'{"student": "ana-phone-0001", "question": 1, "answers": {"a": 1e999}}', 400, 'is too large'),
+        (json.dumps({'student': ANA, 'question': 2, 'answers': {'a': '6'}}).encode(), 409,
+         'That question is closed: answer the one on the projector.'),
+        (json.dumps({'student': 'bo-phone-00002', 'question': 1, 'answers': {'a': '6'}}).encode(), 403,
+         'reload it to join again'),
+        (json.dumps({'question': 1, 'answers': {'a': '6'}}).encode(), 403, 'open the join link again'),
+    ],
+)  # fmt: skip
+def test_an_answer_that_cannot_be_taken_is_refused_with_its_status_and_sentence(asked, body, status, error):
+    live, test, lecturer, url = asked
+    response = test.post(url, content=body)
+    assert response.status_code == status and error in response.json()['error']
+    assert live.rooms.answers(lecturer.code, lecturer.secret)[1] == {}
+
+
+def test_an_answer_declared_too_large_is_refused_before_it_is_read(asked):
+    _, test, _, url = asked
+    response = test.post(url, content=b'{}', headers={'content-length': '100000'})
+    assert response.status_code == 413
+
+
+def test_an_answer_after_the_reveal_is_refused_and_the_verdict_given(asked):
+    live, test, lecturer, url = asked
+    verdict = f'/api/class/{lecturer.code}/verdict?student={ANA}'
+    test.post(url, json={'student': ANA, 'question': 1, 'answers': {'a': '3'}})
+    early = test.get(verdict)
+    assert early.status_code == 409 and early.json() == {'error': 'The answers are not revealed yet.'}
+    live.rooms.reveal(lecturer.code, lecturer.secret)
+    late = test.post(url, json={'student': ANA, 'question': 1, 'answers': {'a': '6'}})
+    assert late.status_code == 409 and late.json() == {'error': 'The answers are revealed: yours was not counted.'}
+    response = test.get(verdict)
+    assert response.status_code == 200 and response.headers['cache-control'] == 'no-store'
+    assert response.json() == {
+        'question': 1,
+        'asked': [{'node': 'a', 'label': 'a.grad', 'answer': 3.0, 'group': 'forgot', 'right': 6.0}],
+    }
+    assert test.get(f'/api/class/{lecturer.code}/verdict').status_code == 403  # no student id
+
+
+def test_a_student_can_neither_ask_reveal_nor_close_a_question(asked):
+    live, test, lecturer, _ = asked
+    for action in ('ask', 'reveal', 'close', 'close_question', 'answers'):
+        response = test.post(f'/api/class/{lecturer.code}/{action}', json={'frame': 1, 'asked': ASKED})
+        assert response.status_code == 404
+    state = live.rooms.state(lecturer.code)
+    assert state.version == 2 and not state.question['revealed']
+
+
+@pytest.mark.parametrize(
+    'base, path',
+    [('', '/api/class/K7QXM'), ('course', '/course/api/class/K7QXM'), ('/course/', '/course/api/class/K7QXM'),
+     ('a/b', '/a/b/api/class/K7QXM')],
+)  # fmt: skip
+def test_the_api_path_starts_with_streamlits_base_path(base, path):
+    before = streamlit.config.get_option('server.baseUrlPath')
+    streamlit.config.set_option('server.baseUrlPath', base)
+    try:
+        assert api_path(' k7q-xm ') == path
+        live, _ = client()
+        code = live.rooms.create(SCENARIO).code
+        test = Client(Starlette(routes=live.routes(base_path())))
+        assert test.get(f'{api_path(code)}/events').status_code == 200
+        if base:
+            assert test.get(f'/api/class/{code}/events').status_code == 404
+    finally:
+        streamlit.config.set_option('server.baseUrlPath', before)

@@ -62,7 +62,14 @@ def test_the_redis_url_in_the_environment_puts_the_rooms_in_redis(redis_url, mon
 def test_redis_forgets_an_ended_room_by_itself(make_rooms, redis_url):
     rooms = make_rooms(idle=1, ended_keep=1)
     room = rooms.create(SCENARIO)
-    rooms.join(room.code)
+    ana = rooms.join(room.code)
+    rooms.ask(room.code, room.secret, 0, [{'node': 'a', 'label': 'a', 'candidates': [['right', 1.0]]}])
+    rooms.answer(room.code, ana, 1, {'a': '1'})
+    rooms.send_bodies(room.code, ana, {'tanh': 'pass'}, 'right')
     client = redis.Redis.from_url(redis_url)
-    assert 0 < client.ttl(f'backprop:room:{room.code}') <= 3
-    assert 0 < client.ttl(f'backprop:room:{room.code}:students') <= 3
+    keys = {k.decode() for k in client.keys(f'backprop:room:{room.code}*')}
+    own = ['present', 'answers', 'answers:changes', 'bodies', 'bodies:changes']
+    assert keys == {f'backprop:room:{room.code}', *(f'backprop:room:{room.code}:{name}' for name in own)}
+    assert all(0 < client.ttl(k) <= 3 for k in keys)
+    rooms.close(room.code, room.secret)
+    assert {k.decode() for k in client.keys(f'backprop:room:{room.code}*')} == {f'backprop:room:{room.code}'}

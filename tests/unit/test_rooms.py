@@ -1,7 +1,9 @@
 """A live class's rooms (server/rooms.py), in the process's memory: create, join, follow, step, close, an idle hour,
-and every refusal. tests/app/test_rooms_redis.py runs these same tests against a real redis-server, its `make_rooms`
+the students present, a question asked of the room with its answers and verdicts, code sent to the class, and every
+refusal. tests/app/test_rooms_redis.py runs these same tests against a real redis-server, its `make_rooms`
 fixture handing out Rooms on one Redis as two replicas would hold them."""
 
+import re
 import threading
 
 import pytest
@@ -10,9 +12,17 @@ from server import rooms as rooms_module
 from server.rooms import (
     ALPHABET,
     CODE_LENGTH,
+    MAX_CHANGES,
+    PRESENT_S,
+    BadAnswer,
     BadState,
+    Flood,
     MemoryBackend,
+    NotInRoom,
     NotLecturer,
+    NotRevealed,
+    QuestionClosed,
+    Revealed,
     RoomEnded,
     RoomError,
     RoomFull,
@@ -242,7 +252,19 @@ def test_a_student_id_the_page_did_not_make_is_refused(rooms, student):
 
 
 def test_every_refusal_is_a_room_error_with_a_sentence():
-    for error in (RoomNotFound, NotLecturer, RoomFull, TooManyRooms, BadState):
+    for error in (
+        RoomNotFound,
+        NotLecturer,
+        NotInRoom,
+        RoomFull,
+        TooManyRooms,
+        BadState,
+        BadAnswer,
+        QuestionClosed,
+        Revealed,
+        NotRevealed,
+        Flood,
+    ):
         assert issubclass(error, RoomError)
     assert str(RoomEnded('ABCDE', 'idle')).endswith('.')
 
@@ -286,3 +308,441 @@ def test_a_flood_of_joins_fills_the_room_to_its_cap_and_no_further(make_rooms):
 def test_without_a_redis_url_the_rooms_are_in_the_process(monkeypatch):
     monkeypatch.delenv(rooms_module.ENV, raising=False)
     assert isinstance(open_rooms().backend, MemoryBackend)
+
+
+# --- presence: the students seen in the last PRESENT_S seconds --------------------------------------------------
+
+
+def test_a_student_unseen_for_more_than_45_s_is_not_counted_and_counts_once_on_rejoining(make_rooms, clock):
+    lecturer, other = make_rooms(), make_rooms()
+    code = lecturer.create(SCENARIO).code
+    ana = lecturer.join(code)
+    lecturer.join(code)  # bo
+    clock.now += 30
+    other.seen(code, ana)  # ana's stream's keepalive, on another replica
+    clock.now += 16  # bo last seen 46 s ago, ana 16 s ago
+    assert lecturer.students(code) == 1
+    clock.now += 30  # ana 46 s ago too
+    assert other.students(code) == 0
+    assert other.join(code, ana) == ana and lecturer.join(code, ana) == ana  # a reload: the page keeps its id
+    assert lecturer.students(code) == 1
+
+
+def test_a_student_seen_exactly_45_s_ago_is_still_counted(rooms, clock):
+    code = rooms.create(SCENARIO).code
+    rooms.join(code)
+    clock.now += PRESENT_S
+    assert rooms.students(code) == 1
+
+
+def test_the_cap_counts_present_students_so_leaving_or_dropping_out_frees_a_seat(make_rooms, clock):
+    rooms = make_rooms(max_students=2)
+    code = rooms.create(SCENARIO).code
+    ana, bo = rooms.join(code), rooms.join(code)
+    with pytest.raises(RoomFull):
+        rooms.join(code)
+    rooms.leave(code, ana)
+    cy = rooms.join(code)
+    clock.now += 40
+    rooms.seen(code, cy)
+    clock.now += 10  # bo unseen for 50 s: their replica died
+    rooms.join(code)
+    with pytest.raises(RoomFull):
+        rooms.join(code, bo)  # back, and the room is full again
+    assert rooms.students(code) == 2
+
+
+def test_a_stream_that_ends_after_its_student_reconnected_elsewhere_does_not_take_them_out(make_rooms, clock):
+    first, second = make_rooms(), make_rooms()
+    code = first.create(SCENARIO).code
+    ana = first.join(code)
+    last = clock.now  # when the old stream last marked ana seen
+    clock.now += 5
+    second.join(code, ana)  # the phone reconnected to another replica
+    first.leave(code, ana, since=last)  # the old stream ends only now
+    assert first.students(code) == 1
+    second.leave(code, ana, since=clock.now)  # the new one ends: nothing marked ana since
+    assert first.students(code) == 0
+
+
+def test_seen_refuses_an_id_the_page_did_not_make_and_an_ended_room(rooms):
+    room = rooms.create(SCENARIO)
+    with pytest.raises(NotInRoom, match='open the join link again'):
+        rooms.seen(room.code, 'short')
+    rooms.close(room.code, room.secret)
+    with pytest.raises(RoomEnded):
+        rooms.seen(room.code, 'a-student-id')
+
+
+# --- asking the room ---------------------------------------------------------------------------------------------
+# hand-written candidates: a's grad is 6, forgetting the reuse gives 3, the `=` bug 2; b's is -0.5, its sign slip 0.5
+ASKED = [
+    {'node': 'a', 'label': 'a.grad', 'candidates': [['right', 6.0], ['forgot', 3.0], ['assign', 2.0]]},
+    {'node': 'b', 'label': 'b.grad', 'candidates': [['right', -0.5], ['sign', 0.5]]},
+]
+SHOWN = [{'node': 'a', 'label': 'a.grad'}, {'node': 'b', 'label': 'b.grad'}]
+
+
+@pytest.fixture
+def asked(make_rooms):
+    """A room asked ASKED at frame 7, with two students in it: (rooms, room, ana, bo)."""
+    rooms = make_rooms()
+    room = rooms.create(SCENARIO)
+    ana, bo = rooms.join(room.code), rooms.join(room.code)
+    rooms.ask(room.code, room.secret, 7, ASKED)
+    return rooms, room, ana, bo
+
+
+def test_asking_opens_question_1_for_every_phone_without_its_candidates(make_rooms):
+    lecturer, student = make_rooms(), make_rooms()
+    room = lecturer.create(SCENARIO, frame=3)
+    assert lecturer.state(room.code).question is None
+    state = lecturer.ask(room.code, room.secret, 7, ASKED)
+    question = {'id': 1, 'frame': 7, 'asked': SHOWN, 'revealed': False}
+    assert (state.version, state.frame, state.question) == (2, 3, question)  # the class's frame is the step's
+    assert student.state(room.code) == state
+    assert 'candidates' not in repr(student.state(room.code)) and 'forgot' not in repr(student.state(room.code))
+
+
+def test_a_new_question_replaces_the_open_one_and_forgets_its_answers(asked):
+    rooms, room, ana, _ = asked
+    rooms.answer(room.code, ana, 1, {'a': '6'})
+    state = rooms.ask(room.code, room.secret, 9, ASKED[:1])
+    assert state.version == 3 and state.question == {'id': 2, 'frame': 9, 'asked': SHOWN[:1], 'revealed': False}
+    question, answers = rooms.answers(room.code, room.secret)
+    assert question == {'id': 2, 'frame': 9, 'asked': ASKED[:1], 'revealed': False} and answers == {}
+
+
+def test_a_step_keeps_the_question_on_the_phones(asked):
+    rooms, room, *_ = asked
+    state = rooms.step(room.code, room.secret, SCENARIO, 8)
+    assert state.version == 3 and state.question['id'] == 1
+    assert rooms.state(room.code) == state
+
+
+def test_answers_from_two_replicas_reach_the_lecturer_as_floats(asked, make_rooms):
+    rooms, room, ana, bo = asked
+    other = make_rooms()  # bo's phone is on another replica
+    assert rooms.answer(room.code, ana, 1, {'a': '6', 'b': ' -0.5 '}) == {'a': 6.0, 'b': -0.5}
+    assert other.answer(room.code, bo, 1, {'a': 3}) == {'a': 3.0}
+    question, answers = other.answers(room.code, room.secret)
+    assert question == {'id': 1, 'frame': 7, 'asked': ASKED, 'revealed': False}
+    assert answers == {ana: {'a': 6.0, 'b': -0.5}, bo: {'a': 3.0}}
+
+
+@pytest.mark.parametrize(
+    'typed, number',
+    [('-0.5', -0.5), ('1e-3', 0.001), (' 3 ', 3.0), ('6,5', 6.5), ('\u22122', -2.0), ('+.25', 0.25), ('7.', 7.0),
+     (2, 2.0), (-0.125, -0.125), ('1E3', 1000.0), ('1000000000', 1e9)],
+)  # fmt: skip
+def test_an_answer_is_read_as_typed_on_a_phone(asked, typed, number):
+    rooms, room, ana, _ = asked
+    assert rooms.answer(room.code, ana, 1, {'a': typed}) == {'a': number}
+
+
+@pytest.mark.parametrize(
+    'typed, message',
+    [
+        ('abc', "Your answer for a.grad, 'abc', is not a number."),
+        ('6,5.1', 'is not a number'),  # a comma and a dot: which is the decimal point?
+        ('1,000,5', 'is not a number'),
+        ('nan', 'is not a number'),
+        ('inf', 'is not a number'),
+        ('-infinity', 'is not a number'),
+        ('1_000', 'is not a number'),
+        ('0x10', 'is not a number'),
+        ('1 2', 'is not a number'),
+        ([6], 'is not a number'),
+        (True, 'is not a number'),
+        (float('nan'), 'is not a number'),
+        (float('inf'), 'is too large: a grad here is at most 1,000,000,000 in size.'),
+        (10**400, 'is too large'),
+        ('1e999', 'is too large'),
+        ('-2e9', 'is too large'),
+        ('1000000001', 'is too large'),
+    ],
+)
+def test_an_answer_that_is_not_a_number_or_too_large_is_refused_with_a_sentence(asked, typed, message):
+    rooms, room, ana, _ = asked
+    with pytest.raises(BadAnswer, match=re.escape(message)):
+        rooms.answer(room.code, ana, 1, {'a': typed, 'b': '0.5'})
+    assert rooms.answers(room.code, room.secret)[1] == {}
+
+
+def test_blank_answers_are_left_out_but_one_is_needed(asked):
+    rooms, room, ana, _ = asked
+    assert rooms.answer(room.code, ana, 1, {'a': '  ', 'b': '0.5'}) == {'b': 0.5}
+    for blank in ({'a': '', 'b': None}, {}):
+        with pytest.raises(BadAnswer, match='Type a number for at least one grad before you send.'):
+            rooms.answer(room.code, ana, 1, blank)
+
+
+def test_an_answer_for_a_grad_not_asked_is_refused(asked):
+    rooms, room, ana, _ = asked
+    with pytest.raises(BadAnswer, match="The question asks for no grad called 'c': reload the page."):
+        rooms.answer(room.code, ana, 1, {'a': '6', 'c': '1'})
+    with pytest.raises(BadAnswer, match='a grad name for each number'):
+        rooms.answer(room.code, ana, 1, ['6'])
+
+
+def test_a_changed_answer_replaces_the_first_and_counts_once(asked):
+    rooms, room, ana, _ = asked
+    rooms.answer(room.code, ana, 1, {'a': '3'})
+    rooms.answer(room.code, ana, 1, {'a': '6', 'b': '-0.5'})
+    assert rooms.answers(room.code, room.secret)[1] == {ana: {'a': 6.0, 'b': -0.5}}
+
+
+def test_an_answer_after_the_reveal_is_refused_and_not_counted(asked):
+    rooms, room, ana, bo = asked
+    rooms.answer(room.code, ana, 1, {'a': '6'})
+    state = rooms.reveal(room.code, room.secret)
+    assert state.version == 3
+    for student, answer in ((ana, {'a': '3'}), (bo, {'a': '6'})):
+        with pytest.raises(Revealed, match='The answers are revealed: yours was not counted.'):
+            rooms.answer(room.code, student, 1, answer)
+    assert rooms.answers(room.code, room.secret)[1] == {ana: {'a': 6.0}}
+
+
+@pytest.mark.parametrize('question_id', [0, 2, '1', None, True, 1.5])
+def test_an_answer_to_another_question_than_the_open_one_is_refused(asked, question_id):
+    rooms, room, ana, _ = asked
+    with pytest.raises(QuestionClosed, match='That question is closed: answer the one on the projector.'):
+        rooms.answer(room.code, ana, question_id, {'a': '6'})
+
+
+def test_an_answer_to_a_question_replaced_or_closed_is_refused(asked):
+    rooms, room, ana, _ = asked
+    rooms.ask(room.code, room.secret, 8, ASKED)
+    with pytest.raises(QuestionClosed, match='That question is closed'):
+        rooms.answer(room.code, ana, 1, {'a': '6'})
+    rooms.answer(room.code, ana, 2, {'a': '6'})
+    state = rooms.close_question(room.code, room.secret)
+    assert state.question is None and state.version == 4
+    with pytest.raises(QuestionClosed, match='That question is closed'):
+        rooms.answer(room.code, ana, 2, {'a': '6'})
+    assert rooms.answers(room.code, room.secret) == (None, {})
+
+
+def test_a_student_who_is_not_in_the_room_cannot_answer(asked, clock):
+    rooms, room, ana, bo = asked
+    with pytest.raises(NotInRoom, match=f'This page is not in the class {room.code} now: reload it to join again.'):
+        rooms.answer(room.code, 'never-joined-this-room', 1, {'a': '6'})
+    rooms.leave(room.code, ana)
+    with pytest.raises(NotInRoom):
+        rooms.answer(room.code, ana, 1, {'a': '6'})
+    clock.now += 46  # bo's stream stopped long ago
+    with pytest.raises(NotInRoom):
+        rooms.answer(room.code, bo, 1, {'a': '6'})
+    with pytest.raises(NotInRoom, match='open the join link again'):
+        rooms.answer(room.code, 'bad id!', 1, {'a': '6'})
+    assert rooms.answers(room.code, room.secret)[1] == {}
+
+
+def test_more_than_20_answers_from_one_student_to_one_question_are_a_flood(asked):
+    rooms, room, ana, bo = asked
+    for k in range(MAX_CHANGES):
+        rooms.answer(room.code, ana, 1, {'a': str(k)})
+    with pytest.raises(Flood, match='You have made 20 answers to this question: your last one stands.'):
+        rooms.answer(room.code, ana, 1, {'a': '6'})
+    assert rooms.answers(room.code, room.secret)[1] == {ana: {'a': 19.0}}
+    rooms.answer(room.code, bo, 1, {'a': '6'})  # the others still answer
+    rooms.ask(room.code, room.secret, 8, ASKED)
+    rooms.answer(room.code, ana, 2, {'a': '6'})  # a new question, a new count
+
+
+def test_a_question_holds_at_most_the_rooms_students_cap_of_answers(make_rooms, clock):
+    rooms = make_rooms(max_students=2)
+    room = rooms.create(SCENARIO)
+    ana, bo = rooms.join(room.code), rooms.join(room.code)
+    rooms.ask(room.code, room.secret, 0, ASKED)
+    rooms.answer(room.code, ana, 1, {'a': '6'})
+    rooms.answer(room.code, bo, 1, {'a': '6'})
+    rooms.leave(room.code, bo)
+    cy = rooms.join(room.code)  # bo's seat, and no third answer
+    with pytest.raises(RoomFull, match=f'The class {room.code} holds 2 answers already: yours was not counted.'):
+        rooms.answer(room.code, cy, 1, {'a': '6'})
+    rooms.answer(room.code, ana, 1, {'a': '3'})  # a change still counts
+
+
+@pytest.mark.parametrize('secret', ['', 'x' * 32, None, 'secret-of-another-room'])
+def test_only_the_lecturers_secret_asks_reveals_closes_or_reads_the_answers(asked, secret):
+    rooms, room, ana, _ = asked
+    secret = rooms.create(SCENARIO).secret if secret == 'secret-of-another-room' else secret
+    for action in (
+        lambda: rooms.ask(room.code, secret, 3, ASKED),
+        lambda: rooms.reveal(room.code, secret),
+        lambda: rooms.close_question(room.code, secret),
+        lambda: rooms.answers(room.code, secret),
+        lambda: rooms.sent_bodies(room.code, secret),
+        lambda: rooms.ask(room.code, ana, 3, ASKED),  # a student's id is no secret
+    ):
+        with pytest.raises(NotLecturer, match="Only the lecturer's page can do this"):
+            action()
+    state = rooms.state(room.code)
+    assert state.version == 2 and state.question == {'id': 1, 'frame': 7, 'asked': SHOWN, 'revealed': False}
+
+
+def test_the_reveal_gives_every_phone_each_grads_right_value_once(asked):
+    rooms, room, *_ = asked
+    state = rooms.reveal(room.code, room.secret)
+    shown = [{**SHOWN[0], 'right': 6.0}, {**SHOWN[1], 'right': -0.5}]
+    assert state.question == {'id': 1, 'frame': 7, 'asked': shown, 'revealed': True}
+    assert rooms.state(room.code) == state and 'forgot' not in repr(state)
+    assert rooms.reveal(room.code, room.secret) == state  # again: nothing new, no new version
+
+
+def test_revealing_or_closing_with_no_question_open(rooms):
+    room = rooms.create(SCENARIO)
+    with pytest.raises(QuestionClosed, match='There is no question to reveal: ask one first.'):
+        rooms.reveal(room.code, room.secret)
+    assert rooms.close_question(room.code, room.secret).version == 1  # nothing to close: nothing new
+
+
+def test_a_verdict_is_given_only_after_the_reveal_with_each_answers_group(asked, make_rooms):
+    rooms, room, ana, bo = asked
+    cy, dee = rooms.join(room.code), rooms.join(room.code)
+    with pytest.raises(NotRevealed, match='The answers are not revealed yet.'):
+        rooms.verdict(room.code, ana)
+    rooms.answer(room.code, ana, 1, {'a': '6.001', 'b': '0.5'})
+    rooms.answer(room.code, bo, 1, {'a': '3'})
+    rooms.answer(room.code, cy, 1, {'a': '7', 'b': '-0.5'})
+    rooms.reveal(room.code, room.secret)
+    groups = lambda s: [(i['answer'], i['group']) for i in make_rooms().verdict(room.code, s)['asked']]  # noqa: E731
+    assert groups(ana) == [(6.001, 'right'), (0.5, 'sign')]
+    assert groups(bo) == [(3.0, 'forgot'), (None, 'blank')]
+    assert groups(cy) == [(7.0, 'other'), (-0.5, 'right')]
+    assert groups(dee) == [(None, 'blank'), (None, 'blank')]  # in the room, never answered
+    assert rooms.verdict(room.code, ana) == {
+        'question': 1,
+        'asked': [
+            {'node': 'a', 'label': 'a.grad', 'answer': 6.001, 'group': 'right', 'right': 6.0},
+            {'node': 'b', 'label': 'b.grad', 'answer': 0.5, 'group': 'sign', 'right': -0.5},
+        ],
+    }
+    rooms.close_question(room.code, room.secret)
+    with pytest.raises(QuestionClosed, match='There is no question on the projector now.'):
+        rooms.verdict(room.code, ana)
+
+
+@pytest.mark.parametrize(
+    'frame, asked, message',
+    [
+        (-1, ASKED, 'whole number from 0'),
+        ('7', ASKED, 'whole number from 0'),
+        (7, [], 'A question asks for 1 to 8 grads.'),
+        (7, ASKED * 5, 'A question asks for 1 to 8 grads.'),
+        (7, 'a', 'A question asks for 1 to 8 grads.'),
+        (7, [{**ASKED[0], 'label': 'x' * 41}], 'each 1 to 40 characters'),
+        (7, [{**ASKED[0], 'node': ''}], 'each 1 to 40 characters'),
+        (7, [{'node': 'a', 'label': 'a.grad'}], 'needs 1 to 8 candidates'),
+        (7, [{**ASKED[0], 'candidates': [['right', 1.0]] * 9}], 'needs 1 to 8 candidates'),
+        (7, [{**ASKED[0], 'candidates': [['forgot', 3.0], ['right', 6.0]]}], "named 'right'"),
+        (7, [{**ASKED[0], 'candidates': [['right', float('nan')]]}], 'a finite number'),
+        (7, [{**ASKED[0], 'candidates': [['right', float('inf')]]}], 'a finite number'),
+        (7, [{**ASKED[0], 'candidates': [['right', '6']]}], 'a finite number'),
+        (7, [{**ASKED[0], 'candidates': [['Right!', 6.0]]}], 'a short name'),
+        (7, [{**ASKED[0], 'candidates': [['right', 6.0, 1]]}], 'a short name'),
+        (7, [ASKED[0], ASKED[0]], 'each grad once'),
+        (7, ['a'], 'needs a node and a label'),
+    ],
+)
+def test_a_question_the_room_cannot_hold_is_refused_and_changes_nothing(rooms, frame, asked, message):
+    room = rooms.create(SCENARIO)
+    with pytest.raises(BadState, match=re.escape(message)):
+        rooms.ask(room.code, room.secret, frame, asked)
+    assert rooms.state(room.code).version == 1 and rooms.state(room.code).question is None
+
+
+def test_a_closed_room_takes_no_question_and_no_answer(asked):
+    rooms, room, ana, _ = asked
+    rooms.close(room.code, room.secret)
+    for action in (
+        lambda: rooms.answer(room.code, ana, 1, {'a': '6'}),
+        lambda: rooms.verdict(room.code, ana),
+        lambda: rooms.ask(room.code, room.secret, 1, ASKED),
+        lambda: rooms.send_bodies(room.code, ana, {'tanh': 'pass'}, 'right'),
+    ):
+        with pytest.raises(RoomEnded):
+            action()
+
+
+# --- code sent to the class --------------------------------------------------------------------------------------
+BODIES = {'add': 'self.grad += out.grad\nother.grad += out.grad', 'tanh': 'self.grad = (1 - t**2) * out.grad'}
+
+
+def test_a_students_code_reaches_the_lecturer_and_a_later_send_replaces_it(make_rooms):
+    lecturer, phone = make_rooms(), make_rooms()
+    room = lecturer.create(SCENARIO)
+    ana, bo = phone.join(room.code), phone.join(room.code)
+    assert lecturer.sent_bodies(room.code, room.secret) == {}
+    phone.send_bodies(room.code, ana, BODIES, 'assign')
+    phone.send_bodies(room.code, bo, {'mul': 'self.grad += other.data * out.grad'}, '')
+    phone.send_bodies(room.code, ana, {'tanh': 'self.grad += (1 - t**2) * out.grad'}, 'right')
+    assert lecturer.sent_bodies(room.code, room.secret) == {
+        ana: {'bodies': {'tanh': 'self.grad += (1 - t**2) * out.grad'}, 'verdict': 'right'},
+        bo: {'bodies': {'mul': 'self.grad += other.data * out.grad'}, 'verdict': ''},
+    }
+
+
+@pytest.mark.parametrize(
+    'bodies, verdict, message',
+    [
+        ({}, 'right', 'Send 1 to 8 bodies at once.'),
+        ({f'op{k}': 'pass' for k in range(9)}, 'right', 'Send 1 to 8 bodies at once.'),
+        ({'Tanh': 'pass'}, 'right', "No op is called 'Tanh'"),
+        ({'a' * 17: 'pass'}, 'right', 'No op is called'),
+        ({'tanh': 'x' * 4001}, 'right', 'Your code for tanh is 4001 characters; the class takes 4,000 at most.'),
+        ({'tanh': 3}, 'right', 'Your code for tanh must be text.'),
+        ({f'op_{c}': 'x' * 3000 for c in 'abcdef'}, 'right', 'over 16 KB in all'),
+        ({'tanh': 'pass'}, 'Right', "must be 'right' or mistake names"),
+        ({'tanh': 'pass'}, 'x' * 65, "must be 'right' or mistake names"),
+        ({'tanh': 'pass'}, None, "must be 'right' or mistake names"),
+        ('pass', 'right', 'Send 1 to 8 bodies at once.'),
+    ],
+)
+def test_code_the_class_cannot_take_is_refused_with_a_sentence(rooms, bodies, verdict, message):
+    room = rooms.create(SCENARIO)
+    ana = rooms.join(room.code)
+    with pytest.raises(BadAnswer, match=re.escape(message)):
+        rooms.send_bodies(room.code, ana, bodies, verdict)
+    assert rooms.sent_bodies(room.code, room.secret) == {}
+
+
+def test_a_body_of_4000_characters_and_16_kb_in_all_are_taken(rooms):
+    room = rooms.create(SCENARIO)
+    ana = rooms.join(room.code)
+    bodies = {f'op_{c}': 'x' * 4000 for c in 'abcd'} | {'op_e': 'x' * 384}  # 16,384 bytes
+    rooms.send_bodies(room.code, ana, bodies, 'forgot,sign')
+    assert rooms.sent_bodies(room.code, room.secret)[ana]['bodies'] == bodies
+
+
+def test_more_than_20_sends_from_one_student_are_a_flood_and_strangers_send_nothing(rooms):
+    room = rooms.create(SCENARIO)
+    ana = rooms.join(room.code)
+    for k in range(MAX_CHANGES):
+        rooms.send_bodies(room.code, ana, {'tanh': f'pass  # {k}'}, 'right')
+    with pytest.raises(Flood, match='You have made 20 sends of your code: your last one stands.'):
+        rooms.send_bodies(room.code, ana, {'tanh': 'pass'}, 'right')
+    with pytest.raises(NotInRoom):
+        rooms.send_bodies(room.code, 'never-joined-this-room', {'tanh': 'pass'}, 'right')
+    assert rooms.sent_bodies(room.code, room.secret) == {ana: {'bodies': {'tanh': 'pass  # 19'}, 'verdict': 'right'}}
+
+
+def test_answers_at_once_from_many_servers_stop_at_the_flood_cap_exactly(asked, make_rooms):
+    rooms, room, ana, _ = asked
+    outcomes = []
+
+    def answers(server):
+        for k in range(10):
+            try:
+                server.answer(room.code, ana, 1, {'a': str(k)})
+                outcomes.append('ok')
+            except Flood:
+                outcomes.append('flood')
+
+    threads = [threading.Thread(target=answers, args=(make_rooms(),)) for _ in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert outcomes.count('ok') == MAX_CHANGES and outcomes.count('flood') == 50 - MAX_CHANGES
