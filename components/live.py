@@ -195,7 +195,7 @@ def _question(scene, code, secret, question, given, students):
         for line in groups_lines(table):
             st.markdown(md(line))
         if question['revealed'] and frame is not None:
-            rights = ', '.join(f'{item["label"]} = {number(item["right"])}' for item in question['asked'])
+            rights = ', '.join(f'{item["label"]} = {number(item["candidates"][0][1])}' for item in question['asked'])
             st.markdown(f'**Right:** {md(rights)}')
             st.code('\n'.join(chain_rule_lines(scene.trace, scene.trace.steps[frame.steps_done - 1])), language=None)
     reveal, done = st.columns(2)

@@ -40,7 +40,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from engine.answers import classify
+from engine.answers import GROUPS, classify
 
 ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'  # no 0/O, no 1/I (and codes are upper case, so no l): 32 signs
 CODE_LENGTH = 5  # 32**5, 33.5 million codes
@@ -482,7 +482,8 @@ class Rooms:
 
     def verdict(self, code, student):
         """A student's answers against the revealed question: `{'question': id, 'asked': [{'node', 'label', 'answer',
-        'group', 'right'}]}`, `group` 'right', a mistake's ('forgot', ...), 'other' or 'blank' (engine.answers)."""
+        'group', 'says', 'right'}]}`, `group` 'right', a mistake's ('forgot', ...), 'other' or 'blank', and `says` it in
+        the student's words (engine.answers.GROUPS)."""
         code, student = normal_code(code), self._student(student)
         question, kept = self._read(code, 'answers', student)
         if question is None:
@@ -491,9 +492,10 @@ class Rooms:
             raise NotRevealed('The answers are not revealed yet.')
         mine = json.loads(kept[student]) if student in kept else {}
         asked = [
-            {'node': a['node'], 'label': a['label'], 'answer': mine.get(a['node']),
-             'group': classify(mine.get(a['node']), a['candidates']), 'right': a['candidates'][0][1]}
+            {'node': a['node'], 'label': a['label'], 'answer': mine.get(a['node']), 'group': group,
+             'says': GROUPS[group].says, 'right': a['candidates'][0][1]}
             for a in question['asked']
+            for group in [classify(mine.get(a['node']), a['candidates'])]
         ]  # fmt: skip
         return {'question': question['id'], 'asked': asked}
 

@@ -973,7 +973,7 @@ class Player {
     const lines = got.asked.map((item) => {
       const right = item.group === 'right';
       const yours = item.answer === null ? 'you did not answer' : `you said ${Player.number(item.answer)}`;
-      const why = right || item.answer === null ? '' : ` · ${item.group_label || item.group}`;
+      const why = right || item.answer === null ? '' : ` · ${item.says}`;
       return Object.assign(document.createElement('div'), {
         className: right ? 'right' : 'wrong',
         textContent: `${right ? '✓' : '✗'} ${item.label} = ${Player.number(item.right)} (${yours})${why}`,

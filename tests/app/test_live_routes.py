@@ -10,6 +10,7 @@ import pytest
 import streamlit
 from starlette.applications import Starlette
 
+from engine.answers import GROUPS
 from server import live as live_module
 from server.live import SECRET_HEADER, Live, api_path, base_path
 from server.rooms import Rooms
@@ -318,7 +319,16 @@ def test_an_answer_after_the_reveal_is_refused_and_the_verdict_given(asked):
     assert response.status_code == 200 and response.headers['cache-control'] == 'no-store'
     assert response.json() == {
         'question': 1,
-        'asked': [{'node': 'a', 'label': 'a.grad', 'answer': 3.0, 'group': 'forgot', 'right': 6.0}],
+        'asked': [
+            {
+                'node': 'a',
+                'label': 'a.grad',
+                'answer': 3.0,
+                'group': 'forgot',
+                'says': GROUPS['forgot'].says,
+                'right': 6.0,
+            }
+        ],
     }
     assert test.get(f'/api/class/{lecturer.code}/verdict').status_code == 403  # no student id
 

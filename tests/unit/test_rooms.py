@@ -8,6 +8,7 @@ import threading
 
 import pytest
 
+from engine.answers import GROUPS
 from server import rooms as rooms_module
 from server.rooms import (
     ALPHABET,
@@ -615,8 +616,22 @@ def test_a_verdict_is_given_only_after_the_reveal_with_each_answers_group(asked,
     assert rooms.verdict(room.code, ana) == {
         'question': 1,
         'asked': [
-            {'node': 'a', 'label': 'a.grad', 'answer': 6.001, 'group': 'right', 'right': 6.0},
-            {'node': 'b', 'label': 'b.grad', 'answer': 0.5, 'group': 'sign', 'right': -0.5},
+            {
+                'node': 'a',
+                'label': 'a.grad',
+                'answer': 6.001,
+                'group': 'right',
+                'says': GROUPS['right'].says,
+                'right': 6.0,
+            },
+            {
+                'node': 'b',
+                'label': 'b.grad',
+                'answer': 0.5,
+                'group': 'sign',
+                'says': GROUPS['sign'].says,
+                'right': -0.5,
+            },
         ],
     }
     rooms.close_question(room.code, room.secret)
