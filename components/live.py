@@ -7,6 +7,8 @@ The lecturer's secret is kept in st.session_state only, and sent to that page's 
 it): never in a link. A student is the id their browser keeps for the room (player.js), which the player reports;
 their answers go from the player to the routes, their bodies from this page to the rooms."""
 
+import functools
+import html
 from collections import Counter
 
 import streamlit as st
@@ -14,11 +16,12 @@ import streamlit as st
 import state
 from components.markdown import md
 from components.player import send_to
-from components.share import link_url, show_links
+from components.share import link_url, links_to_share, qr_code, qr_png
 from engine import answers as room_answers
 from engine import diagnosis
 from server.live import ROOMS, api_path
 from server.rooms import RoomError, normal_code
+from server.streamlit_private import network_url
 from view.explanation import chain_rule_lines, owner
 from view.numbers import number
 from view.room_answers import groups_lines, spread_spec, tally
@@ -129,17 +132,7 @@ def _panel(scene):
         st.warning(md(error), icon=':material/group_off:')
         del session[LECTURER]
         return
-    noun = 'student follows' if students == 1 else 'students follow'
-    left, right = st.columns([3, 2], vertical_alignment='center')
-    left.markdown(
-        f'<div class="class-code" style="font-size:2.4rem;font-weight:700;letter-spacing:0.2em;line-height:1.1">'
-        f'Class code: <span data-testid="class-code">{" ".join(code)}</span></div>',
-        unsafe_allow_html=True,
-    )
-    right.markdown(f'<div data-testid="class-students" style="font-size:1.6rem">{students} {noun}</div>',
-                   unsafe_allow_html=True)  # fmt: skip
-    with st.expander('Join link and QR code', expanded=question is None):
-        show_links(link_url(st.context.url or '', {'class': code}))
+    _join_block(code, students, qr=question is None)
     if scene.right is not None:  # code mode (or the `=` engine): the bodies the room sent
         if scene.mode == 'code':
             _bodies_sent(code, secret)
@@ -148,6 +141,39 @@ def _panel(scene):
         _ask_button(scene, code, secret, held.frame)
     else:
         _question(scene, code, secret, question, given, students)
+
+
+def _join_block(code, students, qr):
+    """The room's code, large to read aloud, how many students follow, and the students' join link as text and as a
+    QR code; while a question is open (not `qr`), all of it on one line, so that the answers and the graph stay in
+    view."""
+    links, warning = links_to_share(link_url(st.context.url or '', {'class': code}), network_url())
+    shown = next((link for link in links if link.scan), links[0])
+    noun = 'student follows' if students == 1 else 'students follow'
+    count = f'<span data-testid="class-students">{students} {noun}</span>'
+    spaced = f'<span data-testid="class-code">{" ".join(code)}</span>'
+    if not qr:
+        line = f'Class <b style="letter-spacing:0.2em">{spaced}</b> · {count} · <code>{html.escape(shown.url)}</code>'
+        st.markdown(f'<div class="class-code" style="font-size:1.3rem">{line}</div>', unsafe_allow_html=True)
+        return
+    words, picture = st.columns([4, 1], vertical_alignment='center')
+    words.markdown(
+        f'<div class="class-code" style="font-size:2.4rem;font-weight:700;letter-spacing:0.2em;line-height:1.1">'
+        f'Class code: {spaced}</div><div style="font-size:1.5rem;margin-top:0.3rem">{count}</div>',
+        unsafe_allow_html=True,
+    )
+    words.code(shown.url, language=None, wrap_lines=True)
+    if warning:
+        words.warning(warning, icon=':material/wifi_off:')
+    if _qr_picture(shown.url) is not None:
+        picture.image(_qr_picture(shown.url), width=200)
+
+
+@functools.lru_cache(maxsize=16)
+def _qr_picture(url):
+    """The join link's QR code as a PNG, made once (the panel is drawn every PANEL_EVERY_S), or None if too long."""
+    code = qr_code(url)
+    return None if code is None else qr_png(code)
 
 
 def asked_frame(trace, frames, at):
@@ -187,10 +213,10 @@ def _question(scene, code, secret, question, given, students):
     node = scene.trace.nodes[frame.node] if frame is not None else None
     names = ', '.join(item['label'] for item in question['asked'])
     whose = f' after {md(owner(node.name))}’s `_backward`' if node is not None else ''
-    st.markdown(f'**Question {question["id"]}**: {md(names)}{whose} · **{len(given)} of {students}** answered')
+    st.markdown(f'**Question {question["id"]}**: {md(names)}{whose} · **{len(given)} of {max(students, len(given))}** answered')
     table = tally(given, question['asked'])
     chart, words = st.columns([3, 2])
-    chart.vega_lite_chart(spread_spec(given, question['asked'], question['revealed']), height=220)
+    chart.vega_lite_chart(spread_spec(given, question['asked'], question['revealed']))
     with words:
         for line in groups_lines(table):
             st.markdown(md(line))
@@ -198,12 +224,12 @@ def _question(scene, code, secret, question, given, students):
             rights = ', '.join(f'{item["label"]} = {number(item["candidates"][0][1])}' for item in question['asked'])
             st.markdown(f'**Right:** {md(rights)}')
             st.code('\n'.join(chain_rule_lines(scene.trace, scene.trace.steps[frame.steps_done - 1])), language=None)
-    reveal, done = st.columns(2)
-    if not question['revealed'] and reveal.button('Reveal', icon=':material/visibility:', key='reveal_room',
-                                                  type='primary'):  # fmt: skip
-        _then_rerun(ROOMS.reveal, code, secret)
-    if done.button('Done with this question', icon=':material/done_all:', key='close_question'):
-        _then_rerun(ROOMS.close_question, code, secret)
+        reveal, done = st.columns(2)
+        if not question['revealed'] and reveal.button('Reveal', icon=':material/visibility:', key='reveal_room',
+                                                      type='primary', width='stretch'):  # fmt: skip
+            _then_rerun(ROOMS.reveal, code, secret)
+        if done.button('Done with this question', icon=':material/done_all:', key='close_question', width='stretch'):
+            _then_rerun(ROOMS.close_question, code, secret)
 
 
 def _then_rerun(action, code, secret):

@@ -483,7 +483,7 @@ class Player {
     // 'Frame 3 of 16', counted from 1 as everywhere people read it (exports.frame_numbers); the slider says it too
     this.captionBox.textContent = `${this.body.labels[k]} · ${this.body.captions[k]}`;
     this.slider.setAttribute('aria-valuetext', this.body.labels[k]);
-    this.showRules(this.body.rules[k]);
+    this.showRules(this.rulesAt(k));
     this.explainBox.innerHTML = this.body.explanations[k];
     this.summaryBox.innerHTML = k === this.n - 1 ? this.body.summary : '';
     this.plotBox.innerHTML = this.body.plots ? this.body.plots.head + this.body.plots.parts[this.body.plots.at[k]] : '';
@@ -544,6 +544,11 @@ class Player {
     this.noticeBox.hidden = false;
   }
 
+  // the sums over the graph at frame k: none on a question's frame before the reveal (they give the answer)
+  rulesAt(k) {
+    return this.asking() && k === this.question.frame ? [] : this.body.rules[k] || [];
+  }
+
   showRules(lines) {
     this.rulesBox.replaceChildren(...lines.map((line) => Object.assign(document.createElement('div'), { textContent: line })));
   }
@@ -561,7 +566,7 @@ class Player {
     this.captionBox.textContent = shown;
     this.showRules(this.body.rules.reduce(most, []));
     this.rulesBox.style.minHeight = `${this.rulesBox.offsetHeight}px`;
-    this.showRules(this.body.rules[this.cur] || []);
+    this.showRules(this.rulesAt(this.cur));
     let scrolled = 0; // the page scrolls inside Streamlit's own containers
     for (let e = this.view; e; e = e.parentElement || e.getRootNode().host) scrolled += e.scrollTop || 0;
     const top = this.view.getBoundingClientRect().top + scrolled;
@@ -590,7 +595,7 @@ class Player {
     this.rulesHeight = Math.max(RULES_PX, this.rulesBox.offsetHeight + margin);
     if (sums) this.rulesBox.style.minHeight = `${this.rulesBox.offsetHeight}px`;
     this.root.classList.toggle('sums', sums);
-    this.showRules(this.body.rules[this.cur] || []);
+    this.showRules(this.rulesAt(this.cur));
   }
 
   fitScale() {
@@ -907,12 +912,15 @@ class Player {
     this.question = question;
     if (!question || question.id !== before?.id) this.askBox.replaceChildren();
     if (question && this.classRoom?.follow !== false && this.student) this.showQuestion(question, question.id !== before?.id);
+    const shown = !this.askBox.hidden;
     this.askBox.hidden = !this.askBox.childElementCount;
     if (this.body && this.cur >= 0) { // the frame again, hiding what is asked or showing it
       const k = question && !question.revealed ? question.frame : this.cur;
       this.cur = -1;
       this.go(k);
     }
+    if (shown !== !this.askBox.hidden) this.refit(); // the box takes room above the graph, or gives it back
+    if (!this.askBox.hidden && question?.id !== before?.id) this.intoWindow();
   }
 
   // on a follower's phone: the question's boxes, then, once revealed, each answer against the right grad
@@ -1005,7 +1013,6 @@ class Player {
     }
     const names = asked.map((item) => item.label).join(', ');
     this.captionBox.textContent = `${this.body.labels[k]} · Question ${this.question.id}: ${names} after this _backward?`;
-    this.showRules([]);
     this.explainBox.replaceChildren();
     this.summaryBox.replaceChildren();
     this.plotBox.replaceChildren();
