@@ -213,7 +213,9 @@ def _question(scene, code, secret, question, given, students):
     node = scene.trace.nodes[frame.node] if frame is not None else None
     names = ', '.join(item['label'] for item in question['asked'])
     whose = f' after {md(owner(node.name))}’s `_backward`' if node is not None else ''
-    st.markdown(f'**Question {question["id"]}**: {md(names)}{whose} · **{len(given)} of {max(students, len(given))}** answered')
+    st.markdown(
+        f'**Question {question["id"]}**: {md(names)}{whose} · **{len(given)} of {max(students, len(given))}** answered'
+    )
     table = tally(given, question['asked'])
     chart, words = st.columns([3, 2])
     chart.vega_lite_chart(spread_spec(given, question['asked'], question['revealed']))

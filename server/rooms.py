@@ -46,7 +46,9 @@ ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'  # no 0/O, no 1/I (and codes are u
 CODE_LENGTH = 5  # 32**5, 33.5 million codes
 MAX_STUDENTS = 500  # per room, present at once
 MAX_ROOMS = 200  # open at once, in the store (a server's, or every replica's with Redis)
-IDLE_S = 3600.0  # a room with no word from its lecturer (create, step, touch, ask, ...) for this long has ended
+IDLE_S = 3600.0  # a room with no move from its lecturer (create, step, ask, reveal, ...) for this long has ended
+GONE_S = 300.0  # a room whose lecturer's page has said nothing (touch) for this long has ended: the page was closed
+# (its panel touches every second while open; a reload, or a laptop asleep between two slides, is shorter)
 ENDED_KEEP_S = 86400.0  # how long an ended room is remembered, to tell a late student it ended rather than "unknown"
 PRESENT_S = 45.0  # a student seen this recently is in the room: three of a stream's keepalives (server/live.py)
 MAX_STATE_BYTES = 8192  # the scenario and frame as JSON
@@ -77,11 +79,14 @@ class RoomNotFound(RoomError):
 
 
 class RoomEnded(RoomError):
-    """The room existed and has ended: `reason` is 'closed' (by its lecturer) or 'idle' (an hour with no word)."""
+    """The room existed and has ended: `reason` is 'closed' (by its lecturer), 'idle' (an hour with no move) or 'gone'
+    (the lecturer's page closed)."""
 
     def __init__(self, code, reason):
         self.code, self.reason = code, reason
-        why = 'the lecturer closed it' if reason == 'closed' else 'it was idle for an hour'
+        why = {'closed': 'the lecturer closed it', 'gone': 'the lecturer’s page was closed'}.get(
+            reason, 'it was idle for an hour'
+        )
         super().__init__(f'The class {code} has ended: {why}.')
 
 
@@ -305,10 +310,10 @@ class Rooms:
     """The rooms, over a backend (`MemoryBackend()` or `RedisBackend(url)`); `clock` gives seconds (time.time)."""
 
     def __init__(self, backend=None, *, clock=time.time, max_rooms=MAX_ROOMS, max_students=MAX_STUDENTS,
-                 idle=IDLE_S, ended_keep=ENDED_KEEP_S, present=PRESENT_S):  # fmt: skip
+                 idle=IDLE_S, ended_keep=ENDED_KEEP_S, present=PRESENT_S, gone=GONE_S):  # fmt: skip
         self.backend = backend or MemoryBackend()
         self.clock, self.max_rooms, self.max_students = clock, max_rooms, max_students
-        self.idle, self.ended_keep, self.present = idle, ended_keep, present
+        self.idle, self.ended_keep, self.present, self.gone = idle, ended_keep, present, gone
 
     def _keep(self):
         return int(self.idle + self.ended_keep) + 1  # the backend's own expiry of a room's keys, in seconds
@@ -317,7 +322,7 @@ class Rooms:
         """Raise for a backend's refusal ('unknown', 'closed', 'idle', 'full', 'rooms'); else return `status`."""
         if status == 'unknown':
             raise RoomNotFound(f'No class has the code {code}: check it against the projector.')
-        if status in ('closed', 'idle'):
+        if status in ('closed', 'idle', 'gone'):
             raise RoomEnded(code, status)
         if status == 'full':
             raise RoomFull(f'The class {code} is full: it holds {self.max_students} students.')
@@ -420,9 +425,10 @@ class Rooms:
         return self._class_state(code, self.backend.write(code, text, now, now + self.idle, self._keep()))
 
     def touch(self, code, secret):
-        """The lecturer's page is still open: the room's idle hour starts again, its state unchanged."""
+        """The lecturer's page is still open (its panel says so every second): the room ends GONE_S after the last
+        touch, once there has been one. Its idle hour goes on: only the lecturer's moves start it again."""
         code, now = self._lecturer(code, secret), self.clock()
-        self._live(code, self.backend.write(code, None, now, now + self.idle, self._keep()))
+        self._live(code, self.backend.hear(code, now, now + self.gone))
 
     def check(self, code, secret):
         """Nothing if `secret` is the live room's lecturer's; else its RoomError (a reloaded lecturer page asks)."""
@@ -527,6 +533,8 @@ class MemoryBackend:
             return room, room['ended']
         if room['expires'] <= now:
             return room, 'idle'
+        if room.get('heard', math.inf) <= now:
+            return room, 'gone'
         return room, 'ok'
 
     @staticmethod
@@ -582,6 +590,13 @@ class MemoryBackend:
         with self.lock:
             present = self.rooms[code]['present'] if code in self.rooms else {}
             return sum(seen >= since for seen in present.values())
+
+    def hear(self, code, now, heard):
+        with self.lock:
+            room, status = self._status(code, now)
+            if status == 'ok':
+                room['heard'] = heard
+            return status
 
     def write(self, code, text, now, expires, keep):
         with self.lock:
@@ -667,14 +682,16 @@ local function refresh(expires, keep, code)
   redis.call('HSET', KEYS[1], 'expires', expires)
   redis.call('EXPIRE', KEYS[1], keep)
   for i = 3, #KEYS do redis.call('EXPIRE', KEYS[i], keep) end
-  redis.call('ZADD', KEYS[2], expires, code)
+  local heard = tonumber(redis.call('HGET', KEYS[1], 'heard') or expires)
+  redis.call('ZADD', KEYS[2], math.min(tonumber(expires), heard), code)
 end
 """
 _LIVE = """
-local r = redis.call('HMGET', KEYS[1], 'expires', 'ended')
+local r = redis.call('HMGET', KEYS[1], 'expires', 'ended', 'heard')
 if not r[1] then return 'unknown' end
 if r[2] ~= '' then return r[2] end
 if tonumber(r[1]) <= tonumber(ARGV[1]) then return 'idle' end
+if r[3] and tonumber(r[3]) <= tonumber(ARGV[1]) then return 'gone' end
 """
 _CREATE = """
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
@@ -687,6 +704,15 @@ redis.call('ZADD', KEYS[2], ARGV[5], ARGV[7])
 return 'ok'
 """
 _READ = _LIVE + "return {'ok', redis.call('HGET', KEYS[1], ARGV[2])}"
+# the lecturer's page is open: when it is heard of last, and the open rooms' set ends the room at the nearer deadline
+_HEAR = (
+    _LIVE
+    + """
+redis.call('HSET', KEYS[1], 'heard', ARGV[2])
+redis.call('ZADD', KEYS[2], math.min(tonumber(r[1]), tonumber(ARGV[2])), ARGV[3])
+return 'ok'
+"""
+)
 _STATE = _GOT + _LIVE + 'return got()'
 # the students seen before ARGV[5] have gone: dropped, so the set holds at most the cap and the recently seen
 _JOIN = (
@@ -801,7 +827,7 @@ class RedisBackend:
             name: self.redis.register_script(source)
             for name, source in [('create', _CREATE), ('read', _READ), ('state', _STATE), ('join', _JOIN),
                                  ('leave', _LEAVE), ('write', _WRITE), ('question', _QUESTION), ('put', _PUT),
-                                 ('kept', _KEPT), ('end', _END)]
+                                 ('kept', _KEPT), ('hear', _HEAR), ('end', _END)]
         }  # fmt: skip
 
     def _keys(self, code):
@@ -838,6 +864,9 @@ class RedisBackend:
 
     def count(self, code, since):
         return self.redis.zcount(self._keys(code)[2], repr(since), '+inf')
+
+    def hear(self, code, now, heard):
+        return self.scripts['hear'](keys=self._keys(code)[:2], args=[repr(now), repr(heard), code])
 
     def write(self, code, text, now, expires, keep):
         got = self.scripts['write'](keys=self._keys(code), args=[repr(now), text or '', repr(expires), keep, code])

@@ -180,13 +180,14 @@ def test_a_closed_room_says_so_to_everyone(make_rooms):
         assert raised.value.reason == 'closed' and raised.value.code == room.code
 
 
-def test_a_room_ends_after_an_idle_hour_unless_its_lecturer_steps_or_touches(rooms, clock):
+def test_a_room_ends_after_an_idle_hour_with_no_move_from_its_lecturer_though_the_page_is_open(rooms, clock):
     room = rooms.create(SCENARIO)
     clock.now += 3599
-    rooms.step(room.code, room.secret, SCENARIO, 1)
-    clock.now += 3599
-    rooms.touch(room.code, room.secret)
-    clock.now += 3599
+    rooms.step(room.code, room.secret, SCENARIO, 1)  # a move: the hour starts again
+    for _ in range(3599 // 60):  # the projector's panel touches, all the while; no move
+        clock.now += 60
+        rooms.touch(room.code, room.secret)
+    clock.now += 3599 - 3599 // 60 * 60
     rooms.join(room.code)  # students alone keep no room open
     assert rooms.state(room.code).version == 2
     clock.now += 1
@@ -195,6 +196,33 @@ def test_a_room_ends_after_an_idle_hour_unless_its_lecturer_steps_or_touches(roo
     assert raised.value.reason == 'idle'
     with pytest.raises(RoomEnded):
         rooms.touch(room.code, room.secret)
+
+
+def test_a_room_ends_five_minutes_after_its_lecturers_page_last_touched_it(make_rooms, clock):
+    rooms = make_rooms()
+    room, untouched = rooms.create(SCENARIO), rooms.create(SCENARIO)
+    rooms.touch(room.code, room.secret)
+    clock.now += 299  # a reload, or a laptop asleep between two slides
+    rooms.touch(room.code, room.secret)
+    clock.now += 299
+    assert rooms.state(room.code).version == 1
+    clock.now += 1  # 300 s since the page last said it is open: it was closed
+    with pytest.raises(RoomEnded, match='The class .* has ended: the lecturer’s page was closed.') as raised:
+        make_rooms().state(room.code)  # another replica sees it too
+    assert raised.value.reason == 'gone'
+    with pytest.raises(RoomEnded):
+        rooms.touch(room.code, room.secret)
+    assert rooms.state(untouched.code).version == 1  # never touched (no page has said it is open): the idle hour
+
+
+def test_a_closed_lecturer_page_frees_its_place_among_the_stores_rooms(make_rooms, clock):
+    rooms = make_rooms(max_rooms=1)
+    room = rooms.create(SCENARIO)
+    rooms.touch(room.code, room.secret)
+    with pytest.raises(TooManyRooms):
+        rooms.create(SCENARIO)
+    clock.now += 300
+    rooms.create(SCENARIO)
 
 
 def test_a_room_holds_its_most_students_and_lets_its_own_back_in(make_rooms):
