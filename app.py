@@ -8,7 +8,7 @@ from components.code import checked_bodies, code_boxes, code_verdict
 from components.export_panel import share_panel
 from components.inputs import input_values, show_learned
 from components.learning import learning_after, learning_panel
-from components.live import class_link, class_panel, joined, lecturer_room, send_bodies_button
+from components.live import class_link, class_panel, joined, lecturer_room, send_bodies_button, take_back_class
 from components.markdown import md, printable
 from components.modes import mode_control, mode_in_force
 from components.nonfinite import show_nonfinite
@@ -107,9 +107,11 @@ scene = Scene(
 if page.present:  # a live class: the projector's panel, and the player leads the class; or the player follows it
     class_panel(scene)
 room = lecturer_room(s) if page.present else joined(s)
-share_at, quick, student = show_player(scene, page, room=room)
+share_at, quick, player_said = show_player(scene, page, room=room)
+if page.present and room is None:  # a lecturer's page reloaded: the class it led, again
+    take_back_class(player_said['lead'])
 if bodies and not page.present:  # the grader's verdict on the student's bodies, and hints; in a class, sent to it
-    send_bodies_button(room, student, bodies, code_verdict(bodies))
+    send_bodies_button(room, player_said['student'], bodies, code_verdict(bodies))
 if learning is not None and not page.present:  # after more steps, the player shows the next update
     learning_panel(learning, page.learned, on_step=lambda: send_to(len(all_frames)))
 

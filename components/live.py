@@ -80,6 +80,20 @@ def lecturer_room(session):
     return {'code': code, 'secret': secret, 'lead': True, 'api': api_path(code), 'question': question}
 
 
+def take_back_class(lead):
+    """A reloaded lecturer's page: the class its tab led (`lead`, {'code', 'secret'}, as the player kept it), led
+    again if it is still open and the secret is its lecturer's; else nothing (Start a class opens a new one)."""
+    if LECTURER in st.session_state or not isinstance(lead, dict):
+        return
+    code, secret = str(lead.get('code', '')), str(lead.get('secret', ''))
+    try:
+        ROOMS.check(code, secret)
+    except RoomError:
+        return
+    st.session_state[LECTURER] = (normal_code(code), secret)
+    st.rerun()
+
+
 def _start():
     scenario = {k: v for k, v in state.scenario(st.query_params.to_dict()).items() if k not in state.NOT_CLASS}
     try:

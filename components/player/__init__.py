@@ -74,11 +74,11 @@ def show_player(scene, page, room=None):
     encoded = cache.player_body(key=('graph', *graph_key), make=lambda: json.dumps(graph).encode())
     goto = st.session_state.get(GOTO, NO_GOTO)
     stem = file_stem(scene.expression_key, scene.inputs)
-    share_at, student = graph_player(
+    share_at, said = graph_player(
         repr(key), (repr(graph_key), encoded), body=body, speed=page.speed, answers=page.final_grads_shown,
         goto=goto, present=page.present, table=page.table, length=scene.length, stem=stem, room=room,
     )  # fmt: skip
-    return share_at, quick, student
+    return share_at, quick, said
 
 
 FITTED_UP_TO = 60  # values: a graph this small is laid out in every shape, for the screen to choose from
@@ -172,7 +172,7 @@ def graph_player(
     Each run sends one line of JSON, a newline, the graph's line (empty once sent), a newline, then `body`; while
     nothing changes they are the same bytes, so Streamlit does not send them again. Returns what the Share button
     clicked in this run sent ({'frame', 'shape'}: the frame, and the shape it was shown in; state.frame_to_share and
-    state.shape_to_share read it), or None, and the id the browser keeps for the class it follows (or None).
+    state.shape_to_share read it), or None, and what the player said of a live class ({'student', 'lead'}).
     """
     head = {'layout': layout, 'speed': speed, 'answers': answers, 'goto': goto, 'present': present, 'table': table,
             'length': length, 'stem': stem, 'fonts': font_faces(),
@@ -189,5 +189,5 @@ def graph_player(
     head = json.dumps(head).encode()
     data = b'\n'.join([head, encoded, body])
     result = _PLAYER(key=key, data=data, default={}, on_share_change=lambda: None, on_missing_change=_graph_missing,
-                     on_student_change=lambda: None)  # fmt: skip
-    return result.get('share'), result.get('student')
+                     on_student_change=lambda: None, on_lead_change=lambda: None)  # fmt: skip
+    return result.get('share'), {'student': result.get('student'), 'lead': result.get('lead')}

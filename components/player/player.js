@@ -859,7 +859,22 @@ class Player {
     this.followButton.hidden = !room?.follow;
     this.showFollowing();
     if (room?.lead) this.setQuestion(room.question || null);
+    this.keepLead(room);
     this.postStep();
+  }
+
+  // the lecturer's page keeps its class across a reload: its code and secret in this tab's own storage (never in the
+  // link, which the projector shows), handed back once to a reloaded page that leads none, which checks them
+  keepLead(room) {
+    const kept = 'backprop-class-lead';
+    try {
+      if (room?.lead) window.sessionStorage.setItem(kept, JSON.stringify({ code: room.code, secret: room.secret }));
+      else if (this.head?.present && !room && !this.leadOffered) {
+        this.leadOffered = true;
+        const lead = JSON.parse(window.sessionStorage.getItem(kept) || 'null');
+        if (lead) this.component?.setStateValue('lead', lead);
+      }
+    } catch { /* storage refused: a reload starts a new class */ }
   }
 
   // a follower: its id in the room (this browser's, kept for the room), the class's events, what ends them

@@ -7,7 +7,9 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from components.live import JOINED, LECTURER
+from engine import exercise
 from server.live import ROOMS
+from server.rooms import RoomError
 
 APP = str(Path(__file__).parents[2] / 'app.py')
 
@@ -70,3 +72,86 @@ def test_a_class_code_from_a_link_is_printed_never_rendered():
     assert not at.exception
     (said,) = [w.value for w in at.warning if 'No class has the code' in w.value]
     assert '\\[JOIN\\]\\(HTTP' in said and '\\*\\*NOW\\*\\*' in said  # every mark escaped: no link, no bold
+
+
+def lead(query):
+    """A lecturer's presentation view with a class started: the page, and the class's (code, secret)."""
+    at = page({**query, 'present': '1'})
+    at.button(key='start_class').click().run()
+    assert not at.exception
+    return at, at.session_state[LECTURER]
+
+
+def test_ask_the_room_asks_the_next_backward_step_and_the_projector_counts_the_answers_by_mistake():
+    # reuse at a=3, b=-2: out = a*b + a*a = -6 + 9 = 3. Frame 0 is the inputs, then forward frames, the seed, and
+    # out's own `+` is the first _backward: it passes out.grad = 1 to (a*b) and (a*a) alike
+    at, (code, secret) = lead({'expr': 'reuse'})
+    at.button(key='ask_room').click().run()
+    assert not at.exception
+    question = ROOMS.state(code).question
+    assert [item['label'] for item in question['asked']] == ['(a*b).grad', '(a*a).grad']
+    assert not question['revealed'] and 'right' not in question['asked'][0]  # the phones are not told
+    students = [ROOMS.join(code) for _ in range(4)]
+    node = question['asked'][0]['node']
+    for student, said in zip(students, ['1', '1.0001', '-1', 'abc']):
+        try:
+            ROOMS.answer(code, student, question['id'], {node: said})
+        except RoomError:
+            pass  # 'abc' is refused, and not counted
+    at.run()
+    shown = texts(at)
+    assert any('3 of 4' in text for text in shown)  # answered, of those who follow
+    assert any('2 right' in text and '1 sign slip' in text for text in shown)  # 1 and -1: out.grad = 1 passed back
+    at.button(key='reveal_room').click().run()
+    assert not at.exception
+    assert ROOMS.state(code).question['revealed']
+    shown = [text.replace('\\', '') for text in texts(at)]  # as read: Markdown's escapes dropped
+    assert any('Right:** (a*b).grad = 1.0000, (a*a).grad = 1.0000' in text for text in shown)
+    assert any('(a*b).grad += out.grad = 1.0000' in text for text in shown)  # the arithmetic: + passes it on
+    at.button(key='close_question').click().run()
+    assert ROOMS.state(code).question is None
+    ROOMS.close(code, secret)
+
+
+def test_ask_the_room_is_off_where_no_backward_step_is_left_to_ask():
+    at, (code, secret) = lead({'expr': 'reuse', 'step': 'end'})
+    ROOMS.step(code, secret, ROOMS.state(code).scenario, frame=99)  # the player posts its last frame
+    at.run()
+    assert at.button(key='ask_room').disabled
+    ROOMS.close(code, secret)
+
+
+def test_a_students_bodies_reach_the_projector_with_no_name_grouped_by_their_mistake():
+    at, (code, secret) = lead({'expr': 'reuse', 'mode': 'code'})
+    wrong = {'add': 'self.grad = out.grad\nother.grad = out.grad', 'mul': exercise.answer('mul'),
+             'tanh': exercise.answer('tanh')}  # fmt: skip
+    for student, bodies, verdict in [(ROOMS.join(code), wrong, 'assign'), (ROOMS.join(code), None, 'right')]:
+        bodies = bodies or {name: exercise.answer(name) for name in exercise.OPS}
+        ROOMS.send_bodies(code, student, bodies, verdict)
+    at.run()
+    shown = texts(at)
+    assert any('2 bodies sent' in text and '1 right' in text for text in shown)
+    assert not any(student in text for text in shown for student in ROOMS.sent_bodies(code, secret))  # no ids
+    at.button(key='show_body:assign').click().run()
+    assert not at.exception
+    assert at.session_state['code_add'] == wrong['add']  # that body runs on the projector
+    ROOMS.close(code, secret)
+
+
+def test_a_student_sends_their_bodies_with_the_graders_verdict_in_a_word():
+    lecturer = ROOMS.create({'expr': 'reuse', 'mode': 'code'})
+    at = page({'class': lecturer.code})
+    student = ROOMS.join(lecturer.code)
+    assert 'send_bodies' not in [b.key for b in at.button]  # until the player says the id its browser keeps
+    at.session_state['graph'] = {'student': student}  # what the player says (AppTest has no browser)
+    at.session_state['code_add'] = 'self.grad = out.grad\nother.grad = out.grad'
+    at.session_state['code_mul'], at.session_state['code_tanh'] = exercise.answer('mul'), exercise.answer('tanh')
+    at.run()
+    at.button(key='send_bodies').click().run()
+    assert not at.exception
+    (sent,) = ROOMS.sent_bodies(lecturer.code, lecturer.secret).values()
+    assert sent['bodies']['add'] == 'self.grad = out.grad\nother.grad = out.grad'
+    assert sent['verdict'] == 'assign'  # = where += belongs (diagnosis), and nothing else wrong
+    at.button(key='send_bodies').click().run()  # sent again: it replaces the last
+    assert len(ROOMS.sent_bodies(lecturer.code, lecturer.secret)) == 1
+    ROOMS.close(lecturer.code, lecturer.secret)
