@@ -40,6 +40,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from engine import exercise, sandbox
 from engine.answers import GROUPS, classify
 
 ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'  # no 0/O, no 1/I (and codes are upper case, so no l): 32 signs
@@ -63,10 +64,8 @@ GROUP = re.compile(r'[a-z_]{1,16}')  # a candidate's group: right, forgot, swapp
 MAX_GRAD = 1e9  # an answer larger than this is a slip of the thumb, not a grad of these small expressions
 NUMBER = re.compile(r'[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?')  # what float() reads, without its nan, inf and 1_000
 MAX_CHANGES = 20  # answers from one student to one question, or code sends from one student to one room
-OP = re.compile(r'[a-z_]{1,16}')  # an op whose _backward body a student sends: add, mul, tanh, ...
-MAX_BODY = 4000  # characters in one body
-MAX_BODIES = 8  # bodies in one send
-MAX_SEND_BYTES = 16384  # the bodies of one send, together, as UTF-8
+MAX_BODY = sandbox.MAX_BODY  # characters in one body, as the page's boxes take them
+MAX_SEND_BYTES = 4 * MAX_BODY * len(exercise.OPS)  # a send's bodies together, as UTF-8 (4 bytes a character at most)
 VERDICT = re.compile(r'[a-z_,]{0,64}')  # the grader's verdict on a send: 'right', or mistake kinds joined by commas
 
 
@@ -290,17 +289,17 @@ def read_answers(question, answers):
 def bodies_json(bodies, verdict):
     """A student's `_backward` bodies (op -> text) and the grader's verdict on them, checked, as the store keeps
     them; BadAnswer with the reason otherwise."""
-    if not isinstance(bodies, dict) or not 1 <= len(bodies) <= MAX_BODIES:
-        raise BadAnswer(f'Send 1 to {MAX_BODIES} bodies at once.')
+    if not isinstance(bodies, dict) or not 1 <= len(bodies) <= len(exercise.OPS):
+        raise BadAnswer(f'Send 1 to {len(exercise.OPS)} bodies at once: {", ".join(exercise.OPS)}.')
     for op, body in bodies.items():
-        if not isinstance(op, str) or not OP.fullmatch(op):
+        if op not in exercise.OPS:
             raise BadAnswer(f'No op is called {str(op)[:24]!r}: reload the page.')
         if not isinstance(body, str):
             raise BadAnswer(f'Your code for {op} must be text.')
         if len(body) > MAX_BODY:
             raise BadAnswer(f'Your code for {op} is {len(body)} characters; the class takes {MAX_BODY:,} at most.')
     if sum(len(body.encode()) for body in bodies.values()) > MAX_SEND_BYTES:
-        raise BadAnswer(f'Your code is over {MAX_SEND_BYTES // 1024} KB in all: the class takes that much at most.')
+        raise BadAnswer(f'Your code is over {MAX_SEND_BYTES:,} bytes in all: the class takes that much at most.')
     if not isinstance(verdict, str) or not VERDICT.fullmatch(verdict):
         raise BadAnswer("The grader's verdict must be 'right' or mistake names joined by commas.")
     return json.dumps({'bodies': bodies, 'verdict': verdict}, separators=(',', ':'))
