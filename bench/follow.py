@@ -70,15 +70,16 @@ class Follower:
     """One student's phone on the class's events at host:port. What it heard: `states` (each state event's time, the
     connection it came on, 1 for the first, and its JSON: version, scenario, frame), `held` ({version:
     time.perf_counter() when first held}), `ended` (the message of an `ended` event), `connections` (the local port
-    of each connection, in order: haproxy's log names the replica that took each), `drops` (streams cut under it)
-    and `failed` (the status and body that ended it, if one did). `on_state(follower, state)` is called at each
-    state event."""
+    of each connection, in order: haproxy's log names the replica that took each), `drops` (streams cut under it,
+    and `errors`, why), `failed` (the status and body that ended it, if one did) and `error` (an exception that
+    ended it). `on_state(follower, state)` is called at each state event."""
 
     def __init__(self, host, port, code, student=None, retry=RETRY_S, on_state=None, name=None):
         self.host, self.port, self.code, self.student, self.retry = host, port, code, student, retry
         self.on_state, self.name = on_state, name
         self.states, self.held, self.connections = [], {}, []
         self.last_id, self.ended, self.failed, self.drops = None, None, None, 0
+        self.errors, self.error = [], None
         self.changed = asyncio.Event()
         self.writer, self.closing = None, False
 
@@ -142,20 +143,39 @@ class Follower:
         raise ConnectionError('stream ended')
 
     async def run(self):
-        """Follow until the class ends, an answer fails it, or close(); reconnect after each drop."""
-        while not self.closing:
-            try:
-                await self._stream()
-                return
-            except (OSError, ConnectionError, asyncio.IncompleteReadError, TimeoutError):
-                if self.closing:
+        """Follow until the class ends, an answer fails it, or close(); reconnect after each drop (a stream cut, or
+        one that makes no sense: `errors` says what each was). Anything else ends it, in `error`."""
+        try:
+            while not self.closing:
+                try:
+                    await self._stream()
                     return
-                self.drops += 1
-            finally:
-                if self.writer is not None:
-                    self.writer.close()
-                self._wake()
-            await asyncio.sleep(self.retry)
+                except (
+                    OSError,
+                    ConnectionError,
+                    asyncio.IncompleteReadError,
+                    TimeoutError,
+                    ValueError,
+                    IndexError,
+                ) as e:
+                    if self.closing:
+                        return
+                    self.drops += 1
+                    self.errors.append(repr(e))
+                finally:
+                    if self.writer is not None:
+                        self.writer.close()
+                    self._wake()
+                await asyncio.sleep(self.retry)
+        except Exception as e:
+            self.error = e
+            self._wake()
+            raise
+
+    def summary(self):
+        """What this follower went through, for a failure's message."""
+        return (f'{self.name}: connections {self.connections}, drops {self.drops} {self.errors}, versions '
+                f'{sorted(self.held)}, failed {self.failed}, ended {self.ended}, error {self.error!r}')  # fmt: skip
 
     def heard_on(self, connection):
         """The states heard on the `connection`th connection (1: the first)."""
@@ -174,8 +194,10 @@ class Follower:
 
         async def until():
             while not done():
-                if self.failed or self.ended:
-                    raise AssertionError(f'{self.name or "a follower"} stopped: {self.failed or self.ended}')
+                if self.failed or self.ended or self.error:
+                    raise AssertionError(
+                        f'{self.name or "a follower"} stopped: {self.failed or self.ended or self.error!r}'
+                    )
                 await self.changed.wait()
 
         await asyncio.wait_for(until(), timeout)

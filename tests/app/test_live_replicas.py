@@ -105,6 +105,9 @@ async def lesson(rooms, lecturer, served, balancer, url):
         version = await step(port, lecturer, 4, students)  # through haproxy, to the survivor: everyone hears it
         assert rooms.state(lecturer.code).version == version
         assert [student.failed or student.ended for student in students] == [None] * STUDENTS
+    except (AssertionError, TimeoutError) as e:  # what each student went through, and what haproxy logged
+        said = '\n'.join(student.summary() for student in students)
+        raise AssertionError(f'{e!r}\n{said}\nhaproxy:\n{balancer.log.read_text()[-6000:]}') from e
     finally:
         for student in students:
             await student.close()
