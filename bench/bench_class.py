@@ -9,10 +9,12 @@ behind haproxy with one Redis (deploy/haproxy.cfg; bench/replicas.py). Loopback 
 Each case starts its servers: 'one', `streamlit run main.py` (the rooms in its memory); 'two', two of them given
 BACKPROP_REDIS_URL of one redis-server, behind haproxy run with deploy/haproxy.cfg. Then:
 - the lecturer: a Chromium page opens ?expr=reuse&present=1 and clicks *Start a class*; its player posts the first
-  frame with the lecturer's secret, which the benchmark takes from that request (the page is then closed: the room
-  stays open) and posts every later step with, as the player does;
-- the students: N followers of the room's server-sent events (bench/follow.py, raw asyncio sockets, as light as a
-  phone's EventSource), through haproxy with no cookie for 'two' (which spreads them on both replicas);
+  frame with the lecturer's secret, which the benchmark takes from that request and posts every later step with, as
+  the player does (the page is then closed: the room outlives its lecturer's last word by 5 minutes, longer than a
+  case);
+- the students: N followers of the room's server-sent events with ?student=ID, as a phone's page (bench/follow.py,
+  raw asyncio sockets, as light as a phone's EventSource: each joins the room, is seen at each keepalive), through
+  haproxy with no cookie for 'two' (which spreads them on both replicas);
 - memory per student: the servers' VmRSS with the N following, minus before they connected, divided by N;
 - idle CPU: the servers' utime+stime (/proc) over --idle-seconds with the N following and no step (on 'two', each
   replica's watcher reads Redis every 0.5 s);
@@ -161,11 +163,12 @@ async def loads(browser, address, watch, warm_loads):
 
 async def answers_spread(host, port, code, secret, followers, within_s=ANSWERS_WITHIN_S):
     # answers: 300 answers sent within 10 s → spread complete — added when POST /answer lands
-    """To come with the room's questions (Rooms.ask/answer/answers/verdict, POST /api/class/{code}/answer): the
-    lecturer asks; each follower answers once at a random moment within `within_s` s (bench/follow.py gets the
-    POST beside post_step), as a class does; measured: each answer's round trip (p50/p95/max, refusals), the
-    servers' CPU per answer, and from the last answer sent to the lecturer's spread (Rooms.answers) counting every
-    one. None until then."""
+    """To fill in now that the room's questions are on main (Rooms.ask(code, secret, frame, asked) by the
+    lecturer's page, POST /api/class/{code}/answer {'student', 'question', 'answers'} by each phone): the lecturer
+    asks; each follower answers once at a random moment within `within_s` s (bench/follow.py gets the POST beside
+    post_step), as a class does; measured: each answer's round trip (p50/p95/max, refusals), the servers' CPU per
+    answer, and from the last answer sent to the lecturer's spread (Rooms.answers) counting every one. None until
+    then."""
     return None
 
 
@@ -177,7 +180,8 @@ async def run_case(browser, key, url, servers, args, balancer=None, others=None)
     code, secret, scenario, frame = await open_class(browser, url)
     await asyncio.sleep(2.0)
     rss_before = sum(rss_kb(pid) for pid in servers)
-    followers = [Follower('127.0.0.1', port, code, name=f'student {i}') for i in range(args.students)]
+    followers = [Follower('127.0.0.1', port, code, student=f'bench-student-{i:04d}', name=f'student {i}')
+                 for i in range(args.students)]  # fmt: skip
     began = time.perf_counter()
     tasks = [asyncio.create_task(follower.run()) for follower in followers]
     try:
@@ -226,6 +230,7 @@ async def run_case(browser, key, url, servers, args, balancer=None, others=None)
             'case': key, 'name': CASES[key], 'students': args.students, 'replicas': len(servers),
             'spread': spread, 'connect_s': round(connect_s, 2), 'not_connected': unconnected,
             'steps': args.steps, 'latency_ms': every, 'missed': misses,
+            'drops': sum(f.drops for f in followers),
             'server_cpu_ms_per_step': round(1000 * cpu / args.steps, 1),
             'server_idle_cpu_ms_per_s': round(idle_ms_per_s, 1),
             **{f'{name}_cpu_ms_per_step': round(1000 * c / args.steps, 1) for name, c in others_cpu.items()},
@@ -360,7 +365,10 @@ def report(out, args, took_s):
             f'{readme_tables.met(v["p95_met"])}; first graph within {CLASS_FIRST_GRAPH_GOAL_S} s of the empty page: '
             f'{fmt(v["first_graph_over_empty_s"])} s more, {readme_tables.met(v["first_graph_met"])}'
         )
-    lines.append('- 300 answers within 10 s, spread complete: not measured yet (the answer route is to come)')
+    lines.append(
+        '- 300 answers within 10 s, spread complete: not measured yet '
+        '(answers_spread: to fill in with the answer route)'
+    )
     return '\n'.join(lines)
 
 

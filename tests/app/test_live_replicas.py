@@ -1,8 +1,9 @@
 """A live class across two replicas of `streamlit run main.py` behind Debian's haproxy, run with deploy/haproxy.cfg, the
 rooms in one redis-server (bench/replicas.py starts the three): students follow the class's server-sent events
-through haproxy with no cookie and land on both replicas; each step reaches every one of them, whichever replica
-took it; and when a replica is killed mid-lesson, its students reconnect through haproxy to the other as the
-browser's EventSource does (Last-Event-ID), land on the class's current frame, and the next step reaches them all.
+(?student=ID, as a phone's page does) through haproxy with no cookie and land on both replicas; each step reaches
+every one of them, whichever replica took it; and when a replica is killed mid-lesson, its students reconnect
+through haproxy to the other as the browser's EventSource does (Last-Event-ID), land on the class's current frame,
+are counted present once, and the next step reaches them all.
 
 The students are bench/follow.py's Followers (raw asyncio streams). No timing is asserted: every wait is a failure
 guard of WAIT_S."""
@@ -52,32 +53,40 @@ async def replicas_of(balancer, students, connection):
     raise AssertionError(f'haproxy logged no replica for some of {ports}:\n{balancer.log.read_text()}')
 
 
+def seen(state):
+    """What a student's phone shows of the class: (version, scenario, frame)."""
+    return state['version'], state['scenario'], state['frame']
+
+
 async def step(port, lecturer, frame, students):
     """The lecturer's step to `frame`, posted at `port` (haproxy's or a replica's); every student holds it after."""
     status, body, _ = await post_step('127.0.0.1', port, lecturer.code, lecturer.secret, SCENARIO, frame)
     assert status == 200, body
     await all_hold(students, body['version'])
-    assert {student.name: student.state for student in students} == {
-        student.name: {'version': body['version'], 'scenario': SCENARIO, 'frame': frame} for student in students
+    assert {student.name: seen(student.state) for student in students} == {
+        student.name: (body['version'], SCENARIO, frame) for student in students
     }
     return body['version']
 
 
 async def answers_counted_once_across_the_kill(rooms, lecturer, students, port):
     # answers: counted once across the kill — added when POST /answer lands
-    """To come with the room's questions (Rooms.ask/answer/answers, POST /api/class/{code}/answer): the lecturer asks
-    before the kill, every student answers through haproxy (half of them on the replica about to die), the
-    reconnected ones post their answer again as a phone resends it, and rooms.answers counts each student once."""
+    """To fill in now that the room's questions are on main (Rooms.ask(code, secret, frame, asked), POST
+    /api/class/{code}/answer {'student', 'question', 'answers'}): the lecturer asks before the kill, every student
+    answers through haproxy (half of them on the replica about to die), the reconnected ones post their answer again
+    as a phone resends it, and rooms.answers(code, secret) holds each student once."""
     return None
 
 
 async def lesson(rooms, lecturer, served, balancer, url):
     port = port_of(url)
-    students = [Follower('127.0.0.1', port, lecturer.code, name=f'student {i}') for i in range(STUDENTS)]
+    students = [Follower('127.0.0.1', port, lecturer.code, student=f'student-{i:04d}', name=f'student {i}')
+                for i in range(STUDENTS)]  # fmt: skip
     tasks = [asyncio.create_task(student.run()) for student in students]
     try:
         await all_hold(students, 1)
         assert all(student.heard_on(1)[0]['frame'] == 0 for student in students)
+        assert rooms.students(lecturer.code) == STUDENTS  # each stream joined its student (?student=ID)
         on = await replicas_of(balancer, students, 1)
         assert sorted(set(on)) == sorted(served), on  # no cookie: haproxy spreads them on both
 
@@ -97,9 +106,10 @@ async def lesson(rooms, lecturer, served, balancer, url):
         assert not healthy(served[dead])
         for student in gone:  # back through haproxy, with the last event's id, on the class's current frame
             assert student.last_id == str(version)
-            assert student.heard_on(2)[0] == {'version': version, 'scenario': SCENARIO, 'frame': 3}
+            assert seen(student.heard_on(2)[0]) == (version, SCENARIO, 3)
         assert await replicas_of(balancer, gone, 2) == [survivor] * len(gone)
         assert [(student.drops, len(student.connections)) for student in kept] == [(0, 1)] * len(kept)
+        assert rooms.students(lecturer.code) == STUDENTS  # each present once: joined again on the survivor
 
         await answers_counted_once_across_the_kill(rooms, lecturer, students, port)
         version = await step(port, lecturer, 4, students)  # through haproxy, to the survivor: everyone hears it
