@@ -9,3 +9,9 @@ a regular package (this file), so that no `bench` installed elsewhere can take i
 STEP_TIMEOUT_MS = 120_000  # a step this long is written as '>'
 FIRST_GRAPH_TIMEOUT_S = 180
 WARM_LOADS = 5
+
+# a live class's goals (bench_class.py), which the docs' block reads its figures against: a step reaches every
+# student (p95) within this, and a student's first graph from the join link (warm) is at most this more than
+# Streamlit's own empty page
+CLASS_P95_GOAL_MS = 1000
+CLASS_FIRST_GRAPH_GOAL_S = 1.5

@@ -18,7 +18,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from bench import FIRST_GRAPH_TIMEOUT_S, STEP_TIMEOUT_MS, WARM_LOADS
+from bench import CLASS_FIRST_GRAPH_GOAL_S, CLASS_P95_GOAL_MS, FIRST_GRAPH_TIMEOUT_S, STEP_TIMEOUT_MS, WARM_LOADS
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / 'results'
@@ -634,6 +634,57 @@ def screens(results):
     return joined(said)
 
 
+def live_class(results):
+    r = results['class']
+    cases, empty, goals = r['cases'], r['empty_page'], r['goals']
+
+    def ms(x):
+        return f'{x:,.0f}' if x >= 10 else f'{x:.1f}'
+
+    def row(name, cell):
+        return [name, *(cell(c) for c in cases)]
+
+    rows = [
+        row("a step reaching every student: p50 / p95 / max (ms)",
+            lambda c: ' / '.join(ms(c['latency_ms'][k]) for k in ('p50', 'p95', 'max'))),
+        row('students who missed a step', lambda c: f"{c['missed']} of {c['students'] * c['steps']:,}"),
+        row("the replicas' CPU a step / with no step, a second (ms)",
+            lambda c: f"{ms(c['server_cpu_ms_per_step'])} / {ms(c['server_idle_cpu_ms_per_s'])}"),
+        row('memory a student following (kB)', lambda c: f"{c['kb_per_student']:.0f}"),
+        row(f"a student's first graph from the join link, warm (s; Streamlit's empty page {empty['warm_s']:.2f})",
+            lambda c: f"{c['first_graph']['warm_s']:.2f} (+{goals[c['case']]['first_graph_over_empty_s']:.2f})"),
+    ]  # fmt: skip
+    two = [c for c in cases if 'latency_ms_same_replica' in c]
+    said = [
+        f'Measured by `python -m bench.bench_class` (`bench/results/class.txt`): {cases[0]["students"]} students '
+        f'following one room over server-sent events, the lecturer stepping {cases[0]["steps"]} times, on a '
+        f'{r["machine"]["cores"]}-core machine (load average {r["machine"]["load_average_at_start"][0]:.1f} at the '
+        'start; the servers, the students and Chromium on the same cores):',
+        '',
+        table(['', *(c['name'] for c in cases)], rows),
+        '',
+    ]
+    if two:
+        c = two[0]
+        same, other = c['latency_ms_same_replica'], c['latency_ms_other_replica']
+        said.append(
+            f'On two replicas a step reaches the students of the replica that took it in p95 {ms(same["p95"])} ms, '
+            f"and the other's when its watcher next reads Redis (every 0.5 s): p95 {ms(other['p95'])} ms. Redis "
+            f'took {ms(c["redis_cpu_ms_per_step"])} ms of CPU a step and HAProxy {ms(c["haproxy_cpu_ms_per_step"])} ms.'
+        )
+        said.append('')
+    verdicts = '; '.join(
+        f'{c["name"]}: p95 {ms(c["latency_ms"]["p95"])} ms, {met(goals[c["case"]]["p95_met"])}, and '
+        f'+{goals[c["case"]]["first_graph_over_empty_s"]:.2f} s, {met(goals[c["case"]]["first_graph_met"])}'
+        for c in cases
+    )
+    said.append(
+        f"Goals: a step reaches every student within {CLASS_P95_GOAL_MS / 1000:g} s (p95), and a student's first "
+        f"graph comes within {CLASS_FIRST_GRAPH_GOAL_S:g} s of Streamlit's own empty page: {verdicts}."
+    )
+    return joined(said)
+
+
 BLOCKS = {  # name: (the results it is made from, how)
     'engine': (('engine',), engine),
     'page': (('page',), page),
@@ -644,6 +695,7 @@ BLOCKS = {  # name: (the results it is made from, how)
     'layout-chains': (('layout',), chains),
     'exports': (('exports',), exports),
     'screens': (('screens',), screens),
+    'class': (('class',), live_class),
 }
 
 

@@ -10,8 +10,9 @@ cd "$(dirname "$0")/.."
 no_venv() { [ -z "${VIRTUAL_ENV:-}${CONDA_PREFIX:-}" ] && [ ! -x .venv/bin/python ] && ! python3 -c 'import ensurepip' 2>/dev/null; }
 # the exports are opened as people open them: LibreOffice (soffice), a PDF's text (poppler's pdftotext), a QR code
 # read back (zbarimg); rsvg-convert draws the slides; haproxy balances two replicas of the page
-# (tests/browser/test_replicas.py), from /usr/sbin, which a user's PATH on Debian leaves out; redis-server holds a live
-# class's rooms across replicas (tests/app/test_rooms_redis.py)
+# (tests/browser/test_replicas.py, and a live class's in tests/app/test_live_replicas.py), from /usr/sbin, which a
+# user's PATH on Debian leaves out; redis-server holds a live class's rooms across replicas
+# (tests/app/test_rooms_redis.py, test_live_replicas.py)
 export PATH="$PATH:/usr/sbin"
 tools=(dot node soffice pdftotext zbarimg rsvg-convert haproxy redis-server)
 missing() { for tool in "${tools[@]}"; do command -v "$tool" >/dev/null || return 0; done; return 1; }

@@ -2,44 +2,24 @@
 port, with no persistence, in a temporary folder, started once for this module and stopped after it; each test gets
 an empty database and, at each `make_rooms()`, its own client, as each replica has."""
 
-import shutil
-import subprocess
-import time
-
 import pytest
 import redis
 from test_rooms import *  # noqa: F403 (every test of the in-process store, collected here again with Redis below)
 from test_rooms import SCENARIO
 
-from bench.serve import free_port
+from bench.replicas import serve_redis
+from bench.serve import ServerError
 from server import rooms as rooms_module
 from server.rooms import RedisBackend, Rooms, open_rooms
 
 
 @pytest.fixture(scope='module')
-def redis_url(tmp_path_factory):
-    binary = shutil.which('redis-server') or shutil.which('/usr/bin/redis-server')
-    if binary is None:
-        pytest.fail('redis-server is missing: install it with `apt-get install -y redis-server` (tests/run.sh does)')
-    port, folder = free_port(), tmp_path_factory.mktemp('redis')
-    command = [binary, '--port', str(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
-               '--dir', str(folder)]  # fmt: skip
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f'redis://127.0.0.1:{port}/0'
+def redis_url():
     try:
-        client, deadline = redis.Redis.from_url(url), time.monotonic() + 10
-        while True:
-            try:
-                client.ping()
-                break
-            except redis.ConnectionError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f'redis-server did not start on port {port}: {server.stdout.read().decode()}')
-                time.sleep(0.05)
-        yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+        with serve_redis() as url:
+            yield url
+    except ServerError as e:
+        pytest.fail(str(e), pytrace=False)  # never skip: tests/run.sh installs redis-server
 
 
 @pytest.fixture

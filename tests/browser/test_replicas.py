@@ -1,94 +1,32 @@
-"""Two replicas of the page behind Debian's haproxy, run with deploy/haproxy.cfg (its server-template replaced by two
-local replicas): each browser stays on its replica, and when one replica dies its pages reconnect through haproxy to
-the other, with no click, at the same scenario and frame, while the other replica's pages are left alone."""
+"""Two replicas of the page behind Debian's haproxy, run with deploy/haproxy.cfg (its server-templates replaced by two
+local replicas: bench/replicas.py): each browser stays on its replica, and when one replica dies its pages reconnect
+through haproxy to the other, with no click, at the same scenario and frame, while the other replica's pages are left
+alone."""
 
-import contextlib
 import os
 import re
-import shutil
 import signal
-import subprocess
-import tempfile
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 from test_browser_demo import VIEW, wait_for_player
 
-from bench.serve import free_port, healthy, serve_app
+from bench.replicas import serve_replicas
+from bench.serve import healthy
 
 pytestmark = pytest.mark.browser
-ROOT = Path(__file__).resolve().parents[2]
-HAPROXY = shutil.which('haproxy') or '/usr/sbin/haproxy'
 COOKIE = 'BACKPROP_REPLICA'
 # each page its own scenario and frame; on one replica the first and third, on the other the second and fourth
 SCENARIOS = [('expr=reuse', 3), ('expr=neuron', 2), ('expr=lecture', 4), ('expr=regression', 1)]
 
 
-def haproxy_config(port, replicas):
-    """deploy/haproxy.cfg, listening on 127.0.0.1:`port`, with `replicas` ({name: port}) in place of the
-    server-template that finds the containers by Docker's DNS (and without that resolver)."""
-    text = (ROOT / 'deploy' / 'haproxy.cfg').read_text()
-    text = re.sub(r'\nresolvers docker\n(    .*\n)+', '\n', text)
-    servers = ''.join(f'    server {name} 127.0.0.1:{p}\n' for name, p in replicas.items())
-    text, templates = re.subn(r'    server-template .*\n', servers, text)
-    text, binds = re.subn(r'    bind :8080\n', f'    bind 127.0.0.1:{port}\n', text)
-    assert templates == binds == 1, 'deploy/haproxy.cfg: one server-template and one bind :8080'
-    return text.replace('maxconn 20000', 'maxconn 1000')  # within an ordinary user's open-file limit
-
-
-class Balancer:
-    """haproxy in the foreground, its log (one line a request, when its answer starts) in a file."""
-
-    def __init__(self, config):
-        self.dir = tempfile.TemporaryDirectory(prefix='haproxy-')
-        path = Path(self.dir.name) / 'haproxy.cfg'
-        path.write_text(config)
-        checked = subprocess.run([HAPROXY, '-c', '-f', path], capture_output=True, text=True)
-        assert checked.returncode == 0, checked.stdout + checked.stderr
-        self.log = Path(self.dir.name) / 'log'
-        with self.log.open('w') as log:
-            self.process = subprocess.Popen([HAPROXY, '-db', '-f', path], stdout=log, stderr=subprocess.STDOUT)
-
-    def websockets(self):
-        """The replica that took each websocket so far, in order."""
-        return re.findall(r' replicas/(\w+) 101 GET /_stcore/stream\b', self.log.read_text())
-
-    def wait_for_websockets(self, n, timeout=90):
-        deadline = time.monotonic() + timeout
-        while len(self.websockets()) < n:
-            assert self.process.poll() is None, self.log.read_text()
-            assert time.monotonic() < deadline, f'{n} websockets expected:\n{self.log.read_text()}'
-            time.sleep(0.1)
-        return self.websockets()
-
-    def close(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
-        self.dir.cleanup()
-
-
 @pytest.fixture
 def replicas():
     """({name: replica URL}, the balancer, its URL): two `streamlit run main.py` behind haproxy, all stopped after."""
-    with contextlib.ExitStack() as stack:
-        served = {name: stack.enter_context(serve_app(timeout=60)) for name in ('app1', 'app2')}
-        port = free_port()
-        balancer = Balancer(haproxy_config(port, {name: url.rsplit(':', 1)[1] for name, url in served.items()}))
-        stack.callback(balancer.close)
-        url = f'http://127.0.0.1:{port}'
-        deadline = time.monotonic() + 30
-        while not healthy(url):
-            assert balancer.process.poll() is None and time.monotonic() < deadline, balancer.log.read_text()
-            time.sleep(0.1)
-        yield served, balancer, url
+    with serve_replicas(2) as running:
+        yield running
 
 
 def replica_cookie(context):
