@@ -38,6 +38,7 @@ from server.rooms import (
     RoomEnded,
     RoomError,
     RoomNotFound,
+    StoreDown,
     normal_code,
     open_rooms,
 )
@@ -72,6 +73,8 @@ def status_of(error):
         return 404
     if isinstance(error, (BadState, BadAnswer)):
         return 400
+    if isinstance(error, StoreDown):
+        return 503
     return 409  # full, a closed or revealed question, a verdict before the reveal, a flood
 
 
@@ -135,6 +138,8 @@ class Watcher:
         while self.ended is None:
             try:
                 self.tell(state=await asyncio.to_thread(self.live.rooms.state, self.code))
+            except StoreDown:
+                pass  # Redis is away: the room has not ended; the next read may reach it
             except RoomError as error:
                 self.tell(ended=str(error))
             await asyncio.sleep(POLL_S)

@@ -89,6 +89,10 @@ class RoomEnded(RoomError):
         super().__init__(f'The class {code} has ended: {why}.')
 
 
+class StoreDown(RoomError):
+    """The rooms' store (Redis) cannot be reached just now: nothing has ended, and asking again may work."""
+
+
 class NotLecturer(RoomError):
     """The secret given is not this room's lecturer's: a student's page, or a tampered link."""
 
@@ -822,12 +826,25 @@ class RedisBackend:
         import redis  # only a server given a Redis URL needs the client
 
         self.redis = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5, socket_connect_timeout=5)
+        self.down = redis.RedisError
         self.scripts = {
-            name: self.redis.register_script(source)
+            name: self._guarded(self.redis.register_script(source))
             for name, source in [('create', _CREATE), ('read', _READ), ('state', _STATE), ('join', _JOIN),
                                  ('leave', _LEAVE), ('write', _WRITE), ('question', _QUESTION), ('put', _PUT),
                                  ('kept', _KEPT), ('hear', _HEAR), ('end', _END)]
         }  # fmt: skip
+
+    def _guarded(self, call):
+        """`call`, with a Redis that cannot be reached (or answers with an error) as StoreDown, which the page and the
+        routes say as they say any RoomError, rather than a traceback."""
+
+        def run(*args, **kwargs):
+            try:
+                return call(*args, **kwargs)
+            except self.down as error:
+                raise StoreDown('The class cannot be reached just now: try again in a moment.') from error
+
+        return run
 
     def _keys(self, code):
         """The room's hash, the open rooms, then the room's own keys: present, answers, its changes, bodies, its."""
@@ -862,7 +879,7 @@ class RedisBackend:
         self.scripts['leave'](keys=self._keys(code)[2:3], args=[student, '' if since is None else repr(since)])
 
     def count(self, code, since):
-        return self.redis.zcount(self._keys(code)[2], repr(since), '+inf')
+        return self._guarded(self.redis.zcount)(self._keys(code)[2], repr(since), '+inf')
 
     def hear(self, code, now, heard):
         return self.scripts['hear'](keys=self._keys(code)[:2], args=[repr(now), repr(heard), code])

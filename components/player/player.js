@@ -892,6 +892,8 @@ class Player {
     const url = `${room.api}/events?student=${encodeURIComponent(id)}`;
     this.events = new EventSource(url);
     this.events.onmessage = (e) => {
+      if (this.classNotice) this.noticeBox.hidden = true;
+      this.classNotice = false;
       this.classState = JSON.parse(e.data);
       this.setQuestion(this.classState.question || null);
       if (this.following) this.toClass();
@@ -900,9 +902,22 @@ class Player {
     // an answer that is not a stream (a full room, an unknown code): its words, and no more tries
     this.events.onerror = () => {
       if (this.events?.readyState !== EventSource.CLOSED) return; // reconnecting by itself, to any replica
-      fetch(url).then((r) => (r.ok ? r.body?.cancel() : r.json().then((j) => this.leaveClass(j.error))))
-        .catch(() => this.leaveClass('The class cannot be reached: open the join link again.'));
+      const again = () => setTimeout(() => { if (this.classRoom?.code === room.code && !this.events) this.follow(room); }, 3000);
+      this.events.close();
+      this.events = null;
+      fetch(url).then((r) => {
+        if (r.ok) { r.body?.cancel(); again(); } // it answers again: follow again
+        else if (r.status === 503) r.json().then((j) => { this.tellClass(j.error); again(); }); // the store is away
+        else r.json().then((j) => this.leaveClass(j.error));
+      }).catch(() => { this.tellClass('The class cannot be reached just now: trying again…'); again(); });
     };
+  }
+
+  // a word on the class that ends nothing (it cannot be reached just now); gone at its next event
+  tellClass(message) {
+    this.classNotice = true;
+    this.noticeBox.textContent = message;
+    this.noticeBox.hidden = false;
   }
 
   leaveClass(message) {

@@ -13,7 +13,7 @@ from starlette.applications import Starlette
 from engine.answers import GROUPS
 from server import live as live_module
 from server.live import SECRET_HEADER, Live, api_path, base_path
-from server.rooms import Rooms
+from server.rooms import MemoryBackend, Rooms, StoreDown
 
 SCENARIO = {'expr': 'reuse', 'v.a': '3'}
 # hand-written: a's grad is 6, forgetting the reuse gives 3
@@ -360,3 +360,41 @@ def test_the_api_path_starts_with_streamlits_base_path(base, path):
             assert test.get(f'/api/class/{code}/events').status_code == 404
     finally:
         streamlit.config.set_option('server.baseUrlPath', before)
+
+
+class Away(MemoryBackend):
+    """The in-process store, but unreachable while `away` is set, as a Redis that went down."""
+
+    away = False
+
+    def state(self, code, now):
+        if self.away:
+            raise StoreDown('The class cannot be reached just now: try again in a moment.')
+        return super().state(code, now)
+
+
+def test_a_store_that_cannot_be_reached_is_a_503_with_a_sentence_and_ends_no_stream(monkeypatch):
+    monkeypatch.setattr(live_module, 'POLL_S', 0.01)
+    backend = Away()
+    live = Live(Rooms(backend))
+    app, test = Starlette(routes=live.routes()), Client(Starlette(routes=live.routes()))
+    lecturer = live.rooms.create(SCENARIO)
+    backend.away = True
+    response = test.get(f'/api/class/{lecturer.code}/events?student={ANA}')
+    assert response.status_code == 503 and response.json() == {
+        'error': 'The class cannot be reached just now: try again in a moment.'
+    }
+    backend.away = False
+
+    async def follow():
+        stream = Stream(app, f'/api/class/{lecturer.code}/events')
+        await stream.until(lambda body: 'id: 1' in body)
+        backend.away = True
+        await asyncio.sleep(0.1)  # ten reads of a store that is away
+        backend.away = False
+        live.rooms.step(lecturer.code, lecturer.secret, SCENARIO, 3)
+        await stream.until(lambda body: 'id: 2' in body)  # the watcher read the store again once it was back
+        assert 'event: ended' not in stream.body
+        await stream.close()
+
+    asyncio.run(follow())

@@ -8,9 +8,9 @@ from test_rooms import *  # noqa: F403 (every test of the in-process store, coll
 from test_rooms import SCENARIO
 
 from bench.replicas import serve_redis
-from bench.serve import ServerError
+from bench.serve import ServerError, free_port
 from server import rooms as rooms_module
-from server.rooms import RedisBackend, Rooms, open_rooms
+from server.rooms import RedisBackend, Rooms, StoreDown, open_rooms
 
 
 @pytest.fixture(scope='module')
@@ -53,3 +53,10 @@ def test_redis_forgets_an_ended_room_by_itself(make_rooms, redis_url):
     assert all(0 < client.ttl(k) <= 3 for k in keys)
     rooms.close(room.code, room.secret)
     assert {k.decode() for k in client.keys(f'backprop:room:{room.code}*')} == {f'backprop:room:{room.code}'}
+
+
+def test_a_redis_that_cannot_be_reached_is_a_sentence_not_a_traceback():
+    rooms = Rooms(RedisBackend(f'redis://127.0.0.1:{free_port()}/0'))  # nothing listens there
+    for ask in (lambda: rooms.state('ABCDE'), lambda: rooms.create(SCENARIO), lambda: rooms.students('ABCDE')):
+        with pytest.raises(StoreDown, match='The class cannot be reached just now: try again in a moment.'):
+            ask()
