@@ -4,16 +4,24 @@ Starts `streamlit run main.py` on a free port (bench/serve.py, as the browser te
 (?expr=...&step=...) in a fresh page, and saves a full-page PNG at 1600x1000 into docs/; the presentation view, made
 to fit its window, as the window of a 1920x1080 projector; and the window of a phone and of a laptop (screen-*.png).
 One picture per teaching mode (mode-*.png): your own _backward, the = bug, the
-quiz (its first question answered in the page), the quiz in the presentation view and one step of learning.
+quiz (its first question answered in the page), the quiz in the presentation view and one step of learning. And a
+live class (class-*.png): a projector and three students in Chromium (two laptops, a phone), with 21 more students
+following over plain HTTP, asked a question, answering it, and the reveal.
+
+    python -m bench.screenshots               # every picture
+    python -m bench.screenshots class         # a live class's alone
 """
 
+import asyncio
 import re
 import sys
+import threading
 import urllib.parse
 from pathlib import Path
 
 from playwright.sync_api import expect, sync_playwright
 
+from bench.follow import Follower, request
 from bench.serve import CHROMIUM, CHROMIUM_ARGS, check_chromium, serve_app
 
 DOCS = Path(__file__).resolve().parent.parent / 'docs'
@@ -177,14 +185,107 @@ def exported_gif(name):
     print(f'wrote {path.relative_to(DOCS.parent)} ({path.stat().st_size:,} bytes)')
 
 
+# a live class on reuse at a=3, b=-2, asked at a*b's step after a*a's (tests/browser/test_browser_live.py works it by
+# hand: a.grad = 6 + (-2)(1) = 4, b.grad = 3): what the room answers, a.grad and b.grad, as a class might
+REUSE_AT_A_TIMES_A = 6
+ROOM_SAYS = [('4', '3')] * 11 + [('-2', '3')] * 5 + [('9', '-2')] * 3 + [('8', '-3')] * 2 + [('2', '1')] * 2
+
+
+class Room:
+    """Students who follow a class and answer its question over plain HTTP, in a thread of their own (the pictures'
+    Chromium pages are the rest of the class)."""
+
+    def __init__(self, url, code, count):
+        host, port = url.removeprefix('http://').split(':')
+        self.where, self.code = (host, int(port)), code
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, daemon=True).start()
+        self.followers = [Follower(*self.where, code, student=f'pictured-student-{k:03d}') for k in range(count)]
+        for follower in self.followers:
+            asyncio.run_coroutine_threadsafe(follower.run(), self.loop)
+
+    def answer(self, question, says):
+        async def send():
+            for follower, (a, b) in zip(self.followers, says):
+                body = {'student': follower.student, 'question': question['id'],
+                        'answers': dict(zip([item['node'] for item in question['asked']], [a, b]))}  # fmt: skip
+                status, got, _ = await request(*self.where, 'POST', f'/api/class/{self.code}/answer', body)
+                assert status == 200, got
+
+        asyncio.run_coroutine_threadsafe(send(), self.loop).result(60)
+
+    def question(self):
+        return next(f.state['question'] for f in self.followers if f.state and f.state.get('question'))
+
+    def close(self):
+        for follower in self.followers:
+            asyncio.run_coroutine_threadsafe(follower.close(), self.loop).result(10)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+def live_class(browser, url):
+    """class-projector-asked.png, class-projector-revealed.png (the projector, 1920x1080), class-phone-asked.png,
+    class-phone-revealed.png (a student's phone), class-laptop-revealed.png (another student's laptop)."""
+    projector = browser.new_context(viewport=PROJECTOR)
+    phone_context, laptop_context = browser.new_context(**PHONE), browser.new_context(**LAPTOP)
+    lecturer = projector.new_page()
+    lecturer.goto(f'{url}/?expr=reuse&present=1&step={REUSE_AT_A_TIMES_A}')
+    expect(lecturer.locator('.player .explain')).to_have_attribute('data-frame', str(REUSE_AT_A_TIMES_A))
+    lecturer.get_by_role('button', name='Start a class').click()
+    code = lecturer.get_by_test_id('class-code').inner_text().replace(' ', '')
+    phone, laptop = phone_context.new_page(), laptop_context.new_page()
+    for student in (phone, laptop):
+        student.goto(f'{url}/?class={code}')
+        expect(student.locator('.player .explain')).to_have_attribute('data-frame', str(REUSE_AT_A_TIMES_A))
+    room = Room(url, code, len(ROOM_SAYS) - 2)
+    try:
+        expect(lecturer.get_by_test_id('class-students')).to_have_text(f'{len(ROOM_SAYS)} students follow')
+        lecturer.wait_for_timeout(1200)
+        lecturer.screenshot(path=str(DOCS / 'class-projector-start.png'))
+        lecturer.locator('.st-key-ask_room button').first.click()
+        expect(phone.locator('.player .ask input')).to_have_count(2)
+        for student, (a, b) in ((phone, ROOM_SAYS[0]), (laptop, ROOM_SAYS[11])):
+            student.locator('.player .ask input').nth(0).fill(a)
+            student.locator('.player .ask input').nth(1).fill(b)
+            student.locator('.player .ask button[type=submit]').click()
+            expect(student.locator('.player .ask .said')).to_contain_text('Sent')
+        phone.screenshot(path=str(DOCS / 'class-phone-asked.png'))
+        expect(lecturer.get_by_text('2 of')).to_be_visible()
+        room.answer(room.question(), ROOM_SAYS[1:11] + ROOM_SAYS[12:])
+        expect(lecturer.get_by_text(f'{len(ROOM_SAYS)} of {len(ROOM_SAYS)} answered')).to_be_visible()
+        lecturer.wait_for_timeout(1200)
+        lecturer.screenshot(path=str(DOCS / 'class-projector-asked.png'))
+        lecturer.locator('.st-key-reveal_room button').first.click()
+        expect(lecturer.get_by_text('a.grad = 4.0000, b.grad = 3.0000')).to_be_visible()
+        expect(laptop.locator('.player .ask')).to_contain_text('you said −2')
+        lecturer.wait_for_timeout(1200)
+        lecturer.screenshot(path=str(DOCS / 'class-projector-revealed.png'))
+        phone.screenshot(path=str(DOCS / 'class-phone-revealed.png'))
+        laptop.screenshot(path=str(DOCS / 'class-laptop-revealed.png'))
+        for name in ('start', 'asked', 'revealed'):
+            print(f'wrote docs/class-projector-{name}.png')
+        print('wrote docs/class-phone-asked.png, docs/class-phone-revealed.png, docs/class-laptop-revealed.png')
+    finally:
+        room.close()
+        for context in (projector, phone_context, laptop_context):
+            context.close()
+
+
 def main():
-    exported_gif('reuse-pass.gif')
+    only_class = sys.argv[1:] == ['class']
+    if not only_class:
+        exported_gif('reuse-pass.gif')
     missing = check_chromium()
     if missing:
         sys.exit(missing)
     with serve_app() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        if only_class:
+            live_class(browser, url)
+            browser.close()
+            return
         try:
+            live_class(browser, url)
             for options, query, name in SCREENS:
                 save_screen(browser, url, options, query, name)
             save(open_view(browser, url, '?expr=neuron&step=0')[0], 'neuron-start.png')

@@ -34,10 +34,11 @@ UNREVEALED, UNREVEALED_LABEL = palette.INK, 'answer'  # every dot's colour and g
 
 FONT = 20  # px: the axis, the legend, the subtitle; read from the back of a lecture hall (18 px at the least)
 TITLE = 26  # px: each plot's title, the grad asked
-WIDTH = 960  # px: each grad's plot
+WIDTH = 900  # px: the plots side by side and the spaces between them (the projector's chart column, 1600 px wide)
+SPACING = 40  # px between two grads' plots
 DOT = 20  # px: a dot's width; answers within one dot's width of each other stack
 STACK = 18  # px between the dots of a stack, until the plot reaches its tallest
-HEIGHT = (120, 360)  # px: the shortest and the tallest a grad's plot is
+HEIGHT = (100, 200)  # px: the shortest and the tallest a grad's plot is: the graph stays in view under them
 
 
 def window(values):
@@ -54,7 +55,7 @@ def _given(answers, node):
     return [said[node] for said in answers.values() if said.get(node) is not None]
 
 
-def _points(answers, question, lo, hi, revealed):
+def _points(answers, question, lo, hi, revealed, width):
     """A dot per answer given (a blank has none): where it is drawn (an answer beyond the window at its edge, as a
     triangle pointing out), its stack level, its group's label (one label for all before `revealed`), and the
     answer as the page writes it."""
@@ -65,7 +66,7 @@ def _points(answers, question, lo, hi, revealed):
     for group, answer in said:
         inside = lo <= answer <= hi  # nan and ±inf are not
         x = answer if inside else lo if answer < lo else hi
-        column = round((x - lo) / (hi - lo) * WIDTH / DOT)
+        column = round((x - lo) / (hi - lo) * width / DOT)
         stacks[column] = level = stacks.get(column, -1) + 1
         points.append({
             'x': x,
@@ -77,14 +78,14 @@ def _points(answers, question, lo, hi, revealed):
     return points
 
 
-def _plot(answers, question, colour, revealed):
+def _plot(answers, question, colour, revealed, width):
     """One grad's plot: its dots, and, revealed, the rule at the right value with its number above them."""
     values = [value for _, value in question['candidates']]
     if not values:  # no finite grad (nan, inf): the answers' middle, else 0
         given = [a for a in _given(answers, question['node']) if math.isfinite(a)]
         values = [statistics.median(given) if given else 0.0]
     lo, hi = window(values)
-    points = _points(answers, question, lo, hi, revealed)
+    points = _points(answers, question, lo, hi, revealed, width)
     outside = sum(p['shape'] != 'circle' for p in points)
     subtitle = f'{len(points)} answer{"s" if len(points) != 1 else ""}'
     if outside:
@@ -114,7 +115,7 @@ def _plot(answers, question, colour, revealed):
     })  # fmt: skip
     return {
         'title': {'text': question['label'], 'subtitle': subtitle},
-        'width': WIDTH,
+        'width': width,
         'height': min(max(HEIGHT[0], STACK * (tallest + 3)), HEIGHT[1]),
         'encoding': {  # shared by the layers: one x scale, the window, whatever the data
             'x': {
@@ -130,9 +131,10 @@ def _plot(answers, question, colour, revealed):
 
 
 def spread_spec(answers, asked, revealed):
-    """The room's answers as a Vega-Lite spec (a dict, JSON as it is): a dot plot per asked grad, one above the other.
+    """The room's answers as a Vega-Lite spec (a dict, JSON as it is): a dot plot per asked grad, side by side.
     `answers` {student: {node: number}}, `asked` engine.answers.candidates()' list; `revealed`: the dots take their
     group's colour, under a legend of the groups the plots can show, and a rule marks the right value."""
+    width = (WIDTH - SPACING * (len(asked) - 1)) // max(1, len(asked))
     if revealed:  # the groups any asked grad has a value for, and other
         groups = [g for g in COLOURS if g == 'other' or any(g == c for q in asked for c, _ in q['candidates'])]
         colour = {'field': 'group', 'type': 'nominal', 'title': None,
@@ -143,9 +145,9 @@ def spread_spec(answers, asked, revealed):
                   'scale': {'domain': [UNREVEALED_LABEL], 'range': [UNREVEALED]}}  # fmt: skip
     return {
         '$schema': 'https://vega.github.io/schema/vega-lite/v6.json',  # Streamlit's
-        'vconcat': [_plot(answers, question, colour, revealed) for question in asked],
+        'hconcat': [_plot(answers, question, colour, revealed, width) for question in asked],
         'resolve': {'scale': {'x': 'independent', 'y': 'independent', 'color': 'shared'}},  # a scale per grad
-        'spacing': 40,
+        'spacing': SPACING,
         'config': {
             'font': 'Source Sans, sans-serif',  # the page's, as the other plots' (palette.PLOT_FONT)
             'axis': {'labelFontSize': FONT, 'titleFontSize': FONT, 'labelColor': palette.INK},
