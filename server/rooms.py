@@ -56,6 +56,7 @@ MAX_STATE_BYTES = 8192  # the scenario and frame as JSON
 KEY = re.compile(r'[a-z][a-z0-9_.]{0,31}')  # a link parameter's name: expr, v.a, mode, step, ...
 STUDENT = re.compile(r'[A-Za-z0-9_-]{8,64}')
 ENV = 'BACKPROP_REDIS_URL'
+SIZE_ENV = 'BACKPROP_CLASS_SIZE'  # a server's most students a room, where MAX_STUDENTS is not its size (a lecture hall)
 
 MAX_ASKED = 8  # grads asked in one question
 MAX_CANDIDATES = 8  # values an answer is read against: the right one, then the mistakes' ('forgot', 'swapped', ...)
@@ -909,6 +910,10 @@ class RedisBackend:
 
 
 def open_rooms(url=None, **options):
-    """The server's rooms: in Redis at `url` or $BACKPROP_REDIS_URL when either is set, else in this process."""
+    """The server's rooms: in Redis at `url` or $BACKPROP_REDIS_URL when either is set, else in this process; a room
+    holds $BACKPROP_CLASS_SIZE students where it is a whole number from 1 to 100,000 (else MAX_STUDENTS)."""
     url = url or os.environ.get(ENV)
+    size = os.environ.get(SIZE_ENV, '').strip()
+    if size.isdigit() and 1 <= int(size) <= 100_000:
+        options.setdefault('max_students', int(size))
     return Rooms(RedisBackend(url) if url else MemoryBackend(), **options)

@@ -15,6 +15,7 @@ from server.rooms import (
     ALPHABET,
     CODE_LENGTH,
     MAX_CHANGES,
+    MAX_STUDENTS,
     PRESENT_S,
     BadAnswer,
     BadState,
@@ -338,6 +339,14 @@ def test_a_flood_of_joins_fills_the_room_to_its_cap_and_no_further(make_rooms):
 def test_without_a_redis_url_the_rooms_are_in_the_process(monkeypatch):
     monkeypatch.delenv(rooms_module.ENV, raising=False)
     assert isinstance(open_rooms().backend, MemoryBackend)
+
+
+@pytest.mark.parametrize('size, held', [('3000', 3000), (' 40 ', 40), ('0', 500), ('1e4', 500), ('-5', 500),
+                                        ('100001', 500), ('', 500), ('many', 500)])  # fmt: skip
+def test_a_lecture_halls_server_holds_bigger_rooms_and_a_setting_it_cannot_read_is_the_default(monkeypatch, size, held):
+    monkeypatch.delenv(rooms_module.ENV, raising=False)
+    monkeypatch.setenv('BACKPROP_CLASS_SIZE', size)
+    assert open_rooms().max_students == held and MAX_STUDENTS == 500
 
 
 # --- presence: the students seen in the last PRESENT_S seconds --------------------------------------------------
