@@ -28,7 +28,7 @@ from view.room_answers import groups_lines, spread_spec, tally
 
 LECTURER = 'class_lecturer'  # session state: (code, secret) of the class this page leads
 JOINED = 'class_joined'  # session state: the code of the class this page follows
-SHOWN = 'class_shown_body'  # session state: (group, index) of the sent body the projector shows, in code mode
+ASKED = 'class_asked'  # session state: (question id, the pass it asks about), which a question's frame is of
 PANEL_EVERY_S = 1.0  # the projector's panel reads the room this often: its students, the answers as they come
 
 
@@ -151,6 +151,11 @@ def _panel(scene):
         if scene.mode == 'code':
             _bodies_sent(code, secret)
         return
+    if question is not None and session.get(ASKED, (question['id'], pass_of(scene))) != (
+        question['id'],
+        pass_of(scene),
+    ):
+        _then_rerun(ROOMS.close_question, code, secret)  # another pass is shown: its frames are not the question's
     if question is None:
         _ask_button(scene, code, secret, held.frame)
     else:
@@ -190,6 +195,11 @@ def _qr_picture(url):
     return None if code is None else qr_png(code)
 
 
+def pass_of(scene):
+    """What a pass's frames are numbered by: a question's frame means a step of this pass alone."""
+    return scene.expression_key, scene.values, scene.mode, scene.forward, scene.leaves
+
+
 def asked_frame(trace, frames, at):
     """The frame the room is asked about from frame `at`: the first step at or after it where an op's _backward
     writes grads that the projector has not shown (a step already shown is past asking); None when none is left."""
@@ -214,10 +224,11 @@ def _ask_button(scene, code, secret, at):
     if st.button(label, icon=':material/quiz:', key='ask_room', type='primary', help=said):
         asked = room_answers.candidates(scene.trace, scene.frames[k].steps_done - 1)
         try:
-            ROOMS.ask(code, secret, frame=k, asked=asked)
+            question = ROOMS.ask(code, secret, frame=k, asked=asked).question
         except RoomError as error:
             st.warning(md(error), icon=':material/error:')
             return
+        st.session_state[ASKED] = (question['id'], pass_of(scene))
         send_to(k)
         st.rerun()
 

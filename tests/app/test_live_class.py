@@ -155,3 +155,15 @@ def test_a_student_sends_their_bodies_with_the_graders_verdict_in_a_word():
     at.button(key='send_bodies').click().run()  # sent again: it replaces the last
     assert len(ROOMS.sent_bodies(lecturer.code, lecturer.secret)) == 1
     ROOMS.close(lecturer.code, lecturer.secret)
+
+
+def test_a_question_ends_when_the_projector_shows_another_pass_whose_frames_are_not_its():
+    at, (code, secret) = lead({'expr': 'reuse'})
+    at.button(key='ask_room').click().run()
+    assert ROOMS.state(code).question is not None
+    at.session_state['forward'] = False  # the same graph without the forward frames: every frame number moves
+    at.run()
+    assert not at.exception
+    assert ROOMS.state(code).question is None
+    assert at.button(key='ask_room')  # asked again, of this pass
+    ROOMS.close(code, secret)
