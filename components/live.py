@@ -20,7 +20,7 @@ from components.share import link_url, links_to_share, qr_code, qr_png
 from engine import answers as room_answers
 from engine import diagnosis
 from server.live import ROOMS, api_path
-from server.rooms import RoomError, normal_code
+from server.rooms import RoomError, StoreDown, normal_code
 from server.streamlit_private import network_url
 from view.explanation import chain_rule_lines, owner
 from view.numbers import number
@@ -139,9 +139,12 @@ def _panel(scene):
         return
     code, secret = session[LECTURER]
     try:
-        ROOMS.touch(code, secret)  # the projector is open: the room's idle hour starts again
+        ROOMS.touch(code, secret)  # the projector is open: a closed one ends the room (rooms.GONE_S)
         students, held = ROOMS.students(code), ROOMS.state(code)
         question, given = ROOMS.answers(code, secret)
+    except StoreDown as error:  # nothing has ended: the next second may reach it
+        st.warning(md(error), icon=':material/cloud_off:')
+        return
     except RoomError as error:
         st.warning(md(error), icon=':material/group_off:')
         del session[LECTURER]
@@ -151,10 +154,8 @@ def _panel(scene):
         if scene.mode == 'code':
             _bodies_sent(code, secret)
         return
-    if question is not None and session.get(ASKED, (question['id'], pass_of(scene))) != (
-        question['id'],
-        pass_of(scene),
-    ):
+    here = question and (question['id'], pass_of(scene))
+    if question is not None and session.get(ASKED, here) != here:  # the question asked here, of another pass
         _then_rerun(ROOMS.close_question, code, secret)  # another pass is shown: its frames are not the question's
     if question is None:
         _ask_button(scene, code, secret, held.frame)
