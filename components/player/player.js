@@ -194,6 +194,8 @@ class Player {
     this.question = null; // the class's question ({id, frame, asked, revealed}): its frame hides what it asks
     this.student = null; // a follower's id in the room, kept by this browser (a reload or a second tab is one student)
     this.askBox = $('.ask'); // a follower's answer boxes, then how they fared
+    this.classNotice = false; // the notice says the class cannot be reached just now (its next event clears it)
+    this.leadOffered = false; // a reloaded lecturer's page has handed its tab's class back once (keepLead)
     this.posted = null; // the lead's last frame posted (scenario and frame, as JSON)
     this.followButton = $('.follow');
     this.followButton.onclick = () => this.setFollowing(!this.following);
