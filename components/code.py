@@ -7,8 +7,11 @@ import functools
 import streamlit as st
 
 from components.markdown import md
+from components.picker import TYPED
 from engine import diagnosis, exercise, grader, ops, sandbox
+from engine.bodies import Waiting, checked
 
+WAITS = 'waits'  # verdict_word's word for bodies one of which cannot run yet
 HINTS = 'code_hints'  # session state: (the bodies the hints are for, how many hints are shown)
 BOX_STYLE = (
     '<style>.st-key-code_add textarea, .st-key-code_mul textarea, .st-key-code_tanh textarea {font-family: '
@@ -29,22 +32,15 @@ def _answer():
 
 
 def checked_bodies(bodies, boxes=True):
-    """((name, text), ...) of the bodies to run, from {name: text}: one that cannot be read runs as `pass` and, with
-    `boxes`, its error is shown under its box. Draws the boxes when `boxes`."""
-    runnable = []
+    """((name, text), ...) of the bodies to run, from {name: text}, as typed: one the sandbox refuses waits
+    (engine/bodies.py: the graph runs it as nothing, the grader and the hints wait for it) and, with `boxes`, its error
+    is shown under its box. Draws the boxes when `boxes`."""
     columns = st.columns(3) if boxes else [None] * 3
-    for column, (name, text) in zip(columns, bodies.items()):
-        try:
-            sandbox.check_body(name, text)
-        except sandbox.BodyError as e:
-            error, text = e, exercise.TODO
-        else:
-            error = None
-        runnable.append((name, text))
+    for column, (name, body) in zip(columns, checked(bodies).items()):
         if column is not None:
             with column:
-                _box(name, error)
-    return tuple(runnable)
+                _box(name, body.error if isinstance(body, Waiting) else None)
+    return tuple(bodies.items())
 
 
 def _box(name, error):
@@ -54,7 +50,11 @@ def _box(name, error):
                  max_chars=sandbox.MAX_BODY, label_visibility='collapsed',
                  placeholder='self.grad += …  (write grads with +=)')  # fmt: skip
     if error is not None:
-        st.error(f'**This body can’t run** (it runs as `pass` until it can): {md(error)}', icon=':material/code:')
+        st.error(
+            f'**This body can’t run yet** (until it can, its op passes nothing back, and the grader waits for '
+            f'it): {md(error)}',
+            icon=':material/code:',
+        )
         pointed = error.pointed(st.session_state[f'code_{name}'])
         if pointed:
             st.code(pointed, language=None)
@@ -63,8 +63,8 @@ def _box(name, error):
 
 @functools.lru_cache(maxsize=256)
 def _graded(bodies):
-    checked = {name: sandbox.check_body(name, text) for name, text in bodies}
-    return grader.verdicts(checked), diagnosis.diagnose(checked)
+    read = checked(bodies)
+    return grader.verdicts(read), diagnosis.diagnose(read)
 
 
 def code_boxes(page):
@@ -86,10 +86,12 @@ def code_boxes(page):
 
 def verdict_word(verdicts, mistakes):
     """The bodies' verdict in a word, as a live class counts them: 'right', or their mistakes' kinds
-    (diagnosis.MISTAKES) joined by commas, or 'other' where the grader finds them wrong and no kind names why."""
-    if not any(v.wrong for v in verdicts):
+    (diagnosis.MISTAKES) and 'waits' where a body cannot run yet, joined by commas, or 'other' where the grader finds
+    them wrong and no kind names why."""
+    if all(v.right for v in verdicts):
         return 'right'
-    return ','.join(sorted({m.kind for m in mistakes})) or 'other'
+    kinds = {m.kind for m in mistakes} | ({WAITS} if any(v.waits for v in verdicts) else set())
+    return ','.join(sorted(kinds)) or 'other'
 
 
 def code_verdict(bodies):
@@ -99,14 +101,32 @@ def code_verdict(bodies):
     st.code('\n'.join(v.line for v in verdicts), language=None)
     own = [v for v in verdicts if v.expression not in grader.PITFALLS]
     pitfalls = [v.expression for v in verdicts if v.expression in grader.PITFALLS and v.wrong]
-    if all(not v.wrong for v in own) and pitfalls:
+    if all(v.right for v in own) and pitfalls:
         st.warning(
-            f'Your bodies pass the exercise’s own three expressions, and fail {md(" and ".join(pitfalls))}: a value '
-            'used twice by one op (`a + a`) or by two paths. The exercise’s grader would not catch it.',
+            f'Your bodies pass the exercise’s own three expressions, and fail {md(_and(pitfalls))}: a value used '
+            'twice by one op (`a + a`) or by two paths. The exercise’s grader would not catch it. To watch '
+            f'{"it" if len(pitfalls) == 1 else "one"} step by step, under *Expression* {_and(_watch(pitfalls), "or")}.',
             icon=':material/warning:',
         )
     _hints(bodies, mistakes)
     return verdict_word(verdicts, mistakes)
+
+
+def _and(items, word='and'):
+    """'a', 'a and b', 'a, b and c'."""
+    return items[0] if len(items) == 1 else f'{", ".join(items[:-1])} {word} {items[-1]}'
+
+
+def _watch(keys):
+    """How the page draws each of these graded expressions (grader.GRADED's keys): a preset picked by its name, or a
+    formula typed, which the page draws at the inputs the grader uses."""
+    said = []
+    for expression in (grader.GRADED[key] for key in keys):
+        if expression.menu:
+            said.append(f'pick *{md(expression.menu)}*')
+        else:
+            said.append(f'pick *{md(TYPED)}* and type `{expression.title}`')
+    return said
 
 
 def _hints(bodies, mistakes):

@@ -14,6 +14,7 @@ from collections import Counter
 import streamlit as st
 
 import state
+from components.code import WAITS
 from components.markdown import md
 from components.player import send_to
 from components.share import link_url, links_to_share, qr_code, qr_png
@@ -276,7 +277,8 @@ def _bodies_sent(code, secret):
         st.markdown('**No bodies sent yet**: each student’s *Send to the class* sends theirs here, with no name.')
         return
     kinds = Counter(kind for body in sent for kind in body['verdict'].split(','))
-    words = {'right': 'right', 'other': 'wrong in another way', **diagnosis.MISTAKES}
+    words = {'right': 'right', 'other': 'wrong in another way', WAITS: 'a body that cannot run yet'}
+    words |= diagnosis.MISTAKES
     st.markdown(f'**{len(sent)} bodies sent** · {kinds.get("right", 0)} right')
     for kind, count in kinds.most_common():
         if kind == 'right':

@@ -3,8 +3,8 @@
 from . import (
     assign,  # the `=` bug: value.py's code with = for += in every _backward, for the page to run
     exercise,
-    sandbox,
 )
+from .bodies import checked  # a student's bodies as typed, each a sandbox.Body or one the sandbox refuses, waiting
 from .nonfinite import NonFinite, first_nonfinite
 from .ops import OPS, Op
 from .parse import MAX_DEPTH, MAX_LENGTH, MAX_NODES, ExpressionError, parse_expression
@@ -13,11 +13,11 @@ from .trace import Contribution, Node, Step, Trace, trace_backward
 from .value import Value, backward, topological_order
 
 # the engines a trace runs on, by name (view/modes.py's Mode.engine): each gives its Value class, from the student's
-# `_backward` bodies ((name, text), ...) where it runs them
+# `_backward` bodies ((name, text), ...) where it runs them, as typed (one the sandbox refuses waits: engine/bodies.py)
 ENGINES = {
     '': lambda bodies: Value,
     'assigns': lambda bodies: assign.Value,
-    'bodies': lambda bodies: exercise.yours({name: sandbox.check_body(name, text) for name, text in bodies}),
+    'bodies': lambda bodies: exercise.yours(checked(bodies)),
 }
 
 __all__ = [

@@ -1,10 +1,13 @@
 """What is wrong in a student's bodies, in a student's words: each slip's kind, read from what the body's lines do at
-two made-up points, however they are written."""
+two made-up points, however they are written. A body the sandbox refuses waits (engine/bodies.py): it never ran, so
+it has no slip to name."""
 
 import ast
+import functools
 from dataclasses import dataclass
 
 from . import ieee as math  # as in value.py: inf and nan where Python's math raises
+from .bodies import Waiting
 from .exercise import OPS, right_lines
 from .sandbox import INPUTS, Body, evaluate
 
@@ -31,6 +34,20 @@ class Mistake:
     right: str  # the line engine/value.py has for it
 
 
+@functools.cache
+def kinds(op):
+    """The kinds of MISTAKES diagnose can name in op's body, in their order: for an op of one input (tanh) not
+    `missing` (a body that writes no grad is a `pass`) nor `swapped` (there is no other input); for one whose inputs'
+    right lines add the same (+: out.grad to each) not `swapped` (swapping them changes nothing)."""
+    right = [ast.dump(line.value) for line in right_lines(op)]
+    never = set()
+    if len(right) < 2:
+        never |= {'missing', 'swapped'}
+    if len(set(right)) < len(right):
+        never.add('swapped')
+    return tuple(kind for kind in MISTAKES if kind not in never)
+
+
 def _probes(op):
     """Two made-up points at which to compare a body's lines with the right ones: no two of their numbers alike."""
     out = []
@@ -52,10 +69,12 @@ def _close(a, b):
 
 
 def diagnose(bodies):
-    """The Mistakes in the bodies ({'add': Body, …}), op by op and input by input; none where a body does what the
-    right one does (however it is written)."""
+    """The Mistakes in the bodies ({'add': Body, …}, engine/bodies.py's checked()), op by op and input by input; none
+    where a body does what the right one does (however it is written), nor in one that waits, which never ran."""
     found = []
     for name, body in bodies.items():
+        if isinstance(body, Waiting):
+            continue
         op, right = OPS[name], right_lines(OPS[name])
         for slot, target in enumerate(INPUTS[op]):
             lines = [w for w in body.writes if w.target == target]
@@ -100,7 +119,7 @@ def _mistake(op, body, lines, right, other):
         return 'out_data'
     if adds(right, upstream=lambda scope: 1.0):
         return 'no_out_grad'
-    if other is not None and adds(other):
+    if 'swapped' in kinds(op) and adds(other):
         return 'swapped'
     return 'local'
 

@@ -2,7 +2,8 @@
 body a `pass  # TODO`; the right bodies, as engine/value.py writes them; and the engine that runs a student's bodies.
 
 yours(bodies) is engine/value.py's Value with those three `_backward`s the student's (each an engine.sandbox.Body,
-checked and run there, never exec'd); every other op is value.py's, the right one. The trace and the page read a
+checked and run there, never exec'd, or engine/bodies.py's Waiting, one the sandbox refused, which writes nothing);
+every other op is value.py's, the right one. The trace and the page read a
 body's code as they read an op's (engine/code.py). engine/grader.py grades a student's bodies as the exercise does,
 and engine/diagnosis.py names each slip.
 """
@@ -85,7 +86,7 @@ class Value(value.Value):
         def _backward():
             body.run({'self': self, 'other': other, 'out': out})
 
-        _backward.source = body.source  # the code the page shows for it (engine/code.py)
+        _carry(_backward, body)
         out._backward = _backward
         return out
 
@@ -97,7 +98,7 @@ class Value(value.Value):
         def _backward():
             body.run({'self': self, 'other': other, 'out': out})
 
-        _backward.source = body.source
+        _carry(_backward, body)
         out._backward = _backward
         return out
 
@@ -109,7 +110,7 @@ class Value(value.Value):
         def _backward():
             body.run({'self': self, 'out': out, 't': t})
 
-        _backward.source = body.source
+        _carry(_backward, body)
         out._backward = _backward
         return out
 
@@ -131,6 +132,12 @@ class Value(value.Value):
         return self._of(other) / self
 
 
+def _carry(closure, body):
+    """What the page reads of a closure that runs `body`: its code (engine/code.py), and whether it waits, refused by
+    the sandbox (engine/bodies.py's Waiting; a sandbox.Body never waits)."""
+    closure.source, closure.waits = body.source, getattr(body, 'waits', False)
+
+
 def _right_op(method):
     """value.py's op, its result of the caller's class: the ops after it run the student's bodies too."""
 
@@ -148,5 +155,6 @@ for _name, _method in vars(value.Value).items():  # every other op of value.py's
 
 
 def yours(bodies):
-    """The engine with these bodies ({'add': Body, 'mul': Body, 'tanh': Body}): a Value class of its own."""
+    """The engine with these bodies ({'add': Body, 'mul': Body, 'tanh': Body}, each a sandbox.Body or a Waiting one,
+    engine/bodies.py's checked()): a Value class of its own."""
     return type('Value', (Value,), {'bodies': {OPS[name]: body for name, body in bodies.items()}})

@@ -1,27 +1,54 @@
-"""The exercise's grader: grads_of on its three expressions and the two reuse pitfalls, a student's bodies against
-the right engine's, rounded to 9 digits as the exercise rounds."""
+"""The exercise's grader: grads_of on its three expressions and the pitfalls that use a value twice, a student's bodies
+against the right engine's, rounded to 9 digits as the exercise rounds. A body the sandbox refuses waits
+(engine/bodies.py): the expressions that use its op are not graded, and one line says it waits for it to run."""
 
 from dataclasses import dataclass
 
 from . import value
-from .exercise import yours
+from .bodies import waiting
+from .exercise import OPS, yours
 from .ieee import same
+from .parse import parse_expression
 from .presets import PRESETS, chain
 
-# the exercise's three expressions and the two reuse pitfalls, at the page's inputs for them
-GRADED = {'neuron': PRESETS['neuron'], 'reuse': PRESETS['reuse'], 'chain': chain(10),
-          'b = a + a': PRESETS['a_plus_a'], '(a·b)·(a + b)': PRESETS['ab_times_a_plus_b']}  # fmt: skip
-PITFALLS = ('b = a + a', '(a·b)·(a + b)')
+# the exercise's three expressions and the pitfalls, at the page's inputs for them (a typed formula's: 1.0 each, as
+# the formula box draws it). Each pitfall uses a value twice, so that an op's `=` for `+=` throws a contribution
+# away: +'s line for other in b = a + a (a, written by its line for self first), its line for self in a·(a + b) (a,
+# written by × first), ×'s two lines in (a·b)·(a + b) (a and b, written by + first), tanh's in tanh(a) + a (a,
+# written by + first). tests/unit/test_grader.py checks that every slip engine/diagnosis.py names fails a line here.
+GRADED = {
+    'neuron': PRESETS['neuron'], 'reuse': PRESETS['reuse'], 'chain': chain(10),
+    'b = a + a': PRESETS['a_plus_a'], 'a·(a + b)': parse_expression('a*(a + b)'),
+    '(a·b)·(a + b)': PRESETS['ab_times_a_plus_b'], 'tanh(a) + a': parse_expression('tanh(a) + a'),
+}  # fmt: skip
+PITFALLS = ('b = a + a', 'a·(a + b)', '(a·b)·(a + b)', 'tanh(a) + a')
+WAITS = 'waits for your body to run (it cannot run yet: see the error above)'
+
+
+def _ops(expression):
+    """The ops expression's graph runs ('+', '*', 'tanh', …)."""
+    return frozenset(v._op for v in value.topological_order(expression.build()[1]) if v._op)
+
+
+USES = {key: _ops(expression) for key, expression in GRADED.items()}  # each expression's ops: {'+', '*', 'tanh'}
 
 
 @dataclass(frozen=True)
 class Verdict:
-    expression: str  # a key of GRADED
-    wrong: tuple  # ((input, right grad, yours), ...) where they differ, rounded to 9 digits
+    expression: str  # a key of GRADED; where a body waits, the body's name instead ('mul')
+    wrong: tuple = ()  # ((input, right grad, yours), ...) where they differ, rounded to 9 digits
+    waits: bool = False  # the body `expression` names cannot run yet: no expression that uses its op is graded
+
+    @property
+    def right(self):
+        return not self.wrong and not self.waits
 
     @property
     def line(self):
-        """As the exercise's grader says it: 'neuron: right', or 'reuse: wrong (a: 4.0, yours 7.0)'."""
+        """As the exercise's grader says it: 'neuron: right', or 'reuse: wrong (a: 4.0, yours 7.0)'; for a body that
+        cannot run, 'mul: waits for your body to run (…)'."""
+        if self.waits:
+            return f'{self.expression}: {WAITS}'
         if not self.wrong:
             return f'{self.expression}: right'
         name, right, got = self.wrong[0]
@@ -36,9 +63,15 @@ def grads_of(expression, value_type):
 
 
 def verdicts(bodies):
-    """One Verdict per expression of GRADED: the student's grads against the right engine's."""
-    out = []
+    """The grader's verdicts on the bodies ({'add': Body, …}, engine/bodies.py's checked()): first, for each body that
+    waits, one Verdict that says so, in place of every expression that uses its op; then one per other expression of
+    GRADED, the student's grads against the right engine's."""
+    waits = waiting(bodies)
+    held = {OPS[name] for name in waits}
+    out = [Verdict(name, waits=True) for name in waits]
     for key, expression in GRADED.items():
+        if USES[key] & held:
+            continue
         pairs = zip(expression.defaults, grads_of(expression, value.Value), grads_of(expression, yours(bodies)))
         out.append(Verdict(key, tuple((n, r, g) for n, r, g in pairs if not same(r, g))))
     return out

@@ -89,18 +89,23 @@ def _numbers(code):
 
 def mistake_parts(trace, step, mistakes):
     """At the first difference: for each input whose line is wrong, what the student's line did against what the chain
-    rule asks, and the class of mistake, in a student's words."""
+    rule asks, and the class of mistake, in a student's words; where the body waits, refused by the sandbox
+    (engine/bodies.py), that it cannot run yet."""
     node = trace.nodes[step.node]
     code = scope(trace, step)
     symbol = ops.symbol(node.op)
+    method = exercise.METHODS.get(NAMES.get(node.op), '')
+    said_op = symbol if symbol == method else f'{symbol} ({method})'  # '× (__mul__)', 'tanh'
+    if getattr(trace.backward_fn(step.node), 'waits', False):  # refused by the sandbox: it never ran (engine/bodies.py)
+        said = 'Until it can, it passes nothing back to its inputs, and the graph runs your other bodies around it.'
+        return [('p', [('b', f'First difference: your {said_op} cannot run yet (its error is under its box). '),
+                       ('', said)])]  # fmt: skip
     parts = []
     for m in mistakes_at(trace, step, mistakes):
         child = owner(trace.nodes[node.children[INPUTS.index(m.target)]].name)
         right = exercise.right_lines(node.op)[INPUTS.index(m.target)]
         yours = [s for slot, _, s in grad_writes(trace.backward_fn(step.node)) if INPUTS[slot] == m.target]
-        method = exercise.METHODS[m.name]
-        said = symbol if symbol == method else f'{symbol} ({method})'  # '× (__mul__)', 'tanh'
-        runs = [('b', f'First difference: your {said}, for {m.target} = {child}. ')]
+        runs = [('b', f'First difference: your {said_op}, for {m.target} = {child}. ')]
         if m.kind in ('pass', 'missing'):
             runs += [('', f'Your _backward never writes {m.target}.grad, so {child}.grad gets nothing from '
                           f'{node.name}. The chain rule asks for '), ('c', ast.unparse(right)),

@@ -6,7 +6,8 @@ by its key, made from every field that decides what they show, so a field added 
 
 from dataclasses import dataclass, field, fields
 
-from engine import diagnosis, sandbox
+from engine import diagnosis
+from engine.bodies import checked
 from engine.frames import frames as frames_of
 
 
@@ -31,7 +32,9 @@ class Scene:
     frames: tuple  # the frames the player is given (a quiz: up to its question)
     length: int  # the frames of the whole pass, a quiz's with its questions: the player's slider runs over them
     learning_key: tuple | None  # view.learning.Learning.key: the frames after the pass depend on it
-    bodies: tuple  # ((name, text), ...): in mode 'code', the student's _backward bodies the trace ran; else ()
+    # ((name, text), ...): in mode 'code', the student's _backward bodies the trace ran, as typed (one the sandbox
+    # refuses waits, and runs as nothing: engine/bodies.py); else ()
+    bodies: tuple
     # made from the fields above, so not compared: the key is theirs
     expression: object = field(compare=False)  # the engine.Expression
     trace: object = field(compare=False)  # the trace shown: on the mode's engine (view/modes.py)
@@ -48,10 +51,11 @@ class Scene:
 
     @property
     def mistakes(self):
-        """In mode 'code', what the student's bodies get wrong (engine.diagnosis.diagnose); else none."""
+        """In mode 'code', what the student's bodies get wrong (engine.diagnosis.diagnose; nothing in one that waits,
+        refused by the sandbox: engine/bodies.py); else none."""
         if not self.bodies:
             return []
-        return diagnosis.diagnose({name: sandbox.check_body(name, text) for name, text in self.bodies})
+        return diagnosis.diagnose(checked(self.bodies))
 
     @property
     def in_pass(self):

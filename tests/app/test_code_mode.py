@@ -5,6 +5,8 @@ reuse: out = a*b + a*a at a = 3, b = −2; right a.grad = b + 2a = 4, b.grad = a
 2 a*a, 3 out, 4 seed, 5 out's step, 6 a*a's, 7 a*b's, 8 b's, 9 a's.
 """
 
+import re
+
 import test_app
 from test_modes import link
 
@@ -20,7 +22,8 @@ def code_link(expr='reuse', **bodies):
 
 
 def verdict(page):
-    return next(c.value for c in page.at.code if c.value.startswith('neuron:'))
+    """The grader's lines, as the page prints them: 'neuron: right', 'mul: waits for your body to run (…)', …"""
+    return next(c.value for c in page.at.code if re.match(r'[^\n]+: (right|wrong \(|waits for)', c.value))
 
 
 def test_a_link_with_swapped_inputs_runs_them_and_marks_the_first_difference(start):
@@ -42,7 +45,8 @@ def test_a_link_with_swapped_inputs_runs_them_and_marks_the_first_difference(sta
 def test_the_right_bodies_mark_no_difference(start):
     page = start(query=code_link())
     assert verdict(page).splitlines() == [
-        'neuron: right', 'reuse: right', 'chain: right', 'b = a + a: right', '(a·b)·(a + b): right']  # fmt: skip
+        'neuron: right', 'reuse: right', 'chain: right', 'b = a + a: right', 'a·(a + b): right',
+        '(a·b)·(a + b): right', 'tanh(a) + a: right']  # fmt: skip
     assert page.body()['marks'] == []
     assert 'difference' not in page.go(page.last_frame).caption()
 
@@ -53,14 +57,56 @@ def test_equals_in_add_passes_the_exercises_three_and_the_page_says_b_equals_a_p
     assert any('fail b = a + a' in w.value.replace('\\', '') for w in page.at.warning)  # markdown-escaped
 
 
-def test_a_body_that_cannot_run_is_shown_with_its_error_and_caret_and_runs_as_pass(start):
+def test_a_body_that_cannot_run_is_shown_with_its_error_and_caret_and_its_verdict_waits(start):
     page = start(query=code_link())
     page.at.text_area(key='code_add').set_value('self.grad += out.grad.__class__').run()
     errors = [e.value for e in page.at.error]
     assert any('line 1, column 14' in e.replace('\\', '') for e in errors), errors
     assert any(c.value == 'self.grad += out.grad.__class__\n             ^' for c in page.at.code)
-    assert 'reuse: wrong (a: 4.0, yours 0.0)' in verdict(page)  # + runs as pass: nothing reaches a*b or a*a
+    # every expression but the chain uses +: one line waits in their place, and the chain is graded
+    assert verdict(page).splitlines() == [
+        'add: waits for your body to run (it cannot run yet: see the error above)',
+        'chain: right',
+    ]
     assert page.has_graph()
+
+
+def test_a_refused_body_is_not_graded_as_a_pass_and_no_hint_speaks_of_one(start):
+    # the × refused, the tanh with = for +=: the grader waits for the ×, grades what runs no × (b = a + a and
+    # tanh(a) + a, at a = 1: 1 + (1 − tanh² 1) = 1.419974342, and the = keeps 0.419974342), and the hints are the tanh's
+    page = start(query=code_link(tanh='self.grad = (1 - t**2) * out.grad'))
+    typed = 'self.grad += other.data * out.grad\nimport os'
+    page.at.text_area(key='code_mul').set_value(typed).run()
+    assert [a.value for a in page.at.text_area][1] == typed  # as typed
+    assert any('can’t run yet' in e.value for e in page.at.error)
+    assert verdict(page).splitlines() == [
+        'mul: waits for your body to run (it cannot run yet: see the error above)', 'b = a + a: right',
+        'tanh(a) + a: wrong (a: 1.419974342, yours 0.419974342)']  # fmt: skip
+    said = []
+    while hint := next((b for b in page.at.button if 'hint' in b.label.lower()), None):
+        hint.click().run()
+        said = [i.value for i in page.at.info]
+    assert said == ['Look at your `tanh` (`tanh`).',
+                    'In `tanh`, the line for `self.grad`: = where += belongs: the line throws away what the grad '
+                    'held (a value used twice keeps only one use).',
+                    'The right line: `self.grad += (1 - t ** 2) * out.grad`.']  # fmt: skip
+    assert not any(re.search(r'\bpass\b', text) for text in said)
+    # the graph runs the others: reuse's × waits, so its first difference is at a*a's step, said so with no `pass`
+    assert page.has_graph() and page.body()['marks'] == [6]
+    words = page.go(6).explanation()
+    assert 'your × (__mul__) cannot run yet' in words and not re.search(r'\bpass\b', words)
+
+
+def test_a_slip_no_exercise_expression_shows_fails_a_pitfall_and_the_page_says_how_to_watch_it(start):
+    page = start(query=code_link(tanh='self.grad = (1 - t**2) * out.grad'))
+    assert verdict(page).splitlines()[-1] == 'tanh(a) + a: wrong (a: 1.419974342, yours 0.419974342)'
+    (warning,) = [w.value.replace('\\', '') for w in page.at.warning]  # markdown-escaped
+    assert 'pass the exercise’s own three expressions, and fail tanh(a) + a' in warning
+    assert 'pick *type your own formula…* and type `tanh(a) + a`' in warning
+    page.at.selectbox(key='expr').set_value('custom').run()
+    page.at.text_input(key='formula').set_value('tanh(a) + a').run()
+    page.go(page.last_frame)
+    assert page.grads()['a'] == '0.4200'  # the grader's 0.419974342, as the page rounds it
 
 
 def test_show_the_answer_and_reset_to_the_exercise(start):

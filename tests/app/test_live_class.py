@@ -157,6 +157,26 @@ def test_a_student_sends_their_bodies_with_the_graders_verdict_in_a_word():
     ROOMS.close(lecturer.code, lecturer.secret)
 
 
+def test_a_students_body_that_cannot_run_is_sent_as_typed_and_counted_as_waiting_not_as_a_pass():
+    projector, (code, secret) = lead({'expr': 'reuse', 'mode': 'code'})
+    at = page({'class': code})
+    at.session_state['graph'] = {'student': ROOMS.join(code)}  # what the player says (AppTest has no browser)
+    at.session_state['code_add'], at.session_state['code_tanh'] = exercise.answer('add'), exercise.answer('tanh')
+    at.session_state['code_mul'] = 'self.grad += other.data * out.grad\nimport os'
+    at.run()
+    at.button(key='send_bodies').click().run()
+    assert not at.exception
+    (sent,) = ROOMS.sent_bodies(code, secret).values()
+    assert sent['bodies']['mul'] == 'self.grad += other.data * out.grad\nimport os'  # as typed, not a `pass`
+    assert sent['verdict'] == 'waits'  # the others are right: the grader waits for the ×
+    projector.run()
+    assert any('**1** · a body that cannot run yet' in text for text in texts(projector))
+    projector.button(key='show_body:waits').click().run()
+    assert not projector.exception
+    assert projector.session_state['code_mul'] == sent['bodies']['mul']  # it runs on the projector, as nothing
+    ROOMS.close(code, secret)
+
+
 def test_a_question_ends_when_the_projector_shows_another_pass_whose_frames_are_not_its():
     at, (code, secret) = lead({'expr': 'reuse'})
     at.button(key='ask_room').click().run()

@@ -52,8 +52,9 @@ def first_words(expression, **texts):
 # --- the right bodies ---
 
 
-def test_the_right_bodies_are_right_on_all_five_expressions():
-    assert lines() == ['neuron: right', 'reuse: right', 'chain: right', 'b = a + a: right', '(a·b)·(a + b): right']
+def test_the_right_bodies_are_right_on_all_seven_expressions():
+    assert lines() == ['neuron: right', 'reuse: right', 'chain: right', 'b = a + a: right', 'a·(a + b): right',
+                       '(a·b)·(a + b): right', 'tanh(a) + a: right']  # fmt: skip
 
 
 @pytest.mark.parametrize('key', [*PRESETS, 'chain3'])
@@ -105,11 +106,12 @@ def test_equals_in_mul_keeps_only_the_chains_first_use_of_w():
     assert got == f'chain: wrong (w: {round(right, 9)!r}, yours {round(last, 9)!r})'
 
 
-def test_equals_in_add_passes_the_exercises_three_and_fails_b_equals_a_plus_a():
+def test_equals_in_add_passes_the_exercises_three_and_fails_b_equals_a_plus_a_and_a_times_a_plus_b():
     # b = a + a: the second write a.grad = 1 replaces the first; += gives 2
     got = lines(add='self.grad = out.grad\nother.grad = out.grad')
+    # a·(a + b) at a = b = 1: a.grad = (a + b) + a = 3; the × writes a.grad = 2 first, then + writes a.grad = 1
     assert got == ['neuron: right', 'reuse: right', 'chain: right', 'b = a + a: wrong (a: 2.0, yours 1.0)',
-                   '(a·b)·(a + b): right']  # fmt: skip
+                   'a·(a + b): wrong (a: 3.0, yours 1.0)', '(a·b)·(a + b): right', 'tanh(a) + a: right']  # fmt: skip
     k, words = first_words(PRESETS['a_plus_a'], add='self.grad = out.grad\nother.grad = out.grad')
     assert k == 3  # 0 inputs, 1 a + a, 2 seed, 3 b's step
     assert '= where += belongs' in words and 'First difference: your + (__add__), for other = a' in words
