@@ -27,8 +27,7 @@ BACKPROP_REDIS_URL of one redis-server, behind haproxy run with deploy/haproxy.c
 - the answers: the lecturer's page opened again in Chromium, as a reloaded tab takes its class back (the code and
   secret in its own storage), at frame ASK_AT of the lesson (reuse's a*a _backward shown), clicks *Ask the room*
   (the grads a*b's _backward writes); after QUIET_S s with the question open and no answer (the servers' CPU
-  then: the projector reading the room every second, the students following; and each stream's keepalive marks its
-  student seen, which the steps' events kept from happening), each follower POSTs one answer to /answer at a
+  then: the projector reading the room every second, the students following), each follower POSTs one answer to /answer at a
   random moment within --answers-within s (seeded; MIX, a mix of right and the typical mistakes, typed as phones
   type them). Measured: each answer's round trip (p50, p95, max, refusals); the servers' CPU an
   answer (over the answers' window, less the same window with none); and the projector's text, read in the page
@@ -180,7 +179,7 @@ ASK_AT = 6  # the frame the projector stands at when the lecturer asks: reuse's 
 MIX = {'right': 45, 'swapped': 20, 'assign': 12, 'sign': 13, 'other': 10}  # how the class answers, in 100
 BLANK = 0.05  # of the students, the share who leave a grad after the first blank
 POLL_MS = 50  # the projector's text is read this often
-QUIET_S = KEEPALIVE_S + 2  # the question open and no answer, before the answers (answers_spread says why)
+QUIET_S = KEEPALIVE_S + 2  # the question open and no answer, before the answers: the baseline of their CPU
 ANSWER_CONNECTIONS = 60  # answers in flight at once at most (a phone sends one; 300 at random moments seldom overlap)
 # in the lecturer's page: each change of what the projector shows of the answers, the wall-clock time (ms) it was
 # first read, the count answered and whether the spread is complete (`N of N answered`, every group line as expected)
@@ -324,10 +323,8 @@ async def answers_spread(browser, url, port, code, secret, scenario, followers, 
         await page.evaluate(WATCH_SPREAD, [n, lines, POLL_MS])
 
         # the question open, no answer, for longer than a stream's keepalive: the projector's and the followers' own
-        # cost. And a workaround: server/live.py marks a student seen only at a keepalive, sent after KEEPALIVE_S
-        # with no event, so the steps above (one a second) left every student unseen since they joined, out of the
-        # room after rooms.PRESENT_S, their answers refused (403). This quiet lets each stream's keepalive mark its
-        # student seen again; the projector must then count all N (tests/app/test_live_routes.py's xfail).
+        # cost; the projector must count all N (each stream marks its student seen every KEEPALIVE_S, steps or not:
+        # tests/app/test_live_routes.py)
         cpu0, quiet0 = sum(cpu_s(pid) for pid in servers), time.perf_counter()
         await asyncio.sleep(QUIET_S)
         await page.get_by_test_id('class-students').get_by_text(f'{n} students follow').first.wait_for(timeout=60_000)
@@ -647,10 +644,7 @@ def report(out, args, took_s):
             'reading, 0 to 1 s, about 0.5 s on average, and then that run and the browser drawing it (the fastest '
             "answer to the projector, min, is that part alone). So the last answer's wait for the spread is where "
             'it fell in the one-second cycle, plus min: between min and 1 s + min, and no better than the refresh '
-            f"allows. Before the answers, {QUIET_S:g} s with no event, so that each stream's keepalive marks its "
-            'student seen: server/live.py marks a student seen only at a keepalive, sent after KEEPALIVE_S with no '
-            'event, and the steps (one a second) had kept every student unseen since joining, out of the room after '
-            'rooms.PRESENT_S and their answers refused (403); the projector counted '
+            f'allows. Before the answers, {QUIET_S:g} s with the question open and no answer; the projector counted '
             + ' and '.join(f'{row["answers"]["present"]}' for row in answered)
             + ' students following before the answers.',
         ]
