@@ -27,9 +27,9 @@ BACKPROP_REDIS_URL of one redis-server, behind haproxy run with deploy/haproxy.c
 - the answers: the lecturer's page opened again in Chromium, as a reloaded tab takes its class back (the code and
   secret in its own storage), at frame ASK_AT of the lesson (reuse's a*a _backward shown), clicks *Ask the room*
   (the grads a*b's _backward writes); after QUIET_S s with the question open and no answer (the servers' CPU
-  then: the projector reading the room every second, the students following), each follower POSTs one answer to /answer at a
-  random moment within --answers-within s (seeded; MIX, a mix of right and the typical mistakes, typed as phones
-  type them). Measured: each answer's round trip (p50, p95, max, refusals); the servers' CPU an
+  then: the projector reading the room every second, the students following), each follower POSTs one answer to
+  /answer at a random moment within --answers-within s (seeded; MIX, a mix of right and the typical mistakes, typed
+  as phones type them). Measured: each answer's round trip (p50, p95, max, refusals); the servers' CPU an
   answer (over the answers' window, less the same window with none); and the projector's text, read in the page
   every POLL_MS ms: from the last answer's 200 to it showing `N of N answered` and each group line as the answers
   make them, each answer to the projector counting it, and how often the projector read the room. Then the page's
