@@ -30,6 +30,13 @@ def backward_source(fn):
     return source if source is not None else _own_source(fn.__code__)
 
 
+def shown_source(fn):
+    """What the page prints as the op's code at a step: the closure's `shown` where it carries one (microgpt's form:
+    the method with its local_grads tuple, and backward()'s loop, engine/local_grads.py), else its `_backward`."""
+    shown = getattr(fn, 'shown', None)
+    return shown if shown is not None else backward_source(fn)
+
+
 def function_tree(fn):
     """The def of a closure or method `fn`, as ast."""
     return _tree(backward_source(fn))

@@ -162,8 +162,13 @@ class WaitingGrads(Waiting):
     """A tuple that cannot run: its op passes nothing back until it can (engine/bodies.py's Waiting)."""
 
     source = 'def _backward():\n    ...  # your local_grads cannot run yet: until they can, this op passes nothing back'
-    shown = source
     written = ''
+
+    @property
+    def shown(self):
+        """The method, its tuple said to wait: what the page shows as the op's code at a step."""
+        head, tail = around(NAMES[self.op])
+        return f'{head} …{tail}  # your local_grads cannot run yet: until they can, this op passes nothing back'
 
     def local_grads(self, scope):
         return ()

@@ -9,7 +9,7 @@ import html
 import math
 from types import SimpleNamespace
 
-from engine import diagnosis, exercise, ops, sandbox
+from engine import exercise, local_grads, ops, sandbox
 from engine.code import INPUTS, grad_writes
 from engine.frames import grads_at
 from engine.ieee import same
@@ -68,7 +68,11 @@ def mistakes_at(trace, step, mistakes):
 def _local(line, code):
     """What a line multiplies out.grad by, by name and with its numbers: 'b.data = −2.0000'; or its whole E."""
     e = factor(line)
-    e = e if e is not None else line.value
+    return _worked(e if e is not None else line.value, code)
+
+
+def _worked(e, code):
+    """A local gradient `e` (ast) by name and with its numbers: 'b.data = −2.0000'; else as written."""
     try:
         by_name, numbers = write(e, code)
     except Unreadable:
@@ -96,29 +100,56 @@ def mistake_parts(trace, step, mistakes):
     symbol = ops.symbol(node.op)
     method = exercise.METHODS.get(NAMES.get(node.op), '')
     said_op = symbol if symbol == method else f'{symbol} ({method})'  # '× (__mul__)', 'tanh'
-    if getattr(trace.backward_fn(step.node), 'waits', False):  # refused by the sandbox: it never ran (engine/bodies.py)
+    fn = trace.backward_fn(step.node)
+    grads = getattr(fn, 'grads', None)  # microgpt's form: the op's local_grads (engine/local_grads.py)
+    if getattr(fn, 'waits', False):  # refused by the sandbox: it never ran (engine/bodies.py)
+        what = f'{said_op}’s local_grads cannot' if grads is not None else f'{said_op} cannot'
         said = 'Until it can, it passes nothing back to its inputs, and the graph runs your other bodies around it.'
-        return [('p', [('b', f'First difference: your {said_op} cannot run yet (its error is under its box). '),
+        if grads is not None:
+            said = 'Until they can, the loop passes nothing back from it, and the graph runs your other tuples.'
+        return [('p', [('b', f'First difference: your {what} run yet (its error is under its box). '),
                        ('', said)])]  # fmt: skip
     parts = []
     for m in mistakes_at(trace, step, mistakes):
-        child = owner(trace.nodes[node.children[INPUTS.index(m.target)]].name)
-        right = exercise.right_lines(node.op)[INPUTS.index(m.target)]
-        yours = [s for slot, _, s in grad_writes(trace.backward_fn(step.node)) if INPUTS[slot] == m.target]
-        runs = [('b', f'First difference: your {said_op}, for {m.target} = {child}. ')]
-        if m.kind in ('pass', 'missing'):
-            runs += [('', f'Your _backward never writes {m.target}.grad, so {child}.grad gets nothing from '
-                          f'{node.name}. The chain rule asks for '), ('c', ast.unparse(right)),
-                     ('', f': local gradient {_local(right, code)}.')]  # fmt: skip
+        slot = INPUTS.index(m.target)
+        child = owner(trace.nodes[node.children[slot]].name)
+        if grads is not None:
+            runs = _tuple_runs(node, grads, m, slot, child, code, said_op)
         else:
-            said = ', then '.join(f'`{ast.unparse(s)}`' for s in yours)
-            runs += [('', 'Your line '), ('c', said.strip('`')), ('', f' gives {child} the local gradient '),
-                     ('c', _local(yours[-1], code)), ('', f'; the local gradient of {node.name} for {child} is '),
-                     ('c', _local(right, code)), ('', ', as '), ('c', ast.unparse(right)),
-                     ('', ' has it.')]  # fmt: skip
-        runs += [('br', ''), ('b', 'What went wrong: '), ('', diagnosis.MISTAKES[m.kind] + '.')]
+            runs = _body_runs(node, fn, m, child, code, said_op)
+        runs += [('br', ''), ('b', 'What went wrong: '), ('', m.words + '.')]
         parts.append(('p', runs))
     return parts
+
+
+def _body_runs(node, fn, m, child, code, said_op):
+    """What the student's `_backward` lines for m.target did, against value.py's line."""
+    right = exercise.right_lines(node.op)[INPUTS.index(m.target)]
+    yours = [s for slot, _, s in grad_writes(fn) if INPUTS[slot] == m.target]
+    runs = [('b', f'First difference: your {said_op}, for {m.target} = {child}. ')]
+    if m.kind in ('pass', 'missing'):
+        return runs + [('', f'Your _backward never writes {m.target}.grad, so {child}.grad gets nothing from '
+                            f'{node.name}. The chain rule asks for '), ('c', ast.unparse(right)),
+                       ('', f': local gradient {_local(right, code)}.')]  # fmt: skip
+    said = ', then '.join(f'`{ast.unparse(s)}`' for s in yours)
+    return runs + [('', 'Your line '), ('c', said.strip('`')), ('', f' gives {child} the local gradient '),
+                   ('c', _local(yours[-1], code)), ('', f'; the local gradient of {node.name} for {child} is '),
+                   ('c', _local(right, code)), ('', ', as '), ('c', ast.unparse(right)),
+                   ('', ' has it.')]  # fmt: skip
+
+
+def _tuple_runs(node, grads, m, slot, child, code, said_op):
+    """What the student's local_grads entry for m.target gave, against the right entry (read off value.py's line)."""
+    right = local_grads.right_entries(node.op)[slot]
+    runs = [('b', f'First difference: your {said_op}’s local_grads, for {m.target} = {child}. ')]
+    if slot >= len(grads.entries):
+        return runs + [('', f'Your tuple has no entry for {m.target}: zip stops at the shorter, so {child}.grad '
+                            f'gets nothing from {node.name}. Its local gradient is '), ('c', _worked(right, code)),
+                       ('', ', the right entry, '), ('c', ast.unparse(right)), ('', '.')]  # fmt: skip
+    return runs + [('', 'Your entry '), ('c', m.yours[0]), ('', f' gives {child} the local gradient '),
+                   ('c', _worked(grads.entries[slot], code)),
+                   ('', f'; the local gradient of {node.name} for {child} is '), ('c', _worked(right, code)),
+                   ('', ', the right entry, '), ('c', ast.unparse(right)), ('', '.')]  # fmt: skip
 
 
 def code_parts(trace, right, frame, first_here, mistakes):
@@ -155,6 +186,12 @@ def summary_html(trace, right, numeric):
         trace, right, numeric=numeric, named=('your grad', 'right grad', 'yours is'), agrees='the right engine'
     )
     wrong = [name for name, verdict in zip(table['input'], table['yours is']) if verdict.startswith('WRONG')]
-    said = f'Your bodies give wrong grads for {", ".join(wrong)}.' if wrong else 'Every input’s grad is right.'
+    yours = 'tuples' if _tuples(trace) else 'bodies'
+    said = f'Your {yours} give wrong grads for {", ".join(wrong)}.' if wrong else 'Every input’s grad is right.'
     intro = f'<p><b>Done.</b> {html.escape(said)}</p>'
     return intro + table.to_html(index=False, escape=True, border=0, classes='check')
+
+
+def _tuples(trace):
+    """Whether the trace ran a student's local_grads (microgpt's form): its closures say (engine/local_grads.py)."""
+    return any(getattr(trace.backward_fn(i), 'grads', None) is not None for i in range(len(trace.nodes)))
