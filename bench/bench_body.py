@@ -1,16 +1,22 @@
-"""The server's time for a student's `_backward` body (mode=code), at the 500-character limit: reading it against the
-whitelist (engine.sandbox.check_body), grading it (the five expressions' grads_of, verdicts), and the trace the page
-steps through. Beside it, as the anchor, the same for the right bodies (one line each).
+"""The server's time for a student's `_backward` body (mode=code), at the 500-character limit, and for microgpt's
+form (form=local_grads), a `local_grads` tuple at its limit: reading it against the whitelist (the seed's:
+engine.sandbox.check_body; microgpt's: engine.local_grads.check_grads, each entry by check_body), grading it (the
+seven expressions' grads_of, verdicts), naming its slips (diagnose), and the trace the page steps through. Beside
+each, as the anchor, the same for the right texts. Each check is timed cold, its caches cleared: the first time a
+student's text is read (the page reads it again from the cache where it runs it, grades it and links it).
 
     python -m bench.bench_body            # writes bench/results/body.txt and .json
 """
 
 import argparse
+import ast
 import statistics
 import time
 
 from bench.readme_tables import write_results
-from engine import PRESETS, diagnosis, exercise, grader, sandbox, trace_backward
+from engine import PRESETS, local_grads, sandbox, trace_backward
+from engine.exercise import OPS
+from engine.forms import FORMS
 
 # 500 characters of lines a body may have: the right line, then comment-free arithmetic that adds nothing
 LONG = {
@@ -31,6 +37,20 @@ def at_limit(name):
     return body
 
 
+def tuple_at_limit(name):
+    """A local_grads tuple of exactly MAX_GRADS characters that runs: the right entries, the first with terms that add
+    0 (`1 + 0 * (out.data + … + 0)`): one entry as long as a tuple may make it."""
+    first, *rest = [ast.unparse(e) for e in local_grads.right_entries(OPS[name])]
+    tail = ''.join(f', {entry}' for entry in rest) + (',' if not rest else '') + ')'
+    text = f'({first} + 0 * ('
+    term = 'out.data + '
+    while len(text) + len(term) + len('0)') + len(tail) <= local_grads.MAX_GRADS:
+        text += term
+    text += '0' * (local_grads.MAX_GRADS - len(text) - len(tail) - 1) + ')' + tail
+    assert len(text) == local_grads.MAX_GRADS, len(text)
+    return text
+
+
 def median_ms(f, runs):
     times = []
     for _ in range(runs):
@@ -40,21 +60,26 @@ def median_ms(f, runs):
     return 1000 * statistics.median(times)
 
 
-def measure(texts, runs):
-    def check():
-        return {name: sandbox.check_body(name, text) for name, text in texts.items()}
+def measure(form, texts, runs):
+    form = FORMS[form]
 
-    bodies = check()
+    def check():
+        sandbox.check_body.cache_clear()  # cold: as the first time the text is read
+        local_grads.check_grads.cache_clear()
+        return {name: form.check(name, text) for name, text in texts.items()}
+
+    read = check()
+    assert not any(getattr(t, 'waits', False) for t in read.values())
     neuron = PRESETS['neuron']
 
     def trace():
-        leaves, out = neuron.build(value_type=exercise.yours(bodies))
+        leaves, out = neuron.build(value_type=form.yours(read))
         return trace_backward(out, leaves).steps[:]
 
     return {
         'check ms': median_ms(check, runs),
-        'grade ms': median_ms(lambda: grader.verdicts(bodies), runs),
-        'diagnose ms': median_ms(lambda: diagnosis.diagnose(bodies), runs),
+        'grade ms': median_ms(lambda: form.verdicts(read), runs),
+        'diagnose ms': median_ms(lambda: form.diagnose(read), runs),
         'neuron trace ms': median_ms(trace, runs),
     }
 
@@ -64,12 +89,15 @@ def main():
     parser.add_argument('--runs', type=int, default=200)
     parser.add_argument('--out', help='a path stem for the results, other than bench/results/body')
     args = parser.parse_args()
-    right = {name: exercise.answer(name) for name in exercise.OPS}
     results = {
-        'right bodies': measure(right, args.runs),
-        '500-character bodies': measure({name: at_limit(name) for name in exercise.OPS}, args.runs),
+        'right bodies': measure('bodies', {name: FORMS['bodies'].answer(name) for name in OPS}, args.runs),
+        '500-character bodies': measure('bodies', {name: at_limit(name) for name in OPS}, args.runs),
+        'right tuples': measure('local_grads', {name: local_grads.answer(name) for name in OPS}, args.runs),
+        f'{local_grads.MAX_GRADS}-character tuples': measure(
+            'local_grads', {name: tuple_at_limit(name) for name in OPS}, args.runs
+        ),
     }
-    lines = [f"A student's bodies on the server, median CPU time of {args.runs} runs (time.process_time):"]
+    lines = [f"A student's bodies and tuples on the server, median CPU time of {args.runs} runs (time.process_time):"]
     for label, r in results.items():
         lines.append(f'- {label}: ' + ', '.join(f'{k} {v:.2f}' for k, v in r.items()))
     write_results('body', '\n'.join(lines), results, args.out)

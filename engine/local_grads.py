@@ -126,17 +126,17 @@ class Grads:
     entries: tuple  # each entry's tree
     said: tuple  # each entry as typed, on one line
 
-    @property
+    @functools.cached_property  # each value of the op carries it: made once a tuple
     def written(self):
         """The tuple as the page shows it: '(other.data, self.data)'."""
         return tuple_text(self.said)
 
-    @property
+    @functools.cached_property  # each value of the op carries it: made once a tuple
     def source(self):
         """The loop's lines at a value of this op, one per child it reaches (unrolled), for the trace to read."""
         return unrolled(self.op, self.entries)
 
-    @property
+    @functools.cached_property  # each value of the op carries it: made once a tuple
     def shown(self):
         """What the page shows as this op's code at a step: the method with the tuple, and the loop's line."""
         head, tail = around(NAMES[self.op])
