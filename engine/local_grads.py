@@ -206,13 +206,19 @@ def check_grads(name, text):
         where = extra.lineno, _column(lines, extra.lineno, extra.col_offset)
         raise BodyError(f'{said}: one local gradient each, and this tuple has {len(tree.elts)}', *where)
     entries = tuple(_entry(name, source, lines, e) for e in tree.elts)
-    said = tuple(' '.join(ast.get_source_segment(source, e).split()) for e in tree.elts)
+    said = tuple(_said(ast.get_source_segment(source, e), e) for e in tree.elts)
     return Grads(op, text, entries, said)
 
 
 def _column(lines, line, offset):
     """The 1-based column, in characters, of a UTF-8 byte offset in line `line` (from 1): ast counts bytes."""
     return len(lines[line - 1].encode()[:offset].decode(errors='ignore')) + 1
+
+
+def _said(segment, e):
+    """An entry as typed, on one line; with a comment in it (an entry holds no string: any # is one), as Python
+    writes it."""
+    return ast.unparse(e) if '#' in segment else ' '.join(segment.split())
 
 
 def _bracketed(segment):

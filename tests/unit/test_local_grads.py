@@ -324,3 +324,11 @@ def test_the_first_difference_says_what_the_tuples_entry_did_and_the_slips_words
     assert 'Your entry self.data gives a the local gradient a.data = 3.0000' in words
     assert 'the right entry, other.data' in words
     assert lg.MISTAKES['swapped'] in words
+
+
+def test_a_tuple_over_lines_with_comments_is_read_as_written_and_shown_on_one_line():
+    g = lg.check_grads('mul', '(other.data,  # for self\n self.data)  # for other')
+    assert g.written == '(other.data, self.data)' and lg.diagnose({'mul': g}) == []
+    g = lg.check_grads('tanh', '  (1 -  # the slope\n   t**2,)')
+    assert g.written == '(1 - t ** 2,)'  # with a comment inside an entry, as Python writes it
+    assert 'return Value(t, (self,), (1 - t ** 2,))' in g.shown
