@@ -1,9 +1,9 @@
-"""The server's time for a student's `_backward` body (mode=code), at the 500-character limit, and for microgpt's
-form (form=local_grads), a `local_grads` tuple at its limit: reading it against the whitelist (the seed's:
-engine.sandbox.check_body; microgpt's: engine.local_grads.check_grads, each entry by check_body), grading it (the
-seven expressions' grads_of, verdicts), naming its slips (diagnose), and the trace the page steps through. Beside
-each, as the anchor, the same for the right texts. Each check is timed cold, its caches cleared: the first time a
-student's text is read (the page reads it again from the cache where it runs it, grades it and links it).
+"""The server's time for a student's `_backward` body (mode=code), at the 500-character limit: reading it against the
+whitelist (engine.sandbox.check_body), grading it (the seven expressions' grads_of, verdicts), and the trace the page
+steps through. Beside it, as the anchor, the same for the right bodies (one line each). And the same for microgpt's
+form (form=local_grads): a `local_grads` tuple per op at its limit (engine.local_grads.check_grads, each entry read by
+check_body), and the right tuples. A text is read cold, as the first time the page reads it (the page keeps what it
+read: it reads a text again where it runs it, grades it and links it).
 
     python -m bench.bench_body            # writes bench/results/body.txt and .json
 """
@@ -14,8 +14,7 @@ import statistics
 import time
 
 from bench.readme_tables import write_results
-from engine import PRESETS, local_grads, sandbox, trace_backward
-from engine.exercise import OPS
+from engine import PRESETS, diagnosis, exercise, grader, local_grads, sandbox, trace_backward
 from engine.forms import FORMS
 
 # 500 characters of lines a body may have: the right line, then comment-free arithmetic that adds nothing
@@ -37,10 +36,38 @@ def at_limit(name):
     return body
 
 
+def median_ms(f, runs):
+    times = []
+    for _ in range(runs):
+        start = time.process_time()
+        f()
+        times.append(time.process_time() - start)
+    return 1000 * statistics.median(times)
+
+
+def measure(texts, runs):
+    def check():  # the reading itself, not check_body's cache of it
+        return {name: sandbox.check_body.__wrapped__(name, text) for name, text in texts.items()}
+
+    bodies = check()
+    neuron = PRESETS['neuron']
+
+    def trace():
+        leaves, out = neuron.build(value_type=exercise.yours(bodies))
+        return trace_backward(out, leaves).steps[:]
+
+    return {
+        'check ms': median_ms(check, runs),
+        'grade ms': median_ms(lambda: grader.verdicts(bodies), runs),
+        'diagnose ms': median_ms(lambda: diagnosis.diagnose(bodies), runs),
+        'neuron trace ms': median_ms(trace, runs),
+    }
+
+
 def tuple_at_limit(name):
     """A local_grads tuple of exactly MAX_GRADS characters that runs: the right entries, the first with terms that add
     0 (`1 + 0 * (out.data + … + 0)`): one entry as long as a tuple may make it."""
-    first, *rest = [ast.unparse(e) for e in local_grads.right_entries(OPS[name])]
+    first, *rest = [ast.unparse(e) for e in local_grads.right_entries(exercise.OPS[name])]
     tail = ''.join(f', {entry}' for entry in rest) + (',' if not rest else '') + ')'
     text = f'({first} + 0 * ('
     term = 'out.data + '
@@ -51,35 +78,26 @@ def tuple_at_limit(name):
     return text
 
 
-def median_ms(f, runs):
-    times = []
-    for _ in range(runs):
-        start = time.process_time()
-        f()
-        times.append(time.process_time() - start)
-    return 1000 * statistics.median(times)
-
-
-def measure(form, texts, runs):
-    form = FORMS[form]
+def measure_tuples(texts, runs):
+    """measure() for microgpt's form: its tuples checked (cold: each entry's check_body too), graded, diagnosed and
+    traced on its engine."""
 
     def check():
-        sandbox.check_body.cache_clear()  # cold: as the first time the text is read
-        local_grads.check_grads.cache_clear()
-        return {name: form.check(name, text) for name, text in texts.items()}
+        sandbox.check_body.cache_clear()
+        return {name: local_grads.check_grads.__wrapped__(name, text) for name, text in texts.items()}
 
-    read = check()
-    assert not any(getattr(t, 'waits', False) for t in read.values())
-    neuron = PRESETS['neuron']
+    grads = check()
+    assert not any(getattr(g, 'waits', False) for g in grads.values())
+    form, neuron = FORMS['local_grads'], PRESETS['neuron']
 
     def trace():
-        leaves, out = neuron.build(value_type=form.yours(read))
+        leaves, out = neuron.build(value_type=local_grads.yours(grads))
         return trace_backward(out, leaves).steps[:]
 
     return {
         'check ms': median_ms(check, runs),
-        'grade ms': median_ms(lambda: form.verdicts(read), runs),
-        'diagnose ms': median_ms(lambda: form.diagnose(read), runs),
+        'grade ms': median_ms(lambda: form.verdicts(grads), runs),
+        'diagnose ms': median_ms(lambda: local_grads.diagnose(grads), runs),
         'neuron trace ms': median_ms(trace, runs),
     }
 
@@ -89,12 +107,13 @@ def main():
     parser.add_argument('--runs', type=int, default=200)
     parser.add_argument('--out', help='a path stem for the results, other than bench/results/body')
     args = parser.parse_args()
+    right = {name: exercise.answer(name) for name in exercise.OPS}
     results = {
-        'right bodies': measure('bodies', {name: FORMS['bodies'].answer(name) for name in OPS}, args.runs),
-        '500-character bodies': measure('bodies', {name: at_limit(name) for name in OPS}, args.runs),
-        'right tuples': measure('local_grads', {name: local_grads.answer(name) for name in OPS}, args.runs),
-        f'{local_grads.MAX_GRADS}-character tuples': measure(
-            'local_grads', {name: tuple_at_limit(name) for name in OPS}, args.runs
+        'right bodies': measure(right, args.runs),
+        '500-character bodies': measure({name: at_limit(name) for name in exercise.OPS}, args.runs),
+        'right tuples': measure_tuples({name: local_grads.answer(name) for name in exercise.OPS}, args.runs),
+        f'{local_grads.MAX_GRADS}-character tuples': measure_tuples(
+            {name: tuple_at_limit(name) for name in exercise.OPS}, args.runs
         ),
     }
     lines = [f"A student's bodies and tuples on the server, median CPU time of {args.runs} runs (time.process_time):"]

@@ -9,10 +9,11 @@ import html
 import math
 from types import SimpleNamespace
 
-from engine import exercise, local_grads, ops, sandbox
+from engine import diagnosis, exercise, ops, sandbox
 from engine.code import INPUTS, grad_writes
 from engine.frames import grads_at
 from engine.ieee import same
+from engine.local_grads import right_entries
 from view.bug import bug_check, lost_parts
 from view.explanation import owner, scope
 from view.graph import LOST_LEGEND
@@ -100,56 +101,60 @@ def mistake_parts(trace, step, mistakes):
     symbol = ops.symbol(node.op)
     method = exercise.METHODS.get(NAMES.get(node.op), '')
     said_op = symbol if symbol == method else f'{symbol} ({method})'  # '× (__mul__)', 'tanh'
-    fn = trace.backward_fn(step.node)
-    grads = getattr(fn, 'grads', None)  # microgpt's form: the op's local_grads (engine/local_grads.py)
-    if getattr(fn, 'waits', False):  # refused by the sandbox: it never ran (engine/bodies.py)
-        what = f'{said_op}’s local_grads cannot' if grads is not None else f'{said_op} cannot'
+    grads = getattr(trace.backward_fn(step.node), 'grads', None)  # microgpt's form (engine/local_grads.py)
+    if grads is not None:
+        return tuple_parts(trace, step, mistakes, grads, said_op)
+    if getattr(trace.backward_fn(step.node), 'waits', False):  # refused by the sandbox: it never ran (engine/bodies.py)
         said = 'Until it can, it passes nothing back to its inputs, and the graph runs your other bodies around it.'
-        if grads is not None:
-            said = 'Until they can, the loop passes nothing back from it, and the graph runs your other tuples.'
-        return [('p', [('b', f'First difference: your {what} run yet (its error is under its box). '),
+        return [('p', [('b', f'First difference: your {said_op} cannot run yet (its error is under its box). '),
                        ('', said)])]  # fmt: skip
     parts = []
     for m in mistakes_at(trace, step, mistakes):
-        slot = INPUTS.index(m.target)
-        child = owner(trace.nodes[node.children[slot]].name)
-        if grads is not None:
-            runs = _tuple_runs(node, grads, m, slot, child, code, said_op)
+        child = owner(trace.nodes[node.children[INPUTS.index(m.target)]].name)
+        right = exercise.right_lines(node.op)[INPUTS.index(m.target)]
+        yours = [s for slot, _, s in grad_writes(trace.backward_fn(step.node)) if INPUTS[slot] == m.target]
+        runs = [('b', f'First difference: your {said_op}, for {m.target} = {child}. ')]
+        if m.kind in ('pass', 'missing'):
+            runs += [('', f'Your _backward never writes {m.target}.grad, so {child}.grad gets nothing from '
+                          f'{node.name}. The chain rule asks for '), ('c', ast.unparse(right)),
+                     ('', f': local gradient {_local(right, code)}.')]  # fmt: skip
         else:
-            runs = _body_runs(node, fn, m, child, code, said_op)
-        runs += [('br', ''), ('b', 'What went wrong: '), ('', m.words + '.')]
+            said = ', then '.join(f'`{ast.unparse(s)}`' for s in yours)
+            runs += [('', 'Your line '), ('c', said.strip('`')), ('', f' gives {child} the local gradient '),
+                     ('c', _local(yours[-1], code)), ('', f'; the local gradient of {node.name} for {child} is '),
+                     ('c', _local(right, code)), ('', ', as '), ('c', ast.unparse(right)),
+                     ('', ' has it.')]  # fmt: skip
+        runs += [('br', ''), ('b', 'What went wrong: '), ('', diagnosis.MISTAKES[m.kind] + '.')]
         parts.append(('p', runs))
     return parts
 
 
-def _body_runs(node, fn, m, child, code, said_op):
-    """What the student's `_backward` lines for m.target did, against value.py's line."""
-    right = exercise.right_lines(node.op)[INPUTS.index(m.target)]
-    yours = [s for slot, _, s in grad_writes(fn) if INPUTS[slot] == m.target]
-    runs = [('b', f'First difference: your {said_op}, for {m.target} = {child}. ')]
-    if m.kind in ('pass', 'missing'):
-        return runs + [('', f'Your _backward never writes {m.target}.grad, so {child}.grad gets nothing from '
-                            f'{node.name}. The chain rule asks for '), ('c', ast.unparse(right)),
-                       ('', f': local gradient {_local(right, code)}.')]  # fmt: skip
-    said = ', then '.join(f'`{ast.unparse(s)}`' for s in yours)
-    return runs + [('', 'Your line '), ('c', said.strip('`')), ('', f' gives {child} the local gradient '),
-                   ('c', _local(yours[-1], code)), ('', f'; the local gradient of {node.name} for {child} is '),
-                   ('c', _local(right, code)), ('', ', as '), ('c', ast.unparse(right)),
-                   ('', ' has it.')]  # fmt: skip
-
-
-def _tuple_runs(node, grads, m, slot, child, code, said_op):
-    """What the student's local_grads entry for m.target gave, against the right entry (read off value.py's line)."""
-    right = local_grads.right_entries(node.op)[slot]
-    runs = [('b', f'First difference: your {said_op}’s local_grads, for {m.target} = {child}. ')]
-    if slot >= len(grads.entries):
-        return runs + [('', f'Your tuple has no entry for {m.target}: zip stops at the shorter, so {child}.grad '
-                            f'gets nothing from {node.name}. Its local gradient is '), ('c', _worked(right, code)),
-                       ('', ', the right entry, '), ('c', ast.unparse(right)), ('', '.')]  # fmt: skip
-    return runs + [('', 'Your entry '), ('c', m.yours[0]), ('', f' gives {child} the local gradient '),
-                   ('c', _worked(grads.entries[slot], code)),
-                   ('', f'; the local gradient of {node.name} for {child} is '), ('c', _worked(right, code)),
-                   ('', ', the right entry, '), ('c', ast.unparse(right)), ('', '.')]  # fmt: skip
+def tuple_parts(trace, step, mistakes, grads, said_op):
+    """mistake_parts in microgpt's form: for each input whose local_grads entry is wrong, what it gave against the
+    right entry (read off value.py's line), and the slip, in a student's words; where the tuple waits, that it cannot
+    run yet."""
+    if getattr(grads, 'waits', False):
+        said = 'Until they can, the loop passes nothing back from it, and the graph runs your other tuples.'
+        return [('p', [('b', f'First difference: your {said_op}’s local_grads cannot run yet (its error is under its '
+                             'box). '), ('', said)])]  # fmt: skip
+    node, code, parts = trace.nodes[step.node], scope(trace, step), []
+    for m in mistakes_at(trace, step, mistakes):
+        slot = INPUTS.index(m.target)
+        child = owner(trace.nodes[node.children[slot]].name)
+        right = right_entries(node.op)[slot]
+        runs = [('b', f'First difference: your {said_op}’s local_grads, for {m.target} = {child}. ')]
+        if slot >= len(grads.entries):
+            runs += [('', f'Your tuple has no entry for {m.target}: zip stops at the shorter, so {child}.grad gets '
+                          f'nothing from {node.name}. Its local gradient is '), ('c', _worked(right, code)),
+                     ('', ', the right entry, '), ('c', ast.unparse(right)), ('', '.')]  # fmt: skip
+        else:
+            runs += [('', 'Your entry '), ('c', m.yours[0]), ('', f' gives {child} the local gradient '),
+                     ('c', _worked(grads.entries[slot], code)),
+                     ('', f'; the local gradient of {node.name} for {child} is '), ('c', _worked(right, code)),
+                     ('', ', the right entry, '), ('c', ast.unparse(right)), ('', '.')]  # fmt: skip
+        runs += [('br', ''), ('b', 'What went wrong: '), ('', m.words + '.')]
+        parts.append(('p', runs))
+    return parts
 
 
 def code_parts(trace, right, frame, first_here, mistakes):
