@@ -1,9 +1,9 @@
 """The server's time for a student's `_backward` body (mode=code), at the 500-character limit: reading it against the
-whitelist (engine.sandbox.check_body), grading it (the seven expressions' grads_of, verdicts), and the trace the page
-steps through. Beside it, as the anchor, the same for the right bodies (one line each). And the same for microgpt's
-form (form=local_grads): a `local_grads` tuple per op at its limit (engine.local_grads.check_grads, each entry read by
-check_body), and the right tuples. A text is read cold, as the first time the page reads it (the page keeps what it
-read: it reads a text again where it runs it, grades it and links it).
+whitelist (engine.sandbox.check_body, without its cache), grading it (the expressions' grads_of, verdicts), and the
+trace the page steps through; as one long line, and as a docstring and lines that name numbers. Beside them, as the
+anchor, the same for the right bodies (one line each). And the same for microgpt's form (form=local_grads): a
+`local_grads` tuple per op at its limit (engine.local_grads.check_grads, each entry read by check_body, cold), and
+the right tuples.
 
     python -m bench.bench_body            # writes bench/results/body.txt and .json
 """
@@ -32,6 +32,20 @@ def at_limit(name):
     while len(body) + len(term) + len('0)') <= sandbox.MAX_BODY:
         body += term
     body += '0' * (sandbox.MAX_BODY - len(body) - 1) + ')'
+    assert len(body) == sandbox.MAX_BODY, len(body)
+    return body
+
+
+def at_limit_named(name):
+    """A body of exactly MAX_BODY characters in the whitelist's other forms: a docstring, the right lines with the
+    upstream grad named, then a name given terms that add 0, grown twice, and added to self.grad."""
+    lines = LONG[name].replace('out.grad', 'g').split('\n')
+    body = '"""the right lines, with names"""\ng = out.grad\n' + '\n'.join(lines) + '\nz = 0 * ('
+    tail = ')\nz *= 2\nz += 0\nself.grad += z'
+    term = 'out.data + '
+    while len(body) + len(term) + len('0') + len(tail) <= sandbox.MAX_BODY:
+        body += term
+    body += '0' * (sandbox.MAX_BODY - len(body) - len(tail)) + tail
     assert len(body) == sandbox.MAX_BODY, len(body)
     return body
 
@@ -111,6 +125,7 @@ def main():
     results = {
         'right bodies': measure(right, args.runs),
         '500-character bodies': measure({name: at_limit(name) for name in exercise.OPS}, args.runs),
+        '500-character bodies with names': measure({name: at_limit_named(name) for name in exercise.OPS}, args.runs),
         'right tuples': measure_tuples({name: local_grads.answer(name) for name in exercise.OPS}, args.runs),
         f'{local_grads.MAX_GRADS}-character tuples': measure_tuples(
             {name: tuple_at_limit(name) for name in exercise.OPS}, args.runs

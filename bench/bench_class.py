@@ -1,6 +1,7 @@
 """A live class of N students (300) in one room: how soon the lecturer's step reaches every phone, what it costs the
-servers, and how soon a student's page draws its first graph, on one replica with the in-process store and on two
-behind haproxy with one Redis (deploy/haproxy.cfg; bench/replicas.py). Loopback only, about 4 minutes.
+servers, how soon the lecturer's projector shows the class's answers to a question, and how soon a student's page
+draws its first graph, on one replica with the in-process store and on two behind haproxy with one Redis
+(deploy/haproxy.cfg; bench/replicas.py). Loopback only, about 5 minutes.
 
     python -m bench.bench_class                   # writes bench/results/class.{txt,json}
     python -m bench.bench_class --quick           # a smoke run: 30 students, 5 steps (written under /tmp)
@@ -23,17 +24,29 @@ BACKPROP_REDIS_URL of one redis-server, behind haproxy run with deploy/haproxy.c
   follower holding the new event (p50, p95, max; missed: not within --wait s), on 'two' also split by whether the
   follower is on the replica that took the step; the servers' CPU per step (the steps' window, idle included), and
   on 'two' Redis's and haproxy's;
+- the answers: the lecturer's page opened again in Chromium, as a reloaded tab takes its class back (the code and
+  secret in its own storage), at frame ASK_AT of the lesson (reuse's a*a _backward shown), clicks *Ask the room*
+  (the grads a*b's _backward writes); after QUIET_S s with the question open and no answer (the servers' CPU
+  then: the projector reading the room every second, the students following), each follower POSTs one answer to
+  /answer at a random moment within --answers-within s (seeded; MIX, a mix of right and the typical mistakes, typed
+  as phones type them). Measured: each answer's round trip (p50, p95, max, refusals); the servers' CPU an
+  answer (over the answers' window, less the same window with none); and the projector's text, read in the page
+  every POLL_MS ms: from the last answer's 200 to it showing `N of N answered` and each group line as the answers
+  make them, each answer to the projector counting it, and how often the projector read the room. Then the page's
+  *Done with this question*, and the class back at the steps' last frame;
 - a student's first graph: the join link (?class=CODE) opened in Chromium (Debian's, with Playwright) while the N
   follow, clocked as bench/bench_page.py clocks a first graph (goto to the frame after the graph's SVG has a size):
   cold (a new browser context) and warm (the median of WARM_LOADS loads after it, new tabs of that context).
 Beside them, the anchor, in the same run: Streamlit's own near-empty page, bench/channels_app.py (an st.App with a
 one-line script) served the same way, clocked from goto to the frame after its one line has a size.
 
-Goals, printed beside, never asserted: p95 <= 1 s; the first graph (warm) within 1.5 s of the empty page (warm).
+Goals, printed beside, never asserted: p95 <= 1 s; the first graph (warm) within 1.5 s of the empty page (warm); the
+projector's spread complete within 2 s of the last answer's 200 (bench/__init__.py's CLASS_*_GOAL).
 """
 
 import argparse
 import asyncio
+import json
 import os
 import platform
 import random
@@ -45,12 +58,13 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
-from bench import CLASS_FIRST_GRAPH_GOAL_S, CLASS_P95_GOAL_MS, WARM_LOADS, readme_tables
+from bench import CLASS_FIRST_GRAPH_GOAL_S, CLASS_P95_GOAL_MS, CLASS_SPREAD_GOAL_S, WARM_LOADS, readme_tables
 from bench.bench_channels import pct, rss_kb
 from bench.bench_page import WATCH_FIRST_GRAPH, cpu_s
-from bench.follow import Follower, post_step
+from bench.follow import Follower, post_answer, post_step
 from bench.replicas import LIVE_BACKEND, serve_redis, serve_replicas
 from bench.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
+from server.live import KEEPALIVE_S
 from server.rooms import ENV
 
 LESSON = 'expr=reuse'  # the lecturer's scenario
@@ -161,15 +175,236 @@ async def loads(browser, address, watch, warm_loads):
 # ---------------------------------------------------------------- the class
 
 
-async def answers_spread(host, port, code, secret, followers, within_s=ANSWERS_WITHIN_S):
-    # answers: 300 answers sent within 10 s → spread complete — added when POST /answer lands
-    """To fill in now that the room's questions are on main (Rooms.ask(code, secret, frame, asked) by the
-    lecturer's page, POST /api/class/{code}/answer {'student', 'question', 'answers'} by each phone): the lecturer
-    asks; each follower answers once at a random moment within `within_s` s (bench/follow.py gets the POST beside
-    post_step), as a class does; measured: each answer's round trip (p50/p95/max, refusals), the servers' CPU per
-    answer, and from the last answer sent to the lecturer's spread (Rooms.answers) counting every one. None until
-    then."""
-    return None
+ASK_AT = 6  # the frame the projector stands at when the lecturer asks: reuse's a*a _backward shown, a*b's next
+MIX = {'right': 45, 'swapped': 20, 'assign': 12, 'sign': 13, 'other': 10}  # how the class answers, in 100
+BLANK = 0.05  # of the students, the share who leave a grad after the first blank
+POLL_MS = 50  # the projector's text is read this often
+QUIET_S = KEEPALIVE_S + 2  # the question open and no answer, before the answers: the baseline of their CPU
+ANSWER_CONNECTIONS = 60  # answers in flight at once at most (a phone sends one; 300 at random moments seldom overlap)
+# in the lecturer's page: each change of what the projector shows of the answers, the wall-clock time (ms) it was
+# first read, the count answered and whether the spread is complete (`N of N answered`, every group line as expected)
+WATCH_SPREAD = """([n, lines, every]) => {
+  window.spreadLog = [];
+  let last = '';
+  const read = () => {
+    const text = document.body.innerText;
+    const m = text.match(/(\\d+) of (\\d+) answered/);
+    const count = m ? Number(m[1]) : null;
+    const complete = !!m && Number(m[1]) === n && Number(m[2]) === n && lines.every((line) => text.includes(line));
+    const key = `${count} ${complete}`;
+    if (key !== last) { window.spreadLog.push([Date.now(), count, complete]); last = key; }
+  };
+  read();
+  window.spreadWatch = setInterval(read, every);
+}"""
+
+
+def class_question(scenario, frame, shown):
+    """The question the lecturer's page asked at `frame` of `scenario`, in full, as the page makes it
+    (engine.answers.candidates on the frame's step): [{'node', 'label', 'candidates'}]. `shown`: the question as the
+    phones got it, whose labels it must have."""
+    from engine import PRESETS, trace_backward
+    from engine.answers import candidates
+    from engine.frames import frames
+
+    expression = PRESETS[scenario['expr']]
+    values = {name: float(scenario[f'v.{name}']) for name in expression.defaults if f'v.{name}' in scenario}
+    leaves, out = expression.build(values)
+    trace = trace_backward(out, leaves)
+    every = frames(trace, scenario.get('forward', '1') == '1', scenario.get('leaves', '1') == '1')
+    asked = candidates(trace, every[frame].steps_done - 1)
+    if [a['label'] for a in asked] != [a['label'] for a in shown['asked']]:
+        raise RuntimeError(f'the question asked is not the one worked out here: {shown} against {asked}')
+    return asked
+
+
+def typed(value, rng):
+    """A number as a phone's keyboard may type it: '4', '4.0', '4,0', the page's own minus sign copied."""
+    text = f'{value:g}'
+    form = rng.random()
+    if form < 0.2:
+        text = text + ',0' if '.' not in text and 'e' not in text else text.replace('.', ',')
+    elif form < 0.3:
+        text = text.replace('-', '\u2212')
+    elif form < 0.4:
+        text = f' {text} '
+    return text
+
+
+def class_answers(asked, n, rng):
+    """`n` students' answers, {node: as typed}, drawn from MIX: a group for each student, each grad answered with
+    that group's value (the right one where the mistake gives none for it), 'other' a near miss; a few leave the
+    grads after the first blank."""
+    groups = rng.choices(list(MIX), weights=list(MIX.values()), k=n)
+    out = []
+    for group in groups:
+        answer = {}
+        for i, item in enumerate(asked):
+            values = dict(item['candidates'])
+            right = values['right']
+            value = right * 1.5 + 1 if group == 'other' else values.get(group, right)
+            if i == 0 or rng.random() >= BLANK:
+                answer[item['node']] = typed(value, rng)
+        out.append(answer)
+    return out
+
+
+async def projector(browser, url, code, secret):
+    """The lecturer's page again, as a reloaded tab takes its class back (the code and secret in its own storage):
+    the projector, at frame ASK_AT. (context, page)."""
+    context = await browser.new_context(viewport={'width': 1600, 'height': 1000})
+    lead = json.dumps({'code': code, 'secret': secret})
+    await context.add_init_script(f"window.sessionStorage.setItem('backprop-class-lead', {json.dumps(lead)});")
+    page = await context.new_page()
+    await page.goto(f'{url}/?{LESSON}&present=1&step={ASK_AT}')
+    await page.get_by_test_id('class-code').first.wait_for(timeout=120_000)
+    return context, page
+
+
+async def post_all(port, code, question, plan, began):
+    """Each student's answer posted at their moment after `began` (time.perf_counter()): [(student, status, sent,
+    answered, answered on the wall clock)] (perf_counter seconds, and time.time() for the page's clock)."""
+    gate = asyncio.Semaphore(ANSWER_CONNECTIONS)
+
+    async def one(follower, answer, at):
+        await asyncio.sleep(max(0.0, began + at - time.perf_counter()))
+        async with gate:
+            try:
+                status, body, sent = await post_answer('127.0.0.1', port, code, follower.student, question, answer)
+            except (OSError, ConnectionError, asyncio.IncompleteReadError, TimeoutError) as error:
+                status, body, sent = None, repr(error), time.perf_counter()
+        if status != 200:
+            print(f'  {follower.name}: answer refused, {status} {body}', flush=True)
+        return follower.student, status, sent, time.perf_counter(), time.time()
+
+    return await asyncio.gather(*(one(f, answer, at) for f, answer, at in plan))
+
+
+async def answers_spread(browser, url, port, code, secret, scenario, followers, servers, others, within_s):
+    """The lecturer's projector (a Chromium page) asks the room (*Ask the room*), and each follower answers once at a
+    random moment within `within_s` s (POST /answer, a mix of right and the typical mistakes). Measured: each answer's
+    round trip; the servers' CPU over the answers, and over as long with the question open and no answer; and, read
+    from the projector's text every POLL_MS ms, when it showed each count answered, and when `N of N answered` with
+    every group line as the answers make them: from the last answer's 200 to then."""
+    from server.rooms import read_answers
+    from view.room_answers import groups_lines, tally
+
+    n, rng = len(followers), random.Random(2)
+    context, page = await projector(browser, url, code, secret)
+    try:
+        # the projector leads the class again: its player posts ASK_AT; the panel reads the room every second
+        await asyncio.gather(*(f.wait_for(timeout=60, connection=1) for f in followers))
+        deadline = time.monotonic() + 60
+        while any(f.state['frame'] != ASK_AT for f in followers):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f'the projector did not take the class to frame {ASK_AT}')
+            await asyncio.sleep(0.1)
+        ask = page.locator('.st-key-ask_room button').first
+        await page.wait_for_function(  # the panel has read the room at ASK_AT: it offers the step after it
+            "() => { const b = document.querySelector('.st-key-ask_room button');"
+            " return b && !b.disabled && b.innerText.includes('(a*b)'); }",
+            timeout=60_000,
+            polling=100,
+        )
+        await ask.click()
+        deadline = time.monotonic() + 60
+        while any(not (f.state or {}).get('question') for f in followers):
+            if time.monotonic() > deadline:
+                raise RuntimeError('the question asked did not reach every follower')
+            await asyncio.sleep(0.1)
+        shown = followers[0].state['question']
+        asked = class_question(scenario, shown['frame'], shown)
+        await page.get_by_text(f'0 of {n} answered').first.wait_for(timeout=60_000)
+
+        answers = class_answers(asked, n, rng)
+        full = {'asked': asked}
+        numbers = {f.student: read_answers(full, a) for f, a in zip(followers, answers)}
+        lines = groups_lines(tally(numbers, asked))
+        await page.evaluate(WATCH_SPREAD, [n, lines, POLL_MS])
+
+        # the question open, no answer, for longer than a stream's keepalive: the projector's and the followers' own
+        # cost; the projector must count all N (each stream marks its student seen every KEEPALIVE_S, steps or not:
+        # tests/app/test_live_routes.py)
+        cpu0, quiet0 = sum(cpu_s(pid) for pid in servers), time.perf_counter()
+        await asyncio.sleep(QUIET_S)
+        await page.get_by_test_id('class-students').get_by_text(f'{n} students follow').first.wait_for(timeout=60_000)
+        quiet_s = time.perf_counter() - quiet0
+        present = int((await page.get_by_test_id('class-students').first.inner_text()).split()[0])
+        cpu1, others1 = sum(cpu_s(pid) for pid in servers), {name: cpu_s(pid) for name, pid in others.items()}
+        began = time.perf_counter()
+        moments = sorted(rng.uniform(0, within_s) for _ in range(n))
+        order = list(zip(followers, answers))
+        rng.shuffle(order)
+        results = await post_all(port, code, shown['id'], [(f, a, at) for (f, a), at in zip(order, moments)], began)
+        window_s = time.perf_counter() - began
+        cpu2, others2 = sum(cpu_s(pid) for pid in servers), {name: cpu_s(pid) for name, pid in others.items()}
+        ok = [r for r in results if r[1] == 200]
+        last_ok = max((r[4] for r in ok), default=None)
+        try:
+            await page.wait_for_function(
+                '() => window.spreadLog.some(([, , complete]) => complete)', timeout=30_000, polling=100
+            )
+        except Exception as error:  # noqa: BLE001 - a spread never complete is written down, not raised
+            print(f'  the projector never showed the spread complete: {str(error).splitlines()[0]}', flush=True)
+        await asyncio.sleep(1.5)  # one more refresh read, for the log's last gap
+        log = await page.evaluate('window.spreadLog')
+        shown_text = await page.evaluate('document.body.innerText')
+        # the lecturer is done with the question: the phones' pages go back to the graph alone
+        await page.locator('.st-key-close_question button').first.click()
+        deadline = time.monotonic() + 60
+        while any((f.state or {}).get('question') for f in followers):
+            if time.monotonic() > deadline:
+                raise RuntimeError('the question closed did not leave every follower')
+            await asyncio.sleep(0.1)
+    finally:
+        await context.close()
+
+    complete_at = next((at / 1000 for at, _, complete in log if complete), None)
+    spread_s = None if complete_at is None or last_ok is None else complete_at - last_ok
+    # each answer (by its 200, in order) against the first time the projector counted that many
+    done = sorted(r[4] for r in ok)
+    counts = [(at / 1000, count) for at, count, _ in log if count is not None]
+    lags = []
+    for rank, at in enumerate(done, start=1):
+        seen = next((when for when, count in counts if count >= rank), None)
+        if seen is not None:
+            lags.append(seen - at)
+    changes = [when for (when, count), (_, before) in zip(counts[1:], counts) if count != before]
+    gaps = [b - a for a, b in zip(changes, changes[1:])]
+    idle_cpu = cpu1 - cpu0
+    cpu = cpu2 - cpu1
+    row = {
+        'students': n,
+        'within_s': within_s,
+        'frame': shown['frame'],
+        'asked': [{'label': a['label'], 'candidates': a['candidates']} for a in asked],
+        'mix': MIX,
+        'group_lines': lines,
+        'present': present,
+        'answered': len(ok),
+        'refused': {str(s): sum(r[1] == s for r in results) for s in {r[1] for r in results} if s != 200},
+        'route_ms': latency([r[3] - r[2] for r in ok]),
+        'window_s': round(window_s, 2),
+        'server_cpu_ms': round(1000 * cpu, 1),
+        'server_cpu_ms_no_answers': round(1000 * idle_cpu * window_s / quiet_s, 1),
+        'server_cpu_ms_per_answer': round(1000 * (cpu - idle_cpu * window_s / quiet_s) / n, 2),
+        **{f'{name}_cpu_ms': round(1000 * (others2[name] - others1[name]), 1) for name in others},
+        'last_answer_to_spread_s': None if spread_s is None else round(spread_s, 3),
+        'answer_to_projector_ms': {**latency(lags), 'min': round(1000 * min(lags), 1) if lags else None},
+        'projector_refresh_s': None if not gaps else round(statistics.median(gaps), 3),
+        'projector_updates': len(changes),
+        'projector_log': [[round(at / 1000 - log[0][0] / 1000, 3), count, complete] for at, count, complete in log],
+        'complete': complete_at is not None,
+    }
+    if complete_at is None:
+        row['projector_text'] = shown_text[-3000:]
+    print(f'  {n} answers within {within_s:g} s: route p50 {row["route_ms"]["p50"]} / p95 {row["route_ms"]["p95"]} '
+          f'ms, {sum(row["refused"].values())} refused; server CPU {row["server_cpu_ms"]} ms '
+          f'({row["server_cpu_ms_no_answers"]} ms with none), {row["server_cpu_ms_per_answer"]} ms an answer; '
+          f'last 200 to the spread complete {row["last_answer_to_spread_s"]} s; an answer to the projector p50 '
+          f'{row["answer_to_projector_ms"]["p50"]} / max {row["answer_to_projector_ms"]["max"]} ms; the projector '
+          f'read the room every {row["projector_refresh_s"]} s', flush=True)  # fmt: skip
+    return row
 
 
 async def run_case(browser, key, url, servers, args, balancer=None, others=None):
@@ -249,7 +484,11 @@ async def run_case(browser, key, url, servers, args, balancer=None, others=None)
               f'{misses} missed; server CPU {row["server_cpu_ms_per_step"]} ms a step '
               f'(idle {row["server_idle_cpu_ms_per_s"]} ms/s)', flush=True)  # fmt: skip
 
-        row['answers'] = await answers_spread('127.0.0.1', port, code, secret, followers)
+        row['answers'] = await answers_spread(browser, url, port, code, secret, scenario, followers, servers, others,
+                                              args.answers_within)  # fmt: skip
+        status, body, _ = await post_step('127.0.0.1', port, code, secret, scenario, frame)  # where the steps left it
+        if status != 200:
+            raise RuntimeError(f'the step back to frame {frame} was refused: {status} {body}')
         row['first_graph'] = await loads(browser, f'{url}/?class={code}', WATCH_FIRST_GRAPH, args.warm_loads)
         print(f'  first graph from the join link: {row["first_graph"]["cold_s"]} s cold, '
               f'{row["first_graph"]["warm_s"]} s warm', flush=True)  # fmt: skip
@@ -289,18 +528,28 @@ async def bench(args):
 
 
 def goals(out):
-    """{case: {'p95': met, 'first_graph': met, 'first_graph_over_empty_s': s}}."""
+    """{case: {'p95_met', 'first_graph_met', 'first_graph_over_empty_s', 'spread_met'}}."""
     empty = out['empty_page']['warm_s']
     verdicts = {}
     for row in out['cases']:
         p95, warm = row['latency_ms']['p95'], row['first_graph']['warm_s']
         over = None if warm is None or empty is None else warm - empty
+        answers = row.get('answers') or {}
+        spread = answers.get('last_answer_to_spread_s')
         verdicts[row['case']] = {
             'p95_met': p95 is not None and row['missed'] == 0 and p95 <= CLASS_P95_GOAL_MS,
             'first_graph_over_empty_s': None if over is None else round(over, 2),
             'first_graph_met': over is not None and over <= CLASS_FIRST_GRAPH_GOAL_S,
+            'spread_met': spread is not None
+            and answers['answered'] == row['students']
+            and spread <= CLASS_SPREAD_GOAL_S,
         }
     return verdicts
+
+
+def asked_values(asked):
+    """The grads asked and their candidates, in a line: 'a.grad right 4, swapped 9; b.grad right 3, ...'."""
+    return '; '.join(f'{q["label"]} ' + ', '.join(f'{g} {v:g}' for g, v in q['candidates']) for q in asked)
 
 
 def fmt(x, digits=2):
@@ -345,6 +594,60 @@ def report(out, args, took_s):
                 f'its poll of Redis); Redis {row.get("redis_cpu_ms_per_step")} and haproxy '
                 f'{row.get("haproxy_cpu_ms_per_step")} ms of CPU a step'
             )
+    answered = [row for row in out['cases'] if row.get('answers')]
+    if answered:
+        a = answered[0]['answers']
+        head = (f'{"answers":<41} | {"N":>4} | {"route p50":>9} | {"p95 ms":>6} | {"max ms":>6} | {"refused":>7} | '
+                f'{"CPU ms/answer":>13} | {"last 200 → spread s":>19} | '
+                f'{"answer → projector min/p50/max ms":>34}')  # fmt: skip
+        lines += [
+            '',
+            f'Answers: the lecturer\'s projector (Chromium), at frame {ASK_AT}, clicks *Ask the room* (frame '
+            f'{a["frame"]}: {asked_values(a["asked"])}); '
+            f'each of the {a["students"]} students POSTs one answer to /answer at a random moment within '
+            f'{a["within_s"]:g} s (a mix in 100: {", ".join(f"{k} {v}" for k, v in a["mix"].items())})',
+            '',
+            head,
+            '-' * len(head),
+        ]  # fmt: skip
+        for row in answered:
+            a = row['answers']
+            route, lag = a['route_ms'], a['answer_to_projector_ms']
+            lines.append(
+                f'{row["name"]:<41} | {a["answered"]:>4} | {fmt(route["p50"], 1):>9} | {fmt(route["p95"], 1):>6} | '
+                f'{fmt(route["max"], 1):>6} | {sum(a["refused"].values()):>7} | '
+                f'{fmt(a["server_cpu_ms_per_answer"]):>13} | {fmt(a["last_answer_to_spread_s"], 3):>19} | '
+                f'{fmt(lag.get("min"), 0) + " / " + fmt(lag["p50"], 0) + " / " + fmt(lag["max"], 0):>34}'
+            )
+        lines.append('')
+        for row in answered:
+            a = row['answers']
+            others = ', '.join(
+                f'{name} {a[f"{name}_cpu_ms"]} ms' for name in ('redis', 'haproxy') if f'{name}_cpu_ms' in a
+            )
+            lines.append(
+                f'{row["name"]}: the projector showed {" | ".join(a["group_lines"])}; the replicas\' CPU '
+                f'{a["server_cpu_ms"]} ms over the {a["window_s"]} s of answers, {a["server_cpu_ms_no_answers"]} ms '
+                f'over as long with the question open and none{"; " + others if others else ""}; the projector read '
+                f'the room every {fmt(a["projector_refresh_s"], 3)} s (median), {a["projector_updates"]} changes seen'
+            )  # fmt: skip
+        lines += [
+            '',
+            "route: each answer's POST sent to its 200 read (a new connection each, as the benchmark's phones open "
+            "them). CPU ms/answer: the replicas' utime+stime over the answers' window, less that over as long with "
+            f'the question open and no answer (measured over {QUIET_S:g} s before them: the projector reading the '
+            "room every second, the students following), per answer. last 200 → spread: from the last answer's 200 "
+            f"to the projector's text (read every {POLL_MS} ms in the page) first showing `N of N answered` and "
+            'every group line as the answers make them. answer → projector: each answer, in the order of their '
+            "200s, to the first reading of the projector counting that many. The projector's panel reads the room "
+            'once a second (components/live.py, a fragment with run_every=1 s): an answer waits for the next '
+            'reading, 0 to 1 s, about 0.5 s on average, and then that run and the browser drawing it (the fastest '
+            "answer to the projector, min, is that part alone). So the last answer's wait for the spread is where "
+            'it fell in the one-second cycle, plus min: between min and 1 s + min, and no better than the refresh '
+            f'allows. Before the answers, {QUIET_S:g} s with the question open and no answer; the projector counted '
+            + ' and '.join(f'{row["answers"]["present"]}' for row in answered)
+            + ' students following before the answers.',
+        ]
     lines += [
         '',
         "p50/p95/max: from the lecturer's step POSTed to each follower holding the new event, over every follower "
@@ -365,10 +668,13 @@ def report(out, args, took_s):
             f'{readme_tables.met(v["p95_met"])}; first graph within {CLASS_FIRST_GRAPH_GOAL_S} s of the empty page: '
             f'{fmt(v["first_graph_over_empty_s"])} s more, {readme_tables.met(v["first_graph_met"])}'
         )
-    lines.append(
-        '- 300 answers within 10 s, spread complete: not measured yet '
-        '(answers_spread: to fill in with the answer route)'
-    )
+    for row in out['cases']:
+        a, met = row.get('answers') or {}, out['goals'][row['case']]['spread_met']
+        lines.append(
+            f'- {row["name"]}: {a.get("students", row["students"])} answers within {fmt(a.get("within_s"), 0)} s, the '
+            f"projector's spread complete within {CLASS_SPREAD_GOAL_S} s of the last 200: "
+            f'{fmt(a.get("last_answer_to_spread_s"), 3)} s, {readme_tables.met(met)}'
+        )
     return '\n'.join(lines)
 
 
@@ -381,6 +687,8 @@ def main():
     parser.add_argument('--idle-seconds', type=float, help='the window with no step (10; --quick 3)')
     parser.add_argument('--warm-loads', type=int, help=f'warm loads of each first graph ({WARM_LOADS}; --quick 2)')
     parser.add_argument('--wait', type=float, default=10.0, help='how long a step waits for every follower (10)')
+    parser.add_argument('--answers-within', type=float, default=ANSWERS_WITHIN_S,
+                        help=f'the students answer within this many seconds ({ANSWERS_WITHIN_S})')  # fmt: skip
     parser.add_argument('--out', help='a path stem other than bench/results/class (--quick: under /tmp)')
     args = parser.parse_args()
     quick = args.quick

@@ -1,5 +1,6 @@
 """A live class's clients over raw asyncio streams (the project installs no httpx): a student's phone following the
-class's server-sent events as the browser's EventSource does, and the lecturer's step, a POST with the secret.
+class's server-sent events as the browser's EventSource does, and its answer to a question and its verdict; the
+lecturer's step, a POST with the secret.
 
 Shared by tests/app/test_live_replicas.py and bench/bench_class.py:
 
@@ -7,6 +8,8 @@ Shared by tests/app/test_live_replicas.py and bench/bench_class.py:
     task = asyncio.create_task(follower.run())
     await follower.wait_for(version=2, timeout=30)
     status, body, sent = await post_step('127.0.0.1', port, code, secret, scenario, frame=1)
+    status, body, sent = await post_answer('127.0.0.1', port, code, student, question_id, {'2': '6'})
+    status, verdict, sent = await get_verdict('127.0.0.1', port, code, student)   # after the lecturer's reveal
     await follower.close()
 
 Like EventSource, a Follower reads the stream's events (`id:`, `event:`, `data:` lines, a blank line ends one; `:`
@@ -237,4 +240,14 @@ async def post_step(host, port, code, secret, scenario, frame):
     return await request(host, port, 'POST', path, {'scenario': scenario, 'frame': frame}, {'X-Class-Secret': secret})
 
 
-# answers: a student's answer, POST /api/class/{code}/answer — added when the route lands (Rooms.ask/answer)
+async def post_answer(host, port, code, student, question, answers):
+    """A student's answer to the question asked, as a phone's page posts it (`answers` {node: as typed}): (status,
+    {'answers': {node: float}} as kept or {'error': sentence}, when it was sent)."""
+    body = {'student': student, 'question': question, 'answers': answers}
+    return await request(host, port, 'POST', f'/api/class/{quote(code)}/answer', body)
+
+
+async def get_verdict(host, port, code, student):
+    """A student's verdict on the revealed question, as a phone's page reads it: (status, the verdict's JSON, when
+    it was sent)."""
+    return await request(host, port, 'GET', f'/api/class/{quote(code)}/verdict?student={quote(student)}')

@@ -1,5 +1,6 @@
-"""What is wrong in a student's bodies, in a student's words: each slip's kind, read from what the body's lines do at
-two made-up points, however they are written. A body the sandbox refuses waits (engine/bodies.py): it never ran, so
+"""What is wrong in a student's bodies, in a student's words: each slip's kind, read from what the body does to each
+input's grad at two made-up points, however it is written (its lines may name numbers first: `g = out.grad`, then
+`self.grad = g * other.data` is the `=` slip). A body the sandbox refuses waits (engine/bodies.py): it never ran, so
 it has no slip to name."""
 
 import ast
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 from . import ieee as math  # as in value.py: inf and nan where Python's math raises
 from .bodies import Waiting
 from .exercise import OPS, right_lines
-from .sandbox import INPUTS, Body, evaluate
+from .sandbox import INPUTS, evaluate
 
 # each kind of mistake a body can make for one input, checked in this order (diagnose)
 MISTAKES = {
@@ -98,11 +99,11 @@ def _mistake(op, body, lines, right, other):
         return 'pass'
     if not lines:
         return 'missing'
-    runs = []  # at each probe: the grad before the lines ran, after, and the scope
+    runs = []  # at each probe: the grad before the body ran, after, and the scope
     for scope in _probes(op):
         x = scope[lines[0].target]
         before = x.grad
-        Body(op, '', tuple(lines)).run(scope)
+        body.run(scope)  # the whole body: its lines for the other input write the other probe, and names are shared
         runs.append((before, x.grad, scope))
 
     def adds(line, times=1, upstream=None):

@@ -193,6 +193,13 @@ class Live:
             sent = 0
             try:
                 while True:
+                    # the student is seen every KEEPALIVE_S while the stream is open, however often the class steps
+                    if student is not None and self.rooms.clock() - seen >= KEEPALIVE_S:
+                        try:
+                            await asyncio.to_thread(self.rooms.seen, code, student)
+                            seen = self.rooms.clock()
+                        except RoomError:
+                            pass  # the room ended (the watcher tells), or filled while the student was unseen
                     state = watcher.state
                     if state is not None and state.version != sent:
                         sent = state.version
@@ -204,12 +211,6 @@ class Live:
                     try:
                         await asyncio.wait_for(watcher.changed.wait(), KEEPALIVE_S)
                     except TimeoutError:
-                        if student is not None:
-                            try:
-                                await asyncio.to_thread(self.rooms.seen, code, student)
-                                seen = self.rooms.clock()
-                            except RoomError:
-                                pass  # the room ended (the watcher tells), or filled while the student was unseen
                         yield ': keepalive\n\n'
             finally:
                 watcher.followers -= 1

@@ -10,7 +10,7 @@ import math
 from types import SimpleNamespace
 
 from engine import diagnosis, exercise, ops, sandbox
-from engine.code import INPUTS, grad_writes
+from engine.code import INPUTS, backward_source, grad_writes
 from engine.frames import grads_at
 from engine.ieee import same
 from engine.local_grads import right_entries
@@ -119,7 +119,8 @@ def mistake_parts(trace, step, mistakes):
                           f'{node.name}. The chain rule asks for '), ('c', ast.unparse(right)),
                      ('', f': local gradient {_local(right, code)}.')]  # fmt: skip
         else:
-            said = ', then '.join(f'`{ast.unparse(s)}`' for s in yours)
+            source = backward_source(trace.backward_fn(step.node))  # each line as typed: `self.grad += local`
+            said = ', then '.join(f'`{ast.get_source_segment(source, s) or ast.unparse(s)}`' for s in yours)
             runs += [('', 'Your line '), ('c', said.strip('`')), ('', f' gives {child} the local gradient '),
                      ('c', _local(yours[-1], code)), ('', f'; the local gradient of {node.name} for {child} is '),
                      ('c', _local(right, code)), ('', ', as '), ('c', ast.unparse(right)),

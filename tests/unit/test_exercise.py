@@ -8,11 +8,11 @@ import random
 import pytest
 
 from engine import PRESETS, Value, chain, exercise, trace_backward
-from engine.diagnosis import diagnose
+from engine.diagnosis import MISTAKES, diagnose
 from engine.exercise import TODO, yours
 from engine.frames import frames
 from engine.grader import verdicts
-from engine.sandbox import MAX_BODY, BodyError, check_body
+from engine.sandbox import MAX_BODY, MAX_STATEMENTS, BodyError, Local, Write, check_body
 from view.exercise import code_parts, first_difference
 from view.explanation import explain, plain_text
 from view.player_body import make_body
@@ -213,13 +213,19 @@ ESCAPES = [
     'self.grad += math.tanh(x=1)', 'self.grad += math.tanh(*[1])', 'self.grad, other.grad = 1, 2', 'a = b = 1',
     'self.grad += 1\x00', 'self.grad += ' + '(' * 300 + '1' + ')' * 300, 'self.grad += ' + '-' * 450 + '1',
     'self.grad @= 1', 'self.grad //= 2', 'self.grad += 1 ^ 2', 'self.grad += ~1', 'self.grad += not 1',
-    'yield 1', 'await x', 'self.grad += other.data', 'self.grad += t', 'x: int = 1', 'print(1)', 'pass\n' * 7,
+    'yield 1', 'await x', 'self.grad += other.data', 'self.grad += t', 'x: os.system = 1', 'print(1)',
+    'pass\n' * (MAX_STATEMENTS + 1), 'self._backward()', 'out._backward()', 'self.backward()', '_backward()',
+    'self.grad += out.grad\nself._backward()', 'g = out\nself.grad += g.data', 'g = out.grad\ng.__class__',
+    '__builtins__ = 1', 'math = 1', 'self = 1', 'g = math.tanh\nself.grad += g(1)', 'self.grad += g\ng = 1',
+    'g += 1', 'self.grad += out.grad.real', 'g, h = 1, 2', 'g = h = 1', 'g: int', 'self.grad: float = 1',
+    'self.grad = other.grad + out.grad', 'self.grad = self.grad * out.grad', 'g **= self.data',
     'self.grad += 1e999', 'self.grad += True', 'self.grad += None', 'self.grad += 1j', 'self.grad += ...',
 ]  # fmt: skip
 
 
 def run_or_error(name, text):
-    """'ran' or 'refused': check_body has no third outcome, and a checked body runs to floats on a real graph."""
+    """'ran' or 'refused': check_body has no third outcome, and a checked body runs to floats on a real graph, where
+    the trace replays each of its steps (its lines read as engine/code.py reads them) and the diagnosis reads it."""
     try:
         body = check_body(name, text)
     except BodyError as e:
@@ -227,8 +233,10 @@ def run_or_error(name, text):
         return 'refused'
     bodies = {**checked(), name: body}
     leaves, out = PRESETS['neuron'].build(value_type=yours(bodies))
-    Value.backward(out)
+    trace = trace_backward(out, leaves)
     assert all(isinstance(leaf.grad, float) for leaf in leaves)
+    assert len(trace.steps[:]) == len(trace.nodes)  # each step replayed: it asserts the replay wrote what the pass did
+    assert all(m.kind in MISTAKES for m in diagnose(bodies))
     return 'ran'
 
 
@@ -243,40 +251,78 @@ def test_a_known_escape_is_refused(text):
 PIECES = ['self.grad', 'other.grad', 'out.grad', 'out.data', 'self.data', 'other.data', 't', '1', '2.5', '0',
           '1e308', 'math.tanh(', 'math.exp(', 'math.log(', 'math.sqrt(', '__import__(', '(', ')', '+', '-', '*',
           '/', '**', '**2', '**-1', '+=', '-=', '=', '\n', ' ', '# c', 'pass', '.', '[', ']', ',', ':', 'lambda',
-          'import', 'os', 'x', '"s"', '__class__', 'if', 'else', '\t', ';']  # fmt: skip
-STATEMENTS = ['self.grad += {e}', 'other.grad += {e}', 'self.grad -= {e}', 'self.grad = {e}', 'pass  # TODO']
-TERMS = ['out.grad', 'out.data', 'self.data', 'other.data', 't', '1', '0.5', '0', '1e308', '-1e308']
+          'import', 'os', 'x', '"s"', '__class__', 'if', 'else', '\t', ';', '"""', "'''", 'g', 'g = ', 'local',
+          '*=', '/=', '**=', '._backward()', '.backward()', 'print(', '.value', 'abs(', 'return', '\\\n', '...',
+          ': float', 'self.grad = self.grad + ', '__builtins__', 'out']  # fmt: skip
+STATEMENTS = ['self.grad += {e}', 'other.grad += {e}', 'self.grad -= {e}', 'self.grad = {e}', 'pass  # TODO',
+              '"""{e}, as a docstring"""', "'a note'", '# a comment', '...', '{n} = {e}', '{n} += {e}',
+              '{n} -= {e}', '{n} *= {e}', '{n} /= {e}', '{n} **= 2', '{n}: float = {e}', 'self.grad = self.grad + {e}',
+              'other.grad = {e} + other.grad', 'self.grad = self.grad - {e}', 'self.grad += (\n    {e}\n)',
+              'other.grad += \\\n    {e}', 'self.grad += {e}; other.grad += {e}']  # fmt: skip
+TERMS = {'add': ['out.grad', 'out.data', 'self.data', 'other.data', '1', '0.5', '0', '1e308', '-1e308']}
+TERMS = {'add': TERMS['add'], 'mul': TERMS['add'], 'tanh': [*TERMS['add'][:3], 't', *TERMS['add'][4:]]}
+NAMES = ['g', 'local', 'h']
+STRINGS = ('as a docstring', 'a note')
 
 
-def grammar_body(rng):
+def grammar_body(rng, name=None):
+    """Lines of the whitelist's forms for the op `name` (grads written, names given numbers, strings, comments,
+    brackets across lines; any op's where `name` is None); now and then a term of another op, or a name read before a
+    line gives it a number: each body runs or is refused."""
+    named, op = [], name if name and rng.random() < 0.9 else rng.choice(list(TERMS))
+
     def term(depth):
         if depth > 3 or rng.random() < 0.4:
-            return rng.choice(TERMS)
-        kind = rng.randrange(4)
+            if rng.random() < 0.3:
+                return rng.choice(named if named and rng.random() < 0.95 else NAMES)
+            return rng.choice(TERMS[op])
+        kind = rng.randrange(5)
         if kind == 0:
             return f'({term(depth + 1)} {rng.choice("+-*/")} {term(depth + 1)})'
         if kind == 1:
-            return f'-{term(depth + 1)}'
+            return f'{rng.choice("-+")}{term(depth + 1)}'
         if kind == 2:
             return f'{term(depth + 1)}**{rng.choice(["2", "-1", "0.5", "3"])}'
+        if kind == 3:
+            return f'( {term(depth + 1)} )'
         return f'math.{rng.choice(["tanh", "exp", "log"])}({term(depth + 1)})'
 
-    return '\n'.join(rng.choice(STATEMENTS).format(e=term(0)) for _ in range(rng.randint(1, 4)))
+    lines = []
+    for _ in range(rng.randint(1, 5)):
+        form = rng.choice(STATEMENTS)
+        grows = form.startswith('{n}') and not form.startswith(('{n} = ', '{n}: '))  # g += …
+        if ('other' in form and op == 'tanh' and rng.random() < 0.9) or (grows and not named):
+            form = rng.choice(STATEMENTS[:5])  # mostly what the op has, and a name given a number before it grows
+        local = rng.choice(named) if named and (grows or rng.random() < 0.5) else rng.choice(NAMES)
+        lines.append(form.format(e=term(0), n=local))
+        if form.startswith(('{n} = ', '{n}: ')):
+            named.append(local)
+    return '\n'.join(lines)
 
 
 def test_ten_thousand_generated_and_mutated_bodies_each_run_or_are_refused():
     rng = random.Random(21)  # the same bodies every run
     outcomes = {'ran': 0, 'refused': 0}
+    forms = {'named': 0, 'string': 0, 'written out': 0}
     for k in range(10_000):
-        text = grammar_body(rng)
+        name = rng.choice(list(exercise.OPS))
+        text = grammar_body(rng, name)
         if k % 2:  # mutated: a piece put in, one taken out, or two swapped
             cut = rng.randrange(len(text) + 1)
             text = text[:cut] + rng.choice(PIECES) + text[cut + rng.randrange(3) :]
         if k % 10 == 9:  # random text from the pieces alone
             text = ''.join(rng.choice(PIECES) for _ in range(rng.randint(1, 30)))
-        name = rng.choice(list(exercise.OPS))
-        outcomes[run_or_error(name, text[: MAX_BODY + 20])] += 1
+        text = text[: MAX_BODY + 20]
+        outcome = run_or_error(name, text)
+        outcomes[outcome] += 1
+        if outcome == 'ran':
+            steps = check_body(name, text).steps
+            forms['named'] += any(isinstance(s, Local) for s in steps)
+            forms['string'] += any(mark in text for mark in STRINGS)
+            forms['written out'] += any(isinstance(s, Write) and s.text.startswith(f'{s.target}.grad = ')
+                                        and s.how != '=' for s in steps)  # fmt: skip
     assert outcomes['ran'] > 1_000 and outcomes['refused'] > 1_000  # both outcomes are really tried
+    assert min(forms.values()) > 300, forms  # and the forms the whitelist takes beside `X.grad += E`
 
 
 def test_an_over_long_body_is_refused_before_it_is_read():
