@@ -17,6 +17,7 @@ from components.player import go_to, send_to, show_player
 from components.present import hide_control, presentation_controls
 from components.quiz import quiz_panel
 from engine import first_nonfinite
+from engine.forms import FORMS
 from engine.frames import frames
 from server.cache import traced
 from server.streamlit_private import went_back_or_forward, widgets_in_browser
@@ -79,11 +80,13 @@ right = learning = None
 bodies = ()
 if mode.name == 'bug':  # what the `=` engine does, above the graph
     show_bug_note(trace)
-if mode.name == 'code':  # the student's own _backward bodies
-    bodies = checked_bodies(page.bodies, boxes=False) if page.present else code_boxes(page)
-if mode.engine:  # the same graph on the mode's engine; the right trace beside it
+form = 'bodies'
+if mode.name == 'code':  # the student's own _backward bodies, or microgpt's local_grads tuples (engine/forms.py)
+    bodies, form = checked_bodies(page, boxes=False) if page.present else code_boxes(page), page.form
+if mode.engine:  # the same graph on the mode's engine (in code mode, its form's); the right trace beside it
     right, right_width = trace, width
-    trace, width, _ = traced(expression=expression, values=tuple(values.items()), engine=mode.engine, bodies=bodies)
+    engine = FORMS[form].engine if mode.name == 'code' else mode.engine
+    trace, width, _ = traced(expression=expression, values=tuple(values.items()), engine=engine, bodies=bodies)
     width = max(width, right_width)
 if mode.name == 'learn':  # the pass at the parameters after the steps taken, then the step it leads to
     learning, values = learning_after(expression, values, page.lr, page.learned)
@@ -100,7 +103,7 @@ if mode.name == 'quiz' and not page.present:  # the player gets the frames up to
 scene = Scene(
     expression_key=expression.key, values=tuple(values.items()), mode=mode.name, forward=page.forward,
     leaves=page.leaves, hide=page.hide, frames=tuple(all_frames), length=length,
-    learning_key=learning and learning.key, bodies=bodies, expression=expression, trace=trace, width=width,
+    learning_key=learning and learning.key, bodies=bodies, form=form, expression=expression, trace=trace, width=width,
     numeric=numeric, right=right, learning=learning,
 )  # fmt: skip
 
@@ -111,7 +114,9 @@ share_at, quick, player_said = show_player(scene, page, room=room)
 if page.present and room is None:  # a lecturer's page reloaded: the class it led, again
     take_back_class(player_said['lead'])
 if bodies and not page.present:  # the grader's verdict on the student's bodies, and hints; in a class, sent to it
-    send_bodies_button(room, player_said['student'], bodies, code_verdict(bodies))
+    verdict = code_verdict(bodies, form)
+    if form == 'bodies':  # a live class takes the seed's bodies (server/rooms.py)
+        send_bodies_button(room, player_said['student'], bodies, verdict)
 if learning is not None and not page.present:  # after more steps, the player shows the next update
     learning_panel(learning, page.learned, on_step=lambda: send_to(len(all_frames)))
 

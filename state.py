@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 
 from engine import MAX_LENGTH, PRESETS, exercise, sandbox
+from engine.forms import FORMS  # the exercise's two forms: the seed's _backward bodies, microgpt's local_grads
 from engine.frames import HIDE, clamp_frame
 from engine.learn import DEFAULT_LR, LEARNING_RATES, MAX_STEPS
 from view.graph import SHAPES
@@ -31,7 +32,8 @@ INPUT_PREFIX = 'v.'  # inputs in a link: ?v.x1=2, so that a variable may be call
 END = 10**6  # step=end in a link: the last frame, whatever the number of frames
 STREAMLITS_OWN = ('embed', 'embed_options')  # in the address bar for Streamlit itself: neither read nor reported
 NOT_SCENARIO = ('step', *STREAMLITS_OWN)  # in the address bar, but not what the page shows
-OWN_WORK = tuple(f'code.{name}' for name in exercise.OPS)  # a student's bodies: theirs, kept as the class moves
+# a student's bodies (code.add, …) and tuples (grads.add, …): theirs, kept as the class moves
+OWN_WORK = tuple(f'{form.link}.{name}' for form in FORMS.values() for name in exercise.OPS)
 NOT_CLASS = ('class', 'present', 'table', *OWN_WORK)  # the page's own, not the class's scenario (components/live.py)
 INPUT_KEYS = 'input:'  # session state: 'input:<expr>:<name>', an input's box (input_key)
 LINK_IN_BROWSER = 'link_in_browser'  # session state: the scenario of the link in the browser's address bar
@@ -67,16 +69,19 @@ def always(state):
     return True
 
 
-def body(name):
-    """A student's `_backward` body for the exercise's method `name` (engine.exercise.OPS), code.<name> in a link
-    while the mode is 'code': one a link cannot run (tampered, or past the length limit) falls back to the exercise's
-    own `pass  # TODO`."""
-    return linked(f'code.{name}', exercise.TODO, str, lambda v: _runs(name, v), when=lambda s: s.mode == 'code')
+def student_text(form, name):
+    """A student's text for the exercise's method `name` (engine.exercise.OPS) in `form` (engine/forms.py): its
+    `_backward` body, code.<name> in a link, or microgpt's local_grads tuple, grads.<name>; in a link while the mode
+    is 'code' and the form is this one. One a link cannot run (tampered, or past the length limit) falls back to the
+    exercise's own TODO."""
+    form = FORMS[form]
+    return linked(f'{form.link}.{name}', form.todo, str, lambda v: _runs(form, name, v),
+                  when=lambda s: s.mode == 'code' and s.form == form.name)  # fmt: skip
 
 
-def _runs(name, text):
+def _runs(form, name, text):
     try:
-        sandbox.check_body(name, text)
+        form.check(name, text)
     except sandbox.BodyError:
         return False
     return True
@@ -101,15 +106,23 @@ class PageState:
     mode: str = linked('mode', 'watch', str, lambda v: v in MODES)  # one of MODES
     lr: float = linked('lr', DEFAULT_LR, float, lambda v: v in LEARNING_RATES, write='{:g}'.format)  # learning rate
     learned: int = linked('learned', 0, int, lambda v: 0 <= v <= MAX_STEPS)  # learning steps taken before this pass
-    code_add: str = body('add')  # the student's bodies (mode 'code'): `+`, `×` and `tanh`
-    code_mul: str = body('mul')
-    code_tanh: str = body('tanh')
+    # the form the student writes the exercise in (mode 'code'): the seed's `_backward` bodies, or microgpt's tuples
+    form: str = linked(
+        'form', 'bodies', str, lambda v: v in FORMS, when=lambda s: s.mode == 'code' and s.form != 'bodies'
+    )
+    code_add: str = student_text('bodies', 'add')  # the student's bodies (form 'bodies'): `+`, `×` and `tanh`
+    code_mul: str = student_text('bodies', 'mul')
+    code_tanh: str = student_text('bodies', 'tanh')
+    grads_add: str = student_text('local_grads', 'add')  # the student's local_grads tuples (form 'local_grads')
+    grads_mul: str = student_text('local_grads', 'mul')
+    grads_tanh: str = student_text('local_grads', 'tanh')
     room: str = linked('class', '', str, lambda v: 0 < len(v) <= 32)  # a live class's code (?class=CODE), as typed
 
     @property
     def bodies(self):
-        """{'add': text, 'mul': text, 'tanh': text}: the student's bodies, as typed."""
-        return {name: getattr(self, f'code_{name}') for name in exercise.OPS}
+        """{'add': text, 'mul': text, 'tanh': text}: the student's texts in the form they write in (their bodies, or
+        their local_grads tuples), as typed."""
+        return {name: getattr(self, FORMS[self.form].field(name)) for name in exercise.OPS}
 
     @property
     def final_grads_shown(self):

@@ -1,17 +1,21 @@
 """The server's time for a student's `_backward` body (mode=code), at the 500-character limit: reading it against the
 whitelist (engine.sandbox.check_body, without its cache), grading it (the expressions' grads_of, verdicts), and the
 trace the page steps through; as one long line, and as a docstring and lines that name numbers. Beside them, as the
-anchor, the same for the right bodies (one line each).
+anchor, the same for the right bodies (one line each). And the same for microgpt's form (form=local_grads): a
+`local_grads` tuple per op at its limit (engine.local_grads.check_grads, each entry read by check_body, cold), and
+the right tuples.
 
     python -m bench.bench_body            # writes bench/results/body.txt and .json
 """
 
 import argparse
+import ast
 import statistics
 import time
 
 from bench.readme_tables import write_results
-from engine import PRESETS, diagnosis, exercise, grader, sandbox, trace_backward
+from engine import PRESETS, diagnosis, exercise, grader, local_grads, sandbox, trace_backward
+from engine.forms import FORMS
 
 # 500 characters of lines a body may have: the right line, then comment-free arithmetic that adds nothing
 LONG = {
@@ -74,6 +78,44 @@ def measure(texts, runs):
     }
 
 
+def tuple_at_limit(name):
+    """A local_grads tuple of exactly MAX_GRADS characters that runs: the right entries, the first with terms that add
+    0 (`1 + 0 * (out.data + … + 0)`): one entry as long as a tuple may make it."""
+    first, *rest = [ast.unparse(e) for e in local_grads.right_entries(exercise.OPS[name])]
+    tail = ''.join(f', {entry}' for entry in rest) + (',' if not rest else '') + ')'
+    text = f'({first} + 0 * ('
+    term = 'out.data + '
+    while len(text) + len(term) + len('0)') + len(tail) <= local_grads.MAX_GRADS:
+        text += term
+    text += '0' * (local_grads.MAX_GRADS - len(text) - len(tail) - 1) + ')' + tail
+    assert len(text) == local_grads.MAX_GRADS, len(text)
+    return text
+
+
+def measure_tuples(texts, runs):
+    """measure() for microgpt's form: its tuples checked (cold: each entry's check_body too), graded, diagnosed and
+    traced on its engine."""
+
+    def check():
+        sandbox.check_body.cache_clear()
+        return {name: local_grads.check_grads.__wrapped__(name, text) for name, text in texts.items()}
+
+    grads = check()
+    assert not any(getattr(g, 'waits', False) for g in grads.values())
+    form, neuron = FORMS['local_grads'], PRESETS['neuron']
+
+    def trace():
+        leaves, out = neuron.build(value_type=local_grads.yours(grads))
+        return trace_backward(out, leaves).steps[:]
+
+    return {
+        'check ms': median_ms(check, runs),
+        'grade ms': median_ms(lambda: form.verdicts(grads), runs),
+        'diagnose ms': median_ms(lambda: local_grads.diagnose(grads), runs),
+        'neuron trace ms': median_ms(trace, runs),
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--runs', type=int, default=200)
@@ -84,8 +126,12 @@ def main():
         'right bodies': measure(right, args.runs),
         '500-character bodies': measure({name: at_limit(name) for name in exercise.OPS}, args.runs),
         '500-character bodies with names': measure({name: at_limit_named(name) for name in exercise.OPS}, args.runs),
+        'right tuples': measure_tuples({name: local_grads.answer(name) for name in exercise.OPS}, args.runs),
+        f'{local_grads.MAX_GRADS}-character tuples': measure_tuples(
+            {name: tuple_at_limit(name) for name in exercise.OPS}, args.runs
+        ),
     }
-    lines = [f"A student's bodies on the server, median CPU time of {args.runs} runs (time.process_time):"]
+    lines = [f"A student's bodies and tuples on the server, median CPU time of {args.runs} runs (time.process_time):"]
     for label, r in results.items():
         lines.append(f'- {label}: ' + ', '.join(f'{k} {v:.2f}' for k, v in r.items()))
     write_results('body', '\n'.join(lines), results, args.out)

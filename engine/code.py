@@ -38,6 +38,33 @@ def backward_source(fn):
     return source if source is not None else _own_source(fn.__code__)
 
 
+def shown_source(fn):
+    """What the page prints as the op's code at a step: the closure's `shown` where it carries one (microgpt's form:
+    the method with its local_grads tuple, and backward()'s loop, engine/local_grads.py), else its `_backward`."""
+    shown = getattr(fn, 'shown', None)
+    return shown if shown is not None else backward_source(fn)
+
+
+def _is_out_grad(e):
+    return isinstance(e, ast.Attribute) and e.attr == 'grad' and getattr(e.value, 'id', '') == 'out'
+
+
+def factor(statement):
+    """What a grad-writing line multiplies out.grad by: `other.data` in `self.grad += other.data * out.grad`, 1 in
+    `self.grad += out.grad`, −1 in `other.grad += -out.grad`; None where it is not such a product."""
+    e = statement.value
+    if _is_out_grad(e):
+        return ast.Constant(1.0)
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) and _is_out_grad(e.operand):
+        return ast.Constant(-1.0)
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mult):
+        if _is_out_grad(e.right):
+            return e.left
+        if _is_out_grad(e.left):
+            return e.right
+    return None
+
+
 def function_tree(fn):
     """The def of a closure or method `fn`, as ast."""
     return _tree(backward_source(fn))

@@ -34,6 +34,11 @@ class Mistake:
     yours: tuple  # the student's lines that write it, as typed
     right: str  # the line engine/value.py has for it
 
+    @property
+    def words(self):
+        """What went wrong, in a student's words (MISTAKES)."""
+        return MISTAKES[self.kind]
+
 
 @functools.cache
 def kinds(op):

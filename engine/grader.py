@@ -22,7 +22,7 @@ GRADED = {
     '(a·b)·(a + b)': PRESETS['ab_times_a_plus_b'], 'tanh(a) + a': parse_expression('tanh(a) + a'),
 }  # fmt: skip
 PITFALLS = ('b = a + a', 'a·(a + b)', '(a·b)·(a + b)', 'tanh(a) + a')
-WAITS = 'waits for your body to run (it cannot run yet: see the error above)'
+WAITS = 'waits for your {} to run (it cannot run yet: see the error above)'  # 'body', or microgpt's 'local_grads'
 
 
 def _ops(expression):
@@ -38,6 +38,7 @@ class Verdict:
     expression: str  # a key of GRADED; where a body waits, the body's name instead ('mul')
     wrong: tuple = ()  # ((input, right grad, yours), ...) where they differ, rounded to 9 digits
     waits: bool = False  # the body `expression` names cannot run yet: no expression that uses its op is graded
+    what: str = 'body'  # what waits, in the line: a `_backward` 'body', or microgpt's 'local_grads' (local_grads.py)
 
     @property
     def right(self):
@@ -48,7 +49,7 @@ class Verdict:
         """As the exercise's grader says it: 'neuron: right', or 'reuse: wrong (a: 4.0, yours 7.0)'; for a body that
         cannot run, 'mul: waits for your body to run (…)'."""
         if self.waits:
-            return f'{self.expression}: {WAITS}'
+            return f'{self.expression}: {WAITS.format(self.what)}'
         if not self.wrong:
             return f'{self.expression}: right'
         name, right, got = self.wrong[0]
@@ -62,16 +63,17 @@ def grads_of(expression, value_type):
     return [round(leaf.grad, 9) for leaf in leaves]
 
 
-def verdicts(bodies):
+def verdicts(bodies, engine=yours, what='body'):
     """The grader's verdicts on the bodies ({'add': Body, …}, engine/bodies.py's checked()): first, for each body that
     waits, one Verdict that says so, in place of every expression that uses its op; then one per other expression of
-    GRADED, the student's grads against the right engine's."""
+    GRADED, the student's grads against the right engine's. `engine`: the Value class of the student's engine, from
+    the bodies (exercise.yours; microgpt's tuples: local_grads.yours, with `what` 'local_grads')."""
     waits = waiting(bodies)
     held = {OPS[name] for name in waits}
-    out = [Verdict(name, waits=True) for name in waits]
+    out = [Verdict(name, waits=True, what=what) for name in waits]
     for key, expression in GRADED.items():
         if USES[key] & held:
             continue
-        pairs = zip(expression.defaults, grads_of(expression, value.Value), grads_of(expression, yours(bodies)))
+        pairs = zip(expression.defaults, grads_of(expression, value.Value), grads_of(expression, engine(bodies)))
         out.append(Verdict(key, tuple((n, r, g) for n, r, g in pairs if not same(r, g))))
     return out

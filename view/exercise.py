@@ -13,6 +13,7 @@ from engine import diagnosis, exercise, ops, sandbox
 from engine.code import INPUTS, backward_source, grad_writes
 from engine.frames import grads_at
 from engine.ieee import same
+from engine.local_grads import right_entries
 from view.bug import bug_check, lost_parts
 from view.explanation import owner, scope
 from view.graph import LOST_LEGEND
@@ -68,7 +69,11 @@ def mistakes_at(trace, step, mistakes):
 def _local(line, code):
     """What a line multiplies out.grad by, by name and with its numbers: 'b.data = −2.0000'; or its whole E."""
     e = factor(line)
-    e = e if e is not None else line.value
+    return _worked(e if e is not None else line.value, code)
+
+
+def _worked(e, code):
+    """A local gradient `e` (ast) by name and with its numbers: 'b.data = −2.0000'; else as written."""
     try:
         by_name, numbers = write(e, code)
     except Unreadable:
@@ -96,6 +101,9 @@ def mistake_parts(trace, step, mistakes):
     symbol = ops.symbol(node.op)
     method = exercise.METHODS.get(NAMES.get(node.op), '')
     said_op = symbol if symbol == method else f'{symbol} ({method})'  # '× (__mul__)', 'tanh'
+    grads = getattr(trace.backward_fn(step.node), 'grads', None)  # microgpt's form (engine/local_grads.py)
+    if grads is not None:
+        return tuple_parts(trace, step, mistakes, grads, said_op)
     if getattr(trace.backward_fn(step.node), 'waits', False):  # refused by the sandbox: it never ran (engine/bodies.py)
         said = 'Until it can, it passes nothing back to its inputs, and the graph runs your other bodies around it.'
         return [('p', [('b', f'First difference: your {said_op} cannot run yet (its error is under its box). '),
@@ -118,6 +126,34 @@ def mistake_parts(trace, step, mistakes):
                      ('c', _local(right, code)), ('', ', as '), ('c', ast.unparse(right)),
                      ('', ' has it.')]  # fmt: skip
         runs += [('br', ''), ('b', 'What went wrong: '), ('', diagnosis.MISTAKES[m.kind] + '.')]
+        parts.append(('p', runs))
+    return parts
+
+
+def tuple_parts(trace, step, mistakes, grads, said_op):
+    """mistake_parts in microgpt's form: for each input whose local_grads entry is wrong, what it gave against the
+    right entry (read off value.py's line), and the slip, in a student's words; where the tuple waits, that it cannot
+    run yet."""
+    if getattr(grads, 'waits', False):
+        said = 'Until they can, the loop passes nothing back from it, and the graph runs your other tuples.'
+        return [('p', [('b', f'First difference: your {said_op}’s local_grads cannot run yet (its error is under its '
+                             'box). '), ('', said)])]  # fmt: skip
+    node, code, parts = trace.nodes[step.node], scope(trace, step), []
+    for m in mistakes_at(trace, step, mistakes):
+        slot = INPUTS.index(m.target)
+        child = owner(trace.nodes[node.children[slot]].name)
+        right = right_entries(node.op)[slot]
+        runs = [('b', f'First difference: your {said_op}’s local_grads, for {m.target} = {child}. ')]
+        if slot >= len(grads.entries):
+            runs += [('', f'Your tuple has no entry for {m.target}: zip stops at the shorter, so {child}.grad gets '
+                          f'nothing from {node.name}. Its local gradient is '), ('c', _worked(right, code)),
+                     ('', ', the right entry, '), ('c', ast.unparse(right)), ('', '.')]  # fmt: skip
+        else:
+            runs += [('', 'Your entry '), ('c', m.yours[0]), ('', f' gives {child} the local gradient '),
+                     ('c', _worked(grads.entries[slot], code)),
+                     ('', f'; the local gradient of {node.name} for {child} is '), ('c', _worked(right, code)),
+                     ('', ', the right entry, '), ('c', ast.unparse(right)), ('', '.')]  # fmt: skip
+        runs += [('br', ''), ('b', 'What went wrong: '), ('', m.words + '.')]
         parts.append(('p', runs))
     return parts
 
@@ -156,6 +192,12 @@ def summary_html(trace, right, numeric):
         trace, right, numeric=numeric, named=('your grad', 'right grad', 'yours is'), agrees='the right engine'
     )
     wrong = [name for name, verdict in zip(table['input'], table['yours is']) if verdict.startswith('WRONG')]
-    said = f'Your bodies give wrong grads for {", ".join(wrong)}.' if wrong else 'Every input’s grad is right.'
+    yours = 'tuples' if _tuples(trace) else 'bodies'
+    said = f'Your {yours} give wrong grads for {", ".join(wrong)}.' if wrong else 'Every input’s grad is right.'
     intro = f'<p><b>Done.</b> {html.escape(said)}</p>'
     return intro + table.to_html(index=False, escape=True, border=0, classes='check')
+
+
+def _tuples(trace):
+    """Whether the trace ran a student's local_grads (microgpt's form): its closures say (engine/local_grads.py)."""
+    return any(getattr(trace.backward_fn(i), 'grads', None) is not None for i in range(len(trace.nodes)))

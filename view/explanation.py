@@ -13,7 +13,7 @@ import html
 import re
 
 from engine import ops
-from engine.code import backward_source, grad_writes
+from engine.code import backward_source, grad_writes, shown_source
 from engine.ieee import same
 from view.graph import plus_equals_grads, wrong_grads
 from view.numbers import HIDDEN, number
@@ -233,6 +233,10 @@ def explain(trace, frame, assigns=False):
     where_runs.insert(at, this)
     for runs in local_gradient_runs(trace, step, hidden):
         where_runs += [('br', ''), *runs]
+    # the op's code: its _backward; in microgpt's form its local_grads and the loop's line (engine/local_grads.py)
+    its_code = [('c', '_backward'), ('', ':')]
+    if getattr(fn, 'shown', None) is not None:
+        its_code = [('c', 'local_grads'), ('', ', and backward()’s one loop at this value:')]
     rows = []
     written = set()  # a*a writes a twice: the second line starts from the first's grad
     # each line's grad before and after stands on a line of its own, with its state: not again after the line
@@ -248,9 +252,8 @@ def explain(trace, frame, assigns=False):
     return [
         ('p', [('b', f'{node.name} = {node_formula(trace, step.node)}'),
                ('', f' passes its grad, {owner(node.name)}.grad = '), ('b', shown(step.out_grad, step.node in hidden)),
-               ('', f', back to {"its input" if len(node.children) == 1 else "its inputs"}. Its '),
-               ('c', '_backward'), ('', ':')]),
-        ('code', backward_source(fn)),
+               ('', f', back to {"its input" if len(node.children) == 1 else "its inputs"}. Its '), *its_code]),
+        ('code', shown_source(fn)),
         ('p', [('', 'where '), *where_runs]),
         ('list', rows),
     ]  # fmt: skip

@@ -6,8 +6,7 @@ by its key, made from every field that decides what they show, so a field added 
 
 from dataclasses import dataclass, field, fields
 
-from engine import diagnosis
-from engine.bodies import checked
+from engine.forms import FORMS
 from engine.frames import frames as frames_of
 
 
@@ -35,6 +34,9 @@ class Scene:
     # ((name, text), ...): in mode 'code', the student's _backward bodies the trace ran, as typed (one the sandbox
     # refuses waits, and runs as nothing: engine/bodies.py); else ()
     bodies: tuple
+    # in mode 'code', the form the bodies are in (engine/forms.py): 'bodies', the seed's `_backward` bodies, or
+    # 'local_grads', microgpt's tuples
+    form: str = 'bodies'
     # made from the fields above, so not compared: the key is theirs
     expression: object = field(compare=False)  # the engine.Expression
     trace: object = field(compare=False)  # the trace shown: on the mode's engine (view/modes.py)
@@ -51,11 +53,12 @@ class Scene:
 
     @property
     def mistakes(self):
-        """In mode 'code', what the student's bodies get wrong (engine.diagnosis.diagnose; nothing in one that waits,
-        refused by the sandbox: engine/bodies.py); else none."""
+        """In mode 'code', what the student's bodies (or tuples) get wrong (their form's diagnose: engine/forms.py;
+        nothing in one that waits, refused by the sandbox: engine/bodies.py); else none."""
         if not self.bodies:
             return []
-        return diagnosis.diagnose(checked(self.bodies))
+        form = FORMS[self.form]
+        return form.diagnose(form.checked(self.bodies))
 
     @property
     def in_pass(self):

@@ -13,6 +13,7 @@ import ast
 from dataclasses import dataclass
 
 from engine import code, ieee, ops
+from engine.code import factor  # what a line multiplies out.grad by: engine/code.py, where the engine reads it too
 from view.numbers import number, number_word
 
 MATH = {name for name, f in vars(ieee).items() if callable(f) and not name.startswith('_')} - {'as_float'}
@@ -58,26 +59,6 @@ def grad_writes(fn):
     """The statements of the closure `fn` that write a grad (`X.grad += E`; `=` on the bug's engine; a student's may
     have -=), in the order they run: one per contribution of its step (engine/code.py)."""
     return [s for _, _, s in code.grad_writes(fn)]
-
-
-def _is_out_grad(e):
-    return isinstance(e, ast.Attribute) and e.attr == 'grad' and getattr(e.value, 'id', '') == 'out'
-
-
-def factor(statement):
-    """What a grad-writing line multiplies out.grad by: `other.data` in `self.grad += other.data * out.grad`, 1 in
-    `self.grad += out.grad`, −1 in `other.grad += -out.grad`; None where it is not such a product."""
-    e = statement.value
-    if _is_out_grad(e):
-        return ast.Constant(1.0)
-    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub) and _is_out_grad(e.operand):
-        return ast.Constant(-1.0)
-    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mult):
-        if _is_out_grad(e.right):
-            return e.left
-        if _is_out_grad(e.left):
-            return e.right
-    return None
 
 
 def passes_through(fn, j):

@@ -10,7 +10,7 @@ import re
 import test_app
 from test_modes import link
 
-from engine import exercise
+from engine import exercise, local_grads
 
 source, start = test_app.source, test_app.start  # the page on both layout sources: test_app's fixtures
 RIGHT = {name: exercise.answer(name) for name in exercise.OPS}
@@ -149,5 +149,94 @@ def test_an_op_outside_the_exercise_runs_the_engines_own_and_says_so(start):
 
 def test_the_presentation_view_runs_the_bodies_without_the_boxes(start):
     page = start(query={**code_link(mul=SWAPPED), 'present': '1'})
+    assert not page.at.text_area
+    assert page.body()['marks'] == [7]
+
+
+# --- microgpt's form (form=local_grads): a local_grads tuple per op, one loop in backward() ---
+
+TUPLES = {name: local_grads.answer(name) for name in exercise.OPS}  # (1, 1), (other.data, self.data), (1 - t ** 2,)
+
+
+def grads_link(expr='reuse', **grads):
+    return {'expr': expr, 'mode': 'code', 'form': 'local_grads',
+            **{f'grads.{n}': grads.get(n, TUPLES[n]) for n in exercise.OPS}}  # fmt: skip
+
+
+def test_a_link_in_microgpts_form_runs_its_tuples_and_marks_the_first_difference(start):
+    page = start(query=grads_link(mul='(self.data, other.data)'))
+    assert [a.value for a in page.at.text_area] == [TUPLES['add'], '(self.data, other.data)', TUPLES['tanh']]
+    assert page.at.radio(key='form').value == 'local_grads'
+    shown = '\n'.join(c.value for c in page.at.code)
+    assert 'for child, local_grad in zip(v._children, v._local_grads):' in shown  # the loop, under the boxes
+    assert 'def __init__(self, data, children=(), local_grads=()):' in shown
+    assert 'reuse: wrong (a: 4.0, yours 9.0)' in verdict(page)  # a gets its own data: 3 + 2·3 = 9
+    assert page.body()['marks'] == [7]
+    words = page.go(7).explanation()
+    assert 'return Value(self.data * other.data, (self, other), (self.data, other.data))' in words
+    assert 'child.grad += local_grad * v.grad' in words
+    assert 'the tuple in the wrong order' in words
+    page.go(page.last_frame)
+    assert page.grads()['a'] == '9.0000'
+    rows = {row['input']: row for row in page.summary()}
+    assert (rows['a']['your grad'], rows['a']['right grad']) == ('9.0000', '4.0000')
+
+
+def test_switching_the_form_shows_the_tuples_boxes_and_the_link_follows_and_the_bodies_are_kept(start):
+    page = start(query=code_link(mul=SWAPPED))
+    page.at.radio(key='form').set_value('local_grads').run()
+    assert [a.value for a in page.at.text_area] == [local_grads.TODO] * 3  # the exercise's own: empty tuples
+    assert 'neuron: wrong (x1: -1.5, yours 0.0)' in verdict(page)  # an empty tuple passes nothing back
+    said = link(page)
+    assert said['form'] == 'local_grads' and said['grads.add'] == local_grads.TODO
+    assert not any(key.startswith('code.') for key in said)
+    page.at.button[1].click().run()  # Show the answer
+    assert [a.value for a in page.at.text_area] == list(TUPLES.values())
+    assert verdict(page).splitlines() == [
+        'neuron: right', 'reuse: right', 'chain: right', 'b = a + a: right', 'a·(a + b): right',
+        '(a·b)·(a + b): right', 'tanh(a) + a: right']  # fmt: skip
+    assert link(page)['grads.mul'] == '(other.data, self.data)'
+    assert page.body()['marks'] == []
+    page.at.radio(key='form').set_value('bodies').run()  # back: the bodies as they were
+    assert [a.value for a in page.at.text_area] == [RIGHT['add'], SWAPPED, RIGHT['tanh']]
+    assert 'form' not in link(page) and link(page)['code.mul'] == SWAPPED
+
+
+def test_a_tuple_that_cannot_run_is_shown_with_its_caret_and_its_op_waits(start):
+    page = start(query=grads_link())
+    page.at.text_area(key='grads_mul').set_value('(other.data self.data)').run()
+    assert any('can’t run yet' in e.value for e in page.at.error)
+    assert any(c.value.endswith('\n ^') and c.value.startswith('(other.data self.data)') for c in page.at.code)
+    assert verdict(page).splitlines() == [
+        'mul: waits for your local_grads to run (it cannot run yet: see the error above)', 'b = a + a: right',
+        'tanh(a) + a: right']  # fmt: skip
+    assert page.has_graph() and page.body()['marks'] == [6]  # reuse's × waits: a*a's step differs first
+    assert 'local_grads cannot run yet' in page.go(6).explanation()
+
+
+def test_hints_in_microgpts_form_name_the_entry_and_the_right_one(start):
+    page = start(query=grads_link('neuron', tanh='(t,)'))
+    said = []
+    while hint := next((b for b in page.at.button if 'hint' in b.label.lower()), None):
+        hint.click().run()
+        said = [i.value for i in page.at.info]
+    assert said == ['Look at your `tanh` (`tanh`): its `local_grads`.',
+                    f'In `tanh`’s `local_grads`, the entry for `self`: {local_grads.MISTAKES["output"]}.',
+                    'The right entry for `self`: `1 - t ** 2`.']  # fmt: skip
+
+
+def test_a_tampered_tuple_or_form_in_a_link_falls_back_with_a_toast(start):
+    page = start(query={**grads_link(), 'grads.mul': 'import os', 'grads.tanh': '(1 - t**2)'})
+    assert [a.value for a in page.at.text_area] == [TUPLES['add'], local_grads.TODO, local_grads.TODO]
+    toast = ' '.join(t.value for t in page.at.toast).replace('\\', '')  # markdown-escaped
+    assert 'grads.mul' in toast and 'grads.tanh' in toast
+    page = start(query={**grads_link(), 'form': 'micrograd2'})
+    assert page.at.radio(key='form').value == 'bodies'  # the seed's form, its bodies the exercise's own
+    assert [a.value for a in page.at.text_area] == [exercise.TODO] * 3
+    assert 'form' in ' '.join(t.value for t in page.at.toast)
+
+
+def test_the_presentation_view_runs_the_tuples_without_the_boxes(start):
+    page = start(query={**grads_link(mul='(self.data, other.data)'), 'present': '1'})
     assert not page.at.text_area
     assert page.body()['marks'] == [7]

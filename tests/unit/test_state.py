@@ -10,9 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import state
-from engine import exercise
+from engine import exercise, local_grads
+from engine.forms import FORMS
 from engine.frames import HIDE, clamp_frame
 from engine.learn import LEARNING_RATES, MAX_STEPS
+from engine.sandbox import INPUTS
 from state import MAX_CHAIN, MAX_INPUTS, SPEEDS, PageState, from_query, from_session, to_query, to_session
 
 DEFAULT = PageState()
@@ -32,6 +34,13 @@ def bodies(name):
     return st.sampled_from([exercise.TODO, right, right.replace('+=', '='), f'# mine\n{right}\n', 'pass'])
 
 
+def tuples(name):
+    """microgpt's local_grads a link may carry for the exercise's method `name`: any the whitelist runs."""
+    right = local_grads.answer(name)
+    zeros = local_grads.tuple_text(['0'] * len(INPUTS[exercise.OPS[name]]))
+    return st.sampled_from([local_grads.TODO, right, '()', f'# mine\n{right}\n', zeros])
+
+
 FIELDS = {  # a strategy per field of PageState, each over every value a link may set it to
     'expr': st.sampled_from(state.EXPRESSIONS),
     'formula': st.text(st.characters(blacklist_categories=('Cs',)), min_size=1, max_size=MAX_FORMULA),
@@ -49,7 +58,9 @@ FIELDS = {  # a strategy per field of PageState, each over every value a link ma
     'lr': st.sampled_from(LEARNING_RATES),
     'learned': st.integers(0, MAX_STEPS),
     'room': st.text(st.characters(blacklist_categories=('Cs',)), max_size=32),  # a class's code as typed (or none)
+    'form': st.sampled_from(tuple(FORMS)),
     **{f'code_{name}': bodies(name) for name in exercise.OPS},
+    **{f'grads_{name}': tuples(name) for name in exercise.OPS},
 }
 page_states = st.builds(PageState, **FIELDS)
 
@@ -75,8 +86,12 @@ def expected_after_link(s):
         s,
         formula=s.formula if s.expr == state.CUSTOM else DEFAULT.formula,
         chain_length=s.chain_length if s.expr == 'chain' else DEFAULT.chain_length,
-        **{f'code_{n}': getattr(s if s.mode == 'code' else DEFAULT, f'code_{n}') for n in exercise.OPS},
-    )
+        form=s.form if s.mode == 'code' else DEFAULT.form,
+        **{f'code_{n}': getattr(s if (s.mode, s.form) == ('code', 'bodies') else DEFAULT, f'code_{n}')
+           for n in exercise.OPS},
+        **{f'grads_{n}': getattr(s if (s.mode, s.form) == ('code', 'local_grads') else DEFAULT, f'grads_{n}')
+           for n in exercise.OPS},
+    )  # fmt: skip
 
 
 # --- round trips -----------------------------------------------------------------------------------
@@ -422,3 +437,38 @@ def test_only_a_first_run_takes_what_the_browser_sent():
     session[state.LINK_IN_BROWSER] = None  # the browser went Back to another link: followed, and nothing else kept
     state.follow_link(session, {'expr': 'neuron'}, sent={'answers': True})
     assert session['expr'] == 'neuron' and session['answers'] is False
+
+
+# --- microgpt's form in code mode (issue 31, item 5): the form and its tuples are part of the link ---
+
+
+def test_a_link_carries_microgpts_form_and_its_tuples_round_trip():
+    grads = {'add': '(1, 1)', 'mul': '(self.data, other.data)', 'tanh': '(t,)'}
+    page = PageState(expr='reuse', mode='code', form='local_grads', **{f'grads_{n}': t for n, t in grads.items()})
+    query = to_query(page)
+    assert query['form'] == 'local_grads'
+    assert {k: v for k, v in query.items() if k.startswith('grads.')} == {f'grads.{n}': t for n, t in grads.items()}
+    assert not any(k.startswith('code.') for k in query)  # the bodies are the other form's: not in this link
+    assert from_query(query) == (page, [])
+    assert dict(parse_qsl(urlencode(query))) == query  # through the address bar too
+    assert page.bodies == grads
+    # the seed's form says nothing of a form, and carries its bodies as before
+    bodies = to_query(PageState(expr='reuse', mode='code'))
+    assert 'form' not in bodies and 'code.add' in bodies and not any(k.startswith('grads.') for k in bodies)
+    assert 'form' not in to_query(PageState(form='local_grads'))  # outside code mode the form is not the page's
+
+
+@pytest.mark.parametrize(
+    ('key', 'text'),
+    [('form', 'evil'), ('form', ''), ('form', 'BODIES'), ('grads.mul', 'import os'), ('grads.mul', '(other.data)'),
+     ('grads.add', '(1, 1, 1)'), ('grads.tanh', '(t.__class__,)'), ('grads.tanh', '(1,)' + ' ' * 500),
+     ('grads.add', '(1, out._backward)')],
+)  # fmt: skip
+def test_a_tampered_form_or_tuple_falls_back_to_its_default_and_is_named(key, text):
+    query = {'expr': 'reuse', 'mode': 'code', 'form': 'local_grads', key: text}
+    s, ignored = from_query(query)
+    assert ignored == [key]
+    expected = PageState(expr='reuse', mode='code', form='bodies' if key == 'form' else 'local_grads')
+    assert s == expected
+    assert s.bodies == ({n: exercise.TODO for n in exercise.OPS} if key == 'form' else
+                        {n: local_grads.TODO for n in exercise.OPS})  # fmt: skip
