@@ -33,7 +33,8 @@ def _tree(source):
 
 
 def backward_source(fn):
-    """The closure's code, its def and body, dedented: a student's body where it carries one."""
+    """The closure's code, its def and body, dedented: a student's body where it carries one (engine/sandbox.py's
+    Body.source: its text as every reader of it takes it, sandbox.normalised, under `def _backward():`)."""
     source = getattr(fn, 'source', None)
     return source if source is not None else _own_source(fn.__code__)
 

@@ -22,6 +22,7 @@ nan are numbers, never an exception.
 import ast
 import functools
 import math as _math
+import re
 import textwrap
 from dataclasses import dataclass
 
@@ -49,7 +50,7 @@ class BodyError(ValueError):
 
     def pointed(self, text):
         """The line at fault, and a caret under its column: printed as code, never rendered."""
-        lines = textwrap.dedent(text).splitlines()
+        lines = normalised(text).splitlines()
         if not self.line or self.line > len(lines) or len(lines[self.line - 1]) > 120:
             return ''
         return f'{lines[self.line - 1]}\n{" " * ((self.column or 1) - 1)}^'
@@ -92,7 +93,10 @@ class Body:
     @property
     def source(self):
         """The `_backward` this body makes, as the page shows it: the student's lines under its def."""
-        return 'def _backward():\n' + textwrap.indent(textwrap.dedent(self.text).strip('\n'), '    ')
+        lines = normalised(self.text).strip('\n')
+        if lines.endswith('\\'):  # its last line continued into a blank one, as Python reads it: keep that one
+            lines += '\n\n'
+        return 'def _backward():\n' + textwrap.indent(lines, '    ')
 
     def run(self, scope):
         """Each line in turn, on the Values (or the trace's stand-ins) in `scope`: {'self': …, 'out': …, 't': …}."""
@@ -180,13 +184,34 @@ NOT_ALLOWED = {
 }  # fmt: skip
 
 
+NOT_BREAKS = str.maketrans(dict.fromkeys('\v\f\x1c\x1d\x1e\x85\u2028\u2029', ' '))
+NO_STATEMENT = (
+    'the body has no code, only blank lines or comments; a def needs a line of code: write pass for a _backward that '
+    'does nothing'
+)
+
+
+@functools.lru_cache(maxsize=1024)
+def normalised(text):
+    """A body's text as every reader reads it: check_body; Body.source, so engine/code.py and all that shows or reads
+    a _backward; BodyError.pointed. Its lines are broken where Python breaks them (\\r\\n, a lone \\r, \\n) and
+    joined by \\n; every other character str.splitlines breaks at (\\v, \\f, \\x1c-\\x1e, \\x85, \\u2028, \\u2029) is a
+    space, so every reader finds the same lines; a tab is the spaces to the next multiple of 8 columns (Python's tab
+    stops); spaces end no line. The indentation of the first line of code (neither blank nor a comment) is taken off
+    every line, or as much of it as a line has: a comment or a bracket's next line may stand further left."""
+    lines = [line.expandtabs(8).rstrip(' ') for line in re.split(r'\r\n|\r|\n', text.translate(NOT_BREAKS))]
+    code = next((line for line in lines if line and not line.lstrip(' ').startswith('#')), '')
+    margin = len(code) - len(code.lstrip(' '))
+    return '\n'.join(line[min(margin, len(line) - len(line.lstrip(' '))) :] for line in lines)
+
+
 @functools.lru_cache(maxsize=1024)  # a run checks a body where it runs it, grades it and links it: read once
 def check_body(name, text):
     """The Body of the exercise's method `name` ('add', 'mul' or 'tanh') that `text` holds, or BodyError."""
     op = OPS[name]
     if len(text) > MAX_BODY:
         raise BodyError(f'the body is {len(text):,} characters long; the limit is {MAX_BODY}')
-    source = textwrap.dedent(text.replace('\r\n', '\n').replace('\r', '\n'))
+    source = normalised(text)
     try:
         tree = ast.parse(source)
     except SyntaxError as e:
@@ -194,6 +219,8 @@ def check_body(name, text):
         raise BodyError(f'Python cannot read this: {e.msg}', line, e.offset if line else None) from None
     except (ValueError, RecursionError, MemoryError):  # a NUL character; brackets nested past what Python reads
         raise BodyError('Python cannot read this: it is nested too deeply, or has a character it refuses') from None
+    if not tree.body:  # blank, or comments alone: Python refuses a def with no statement in it
+        raise BodyError(NO_STATEMENT)
     lines = source.splitlines()
     if len(tree.body) > MAX_STATEMENTS:
         at = tree.body[MAX_STATEMENTS]

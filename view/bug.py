@@ -64,9 +64,8 @@ def bug_caption(trace, frame):
     """What the caption adds where `=` throws a contribution away: ' · = throws away a.grad's 3.0000' (or '?',
     where no frame has shown it yet: Frame.unseen)."""
     thrown = [
-        f'{owner(trace.nodes[c.child].name)}.grad’s '
-        + shown(trace.steps[k].contributions[slot].amount, frame.unseen(k))
-        for (k, slot), c in lost(trace, frame)
+        f'{owner(trace.nodes[c.child].name)}.grad’s ' + shown(trace.steps[k].contributions[j].amount, frame.unseen(k))
+        for (k, j), c in lost(trace, frame)
     ]
     return f' · = throws away {", ".join(thrown)}' if thrown else ''
 
@@ -94,9 +93,9 @@ def lost_parts(trace, right, frame):
     """For each contribution an `=` at `frame` throws away (on the `=` engine, or in a student's body): what it
     replaced, and what the grad would be with += (`right`'s, the right engine's, at this frame)."""
     parts = []
-    for (k, slot), c in lost(trace, frame):
+    for (k, j), c in lost(trace, frame):
         earlier = trace.steps[k]
-        thrown = earlier.contributions[slot]
+        thrown = earlier.contributions[j]
         child = owner(trace.nodes[c.child].name)
         by = trace.nodes[earlier.node].name
         same = ' (this same step, its first line)' if k == frame.steps_done - 1 else ''

@@ -65,10 +65,11 @@ def w_uses(trace):
 
 
 def w_facts(trace):
-    """What the w line is worked out from: (w's node index, its uses, the steps that wrote its grad, the grads left)."""
+    """What the w line is worked out from: (w's node index, its uses, the steps that wrote its grad, the grads left).
+    A student's `_backward` for × may never write other.grad: then no step writes w's, and both are empty."""
     w, uses = w_uses(trace)
-    steps, grads = zip(*trace.grad_history(w)) if uses else ((), ())
-    return w, uses, steps, grads
+    history = trace.grad_history(w)
+    return w, uses, tuple(k for k, _ in history), tuple(g for _, g in history)
 
 
 def w_line(trace, frame, facts=None, assigns=False):

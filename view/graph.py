@@ -112,8 +112,9 @@ def hot_edges(trace, frame, width, local_width=None):
 
 
 def lost(trace, frame):
-    """On the `=` engine (engine/assign.py), [(the (step, slot) of a contribution thrown away, the contribution that
-    threw it away)] at `frame`: empty but at an assignment that replaced a grad an earlier write had set."""
+    """On the `=` engine (engine/assign.py) or a student's bodies, [((k, j): a contribution thrown away, trace.steps[k]
+    .contributions[j]; the contribution that threw it away)] at `frame`: empty but at an assignment that replaced a
+    grad an earlier write had set."""
     if frame is None or frame.kind != 'backward' or frame.ask:
         return []
     step = trace.steps[frame.steps_done - 1]
@@ -127,8 +128,11 @@ def lost_edges(trace, frame, width, local_width=None):
     local_width = local_width or label_width(trace, width)
     n = len(trace.nodes)
     out = {}
-    for (k, slot), _ in lost(trace, frame):
+    for (k, j), _ in lost(trace, frame):
         earlier = trace.steps[k]
+        slot = earlier.contributions[j].slot  # the j-th line of step k: a student's body orders its lines as it likes
+        if any(c.slot == slot for c in earlier.contributions[j + 1 :]):
+            continue  # its edge shows a later line of that step, which wrote the same input (hot_edges)
         # unseen, step k hid then what this frame hides: its own grads (hide=new), or every grad (hide=all)
         then = Frame('backward', earlier.node, n, k + 1, hidden=frame.hidden if frame.unseen(k) else frozenset())
         labels = hot_edges(trace, then, width, local_width)

@@ -240,3 +240,33 @@ def test_the_presentation_view_runs_the_tuples_without_the_boxes(start):
     page = start(query={**grads_link(mul='(self.data, other.data)'), 'present': '1'})
     assert not page.at.text_area
     assert page.body()['marks'] == [7]
+
+
+def test_a_link_with_an_empty_body_opens_on_the_exercise_and_a_cleared_box_says_to_write_pass(start):
+    """?mode=code&code.tanh=: a body with no line of code (empty, blank or comments alone) is refused, as Python
+    refuses a def with nothing in it; the link's falls back to the exercise's with a toast, a cleared box says why."""
+    page = start(query={'mode': 'code', 'code.tanh': ''})
+    assert [a.value for a in page.at.text_area] == [exercise.TODO] * 3
+    assert 'code.tanh' in ' '.join(t.value for t in page.at.toast).replace('\\', '')  # markdown-escaped
+    page.at.text_area(key='code_tanh').set_value('  # nothing yet\r\n').run()
+    assert not page.at.exception
+    errors = ' '.join(e.value for e in page.at.error).replace('\\', '')
+    assert 'no code, only blank lines or comments' in errors and 'write pass' in errors, errors
+    assert page.has_graph()
+
+
+def test_a_link_with_a_body_indented_and_broken_by_a_lone_cr_runs_and_shows_as_its_def(start):
+    body = '  self.grad += (1 - t**2) * out.grad\r  pass'
+    page = start(query=code_link('neuron', tanh=body))
+    assert not page.at.toast and not page.at.error
+    assert verdict(page).splitlines()[0] == 'neuron: right'
+    shown = 'def _backward():\n    self.grad += (1 - t**2) * out.grad\n    pass'
+    assert any(shown in e for e in page.body()['explanations'])
+
+
+def test_the_chain_with_the_exercises_own_bodies_opens_with_its_plot(start):
+    """The exercise's × is `pass  # TODO`: it never writes other.grad, so no step writes w's grad."""
+    page = start(query={'expr': 'chain', 'mode': 'code'})
+    assert 'chain: wrong' in verdict(page)
+    plots = page.body()['plots']
+    assert plots['parts'] and not any('wline' in part for part in plots['parts'])  # no line on w's grad: none comes
