@@ -4,9 +4,9 @@ the trace on the student's bodies, the player's body, each frame's DOT and speak
 the grader and the diagnosis.
 
 The bodies come from a grammar of body lines: writes to self.grad and other.grad with =, += and -= (any subset of the
-inputs, in any order, lines continued in brackets or after a backslash), pass, comments, blank lines and lines of
-spaces, indented with spaces, tabs or form feeds, broken with \\n, \\r\\n or a lone \\r. Pinned (tests/conftest.py):
-the same bodies every run.
+inputs, in any order, lines continued in brackets or after a backslash), a number named and used below, pass,
+strings, comments, blank lines and lines of spaces, indented with spaces, tabs or form feeds, broken with \\n, \\r\\n
+or a lone \\r. Pinned (tests/conftest.py): the same bodies every run.
 """
 
 import ast
@@ -43,15 +43,17 @@ INDENTS = ('', '  ', '    ', '\t', '\f', ' \t')  # a tab is the spaces to the ne
 NOTHING = ('', ' ', '\t', '  \t ', '\f')  # a blank line, or a line of spaces alone
 
 
-def terms(name):
-    """E: numbers and what the op's body may read, with + - * /, unary minus, a square and math's calls; a line
-    continued inside brackets or after a backslash (its next line indented anyhow, further left too)."""
+def terms(name, local=False):
+    """E: numbers and what the op's body may read (and `g`, where a line above names it), with + - * /, unary minus
+    and plus, a square and math's calls; a line continued inside brackets or after a backslash (its next line
+    indented anyhow, further left too)."""
     continued = st.tuples(st.sampled_from(NOTHING + INDENTS), st.sampled_from(BREAKS))
     return st.recursive(
-        st.sampled_from(TERMS[name]),
+        st.sampled_from(TERMS[name] + ['g'] * local),
         lambda inner: st.one_of(
             st.tuples(inner, st.sampled_from('+-*/'), inner).map(' '.join),
             inner.map(lambda e: f'-({e})'),
+            inner.map(lambda e: f'+{e}'),
             inner.map(lambda e: f'({e})**2'),
             st.tuples(st.sampled_from(['tanh', 'exp', 'log']), inner).map(lambda t: f'math.{t[0]}({t[1]})'),
             st.tuples(inner, continued, inner).map(lambda t: f'({t[0]} +{t[1][1]}{t[1][0]}{t[2]})'),
@@ -61,16 +63,21 @@ def terms(name):
     )
 
 
-def lines(name):
-    """One line of a body, as (its kind, its text, its statements): a write, two on one line, pass, a comment, or
-    nothing."""
-    write = st.tuples(st.sampled_from(INPUTS[exercise.OPS[name]]), st.sampled_from(['+=', '-=', '=']), terms(name))
-    write = write.map(lambda w: f'{w[0]}.grad {w[1]} {w[2]}')
+def lines(name, local=False):
+    """One line of a body, as (its kind, its text, its statements): a write (X.grad = X.grad + E among them), two on
+    one line, a line that names a number (g), pass, a string or ..., a comment, or nothing."""
+    e = terms(name, local)
+    x = st.sampled_from(INPUTS[exercise.OPS[name]])
+    write = st.tuples(x, st.sampled_from(['+=', '-=', '=']), e).map(lambda w: f'{w[0]}.grad {w[1]} {w[2]}')
+    write |= st.tuples(x, st.sampled_from('+-'), e).map(lambda w: f'{w[0]}.grad = {w[0]}.grad {w[1]} ({w[2]})')
+    if local:
+        write |= st.tuples(st.sampled_from(['+=', '-=', '*=', '=']), e).map(lambda w: f'g {w[0]} {w[1]}')
     tail = st.sampled_from(['', '  # why', ';', '\t# a tab'])
+    nothing = ['pass', exercise.TODO, 'pass;', '...', '"""why"""', "'a note'", '"""two\nlines"""']
     return st.one_of(
         st.tuples(write, tail).map(lambda w: ('code', ''.join(w), 1)),
         st.tuples(write, write).map(lambda w: ('code', '; '.join(w), 2)),
-        st.sampled_from(['pass', exercise.TODO, 'pass;']).map(lambda p: ('code', p, 1)),
+        st.sampled_from(nothing).map(lambda p: ('code', p, 1)),
         st.sampled_from(['# a comment', '#', '# \ttabbed \\']).map(lambda c: ('comment', c, 0)),
         st.sampled_from(NOTHING).map(lambda n: ('nothing', n, 0)),
     )
@@ -79,9 +86,13 @@ def lines(name):
 @st.composite
 def body_texts(draw, name):
     """(a body's text, whether Python reads it as a def's body: its lines of code indented alike, at most
-    MAX_STATEMENTS statements, MAX_BODY characters)."""
+    MAX_STATEMENTS statements, MAX_BODY characters). Some first name a number, g, which the lines below may use."""
     indent, alike, statements, text, last = draw(st.sampled_from(INDENTS)), True, 0, '', 'nothing'
-    for kind, line, n in draw(st.lists(lines(name), max_size=6)):
+    local = draw(st.booleans())
+    drawn = draw(st.lists(lines(name, local), max_size=6))
+    if local:
+        drawn.insert(0, ('code', 'g = ' + draw(terms(name)), 1))
+    for kind, line, n in drawn:
         statements += n
         if kind != 'code':  # a comment or nothing: any indentation, further left too
             line = draw(st.sampled_from(NOTHING + INDENTS)) + line
@@ -105,6 +116,15 @@ def body_texts(draw, name):
 
 def student(**texts):
     return tuple((name, texts.get(name, RIGHT[name])) for name in exercise.OPS)
+
+
+def lines_of(statements):
+    """The statements as Python reads them, a string's text left out: a string does nothing, whatever it says (the
+    def's indentation is in a string's lines, as in any method's docstring)."""
+    strings = [node for s in statements for node in ast.walk(s) if isinstance(node, ast.Constant)]
+    for node in strings:
+        node.value = '' if isinstance(node.value, str) else node.value
+    return [ast.unparse(s) for s in statements]
 
 
 def has_code(text):
@@ -242,8 +262,7 @@ def test_any_body_from_the_grammar_is_read_alike_by_check_body_and_its_shown_cod
         assert has_code(text) or e.message == NO_STATEMENT
         return
     assert normalised(normalised(text)) == normalised(text)
-    tree = ast.parse(body.source).body[0]
-    assert [ast.unparse(s) for s in tree.body] == [ast.unparse(s) for s in ast.parse(normalised(text)).body]
+    assert lines_of(ast.parse(body.source).body[0].body) == lines_of(ast.parse(normalised(text)).body)
     assert_read_alike(body)
 
 
