@@ -181,7 +181,7 @@ def check_grads(name, text):
     op = OPS[name]
     if len(text) > MAX_GRADS:
         raise BodyError(f'the tuple is {len(text):,} characters long; the limit is {MAX_GRADS}')
-    source = textwrap.dedent(text.replace('\r\n', '\n').replace('\r', '\n'))
+    source = sandbox.normalised(text)  # its lines, tabs and indentation as a body's (engine/sandbox.py)
     lines = source.splitlines()
     try:
         tree = ast.parse(source, mode='eval').body

@@ -20,6 +20,7 @@ from engine.code import function_tree, grad_writes
 from engine.diagnosis import diagnose
 from engine.frames import frames
 from engine.grader import verdicts
+from engine.local_grads import check_grads
 from engine.sandbox import INPUTS, MAX_BODY, MAX_STATEMENTS, NO_STATEMENT, BodyError, check_body, normalised
 from exports.render import frame_dot, speaker_notes
 from server.cache import traced
@@ -213,6 +214,14 @@ def test_a_last_line_continued_into_a_blank_one_shows_as_python_reads_it():
     assert [w.target for w in body.writes] == ['self', 'other']
     assert body.source == 'def _backward():\n    self.grad += out.grad\n    other.grad += out.grad \\\n\n'
     assert_read_alike(body)
+
+
+def test_a_tuple_in_microgpts_form_is_read_as_a_body_is():
+    """engine/local_grads.py's tuples take the same normalisation: its caret and its column agree with the line."""
+    assert check_grads('mul', '  (other.data,\r   self.data)').written == '(other.data, self.data)'
+    text = '(other.data,  # a\u2028é\n self.data.__class__)'  # U+2028 breaks no line in Python, nor here
+    e = pytest.raises(BodyError, check_grads, 'mul', text).value
+    assert (e.line, e.column) == (2, 2) and e.pointed(text) == ' self.data.__class__)\n ^'
 
 
 # --- what a body writes, as the views read it --------------------------------------------------------------------
