@@ -98,7 +98,8 @@ def lost_parts(trace, right, frame):
         thrown = earlier.contributions[j]
         child = owner(trace.nodes[c.child].name)
         by = trace.nodes[earlier.node].name
-        same = ' (this same step, its first line)' if k == frame.steps_done - 1 else ''
+        line = 'its first line' if j == 0 else f'its line {j + 1}'  # a student's body may throw away any of its own
+        same = f' (this same step, {line})' if k == frame.steps_done - 1 else ''
         should = right.grads(frame.steps_done)[c.child]  # the same frame on the += engine
         asked = c.child in frame.hidden
         said = [

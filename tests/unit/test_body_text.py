@@ -24,7 +24,9 @@ from engine.local_grads import check_grads
 from engine.sandbox import INPUTS, MAX_BODY, MAX_STATEMENTS, NO_STATEMENT, BodyError, check_body, normalised
 from exports.render import frame_dot, speaker_notes
 from server.cache import traced
+from view.bug import lost_parts
 from view.depth_plot import depth_plots, w_facts
+from view.explanation import plain_text
 from view.graph import lost_edges
 from view.player_body import make_body
 
@@ -249,6 +251,9 @@ def test_an_equals_marks_lost_the_edge_of_the_line_it_threw_away_not_of_the_inpu
     marked = {f.node: set(lost_edges(trace, f, width)) for f in frames(trace) if f.kind == 'backward'}
     assert marked[aa] == {(aa, 1)}  # not (aa, 0): line 0 wrote other
     assert marked[ab] == {(aa, 0)}  # a*a's last line, on self; a*b's own line 1 shows under its line 2
+    at_aa = next(f for f in frames(trace) if f.kind == 'backward' and f.node == aa)
+    said = plain_text(lost_parts(trace, traced(expression=PRESETS['reuse'], values=())[0], at_aa))
+    assert 'this same step, its first line' in said and 'this same step, its line 2' in said
 
 
 # --- any body check_body accepts ---------------------------------------------------------------------------------
