@@ -45,13 +45,20 @@ def kinds(op):
     """The kinds of MISTAKES diagnose can name in op's body, in their order: for an op of one input (tanh) not
     `missing` (a body that writes no grad is a `pass`) nor `swapped` (there is no other input); for one whose inputs'
     right lines add the same (+: out.grad to each) not `swapped` (swapping them changes nothing)."""
-    right = [ast.dump(line.value) for line in right_lines(op)]
+    return possible(MISTAKES, [line.value for line in right_lines(op)], unwritten='missing')
+
+
+def possible(mistakes, right, unwritten):
+    """The kinds of `mistakes` a student can make where `right` are the right expressions, one an input: with one
+    input, not `unwritten` (an input left out) nor `swapped`; where the inputs' right ones are alike, not `swapped`.
+    Shared by both forms of the exercise (local_grads.kinds)."""
+    dumps = [ast.dump(e) for e in right]
     never = set()
-    if len(right) < 2:
-        never |= {'missing', 'swapped'}
-    if len(set(right)) < len(right):
+    if len(dumps) < 2:
+        never |= {unwritten, 'swapped'}
+    if len(set(dumps)) < len(dumps):
         never.add('swapped')
-    return tuple(kind for kind in MISTAKES if kind not in never)
+    return tuple(kind for kind in mistakes if kind not in never)
 
 
 def _probes(op):

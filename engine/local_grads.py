@@ -33,7 +33,7 @@ from . import exercise, sandbox, value
 from . import ieee as math  # as in value.py: inf and nan where Python's math raises
 from .bodies import Waiting
 from .code import factor
-from .diagnosis import Mistake
+from .diagnosis import Mistake, possible
 from .exercise import OPS
 from .ops import symbol
 from .sandbox import INPUTS, BodyError
@@ -357,13 +357,7 @@ def kinds(op):
     """The kinds of MISTAKES diagnose can name in op's tuple, in their order: for an op of one input (tanh) not `short`
     (a tuple with no entry is `empty`) nor `swapped`; for one whose right entries are the same (+: (1, 1)) not
     `swapped` (swapping them changes nothing)."""
-    right = [ast.dump(e) for e in right_entries(op)]
-    never = set()
-    if len(right) < 2:
-        never |= {'short', 'swapped'}
-    if len(set(right)) < len(right):
-        never.add('swapped')
-    return tuple(kind for kind in MISTAKES if kind not in never)
+    return possible(MISTAKES, right_entries(op), unwritten='short')
 
 
 @dataclass
