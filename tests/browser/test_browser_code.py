@@ -21,6 +21,7 @@ from test_browser_demo import VIEW, wait_for_player
 from test_browser_fit import PHONE
 
 from engine.exercise import TODO
+from engine.forms import FORMS
 from engine.grader import GRADED
 
 pytestmark = pytest.mark.browser
@@ -261,3 +262,22 @@ def test_on_a_phone_the_code_mode_opens_its_boxes_stack_and_the_player_steps(bro
     page.locator('.player .prev').click()
     wait_for_player(page, 1)
     context.close()
+
+
+def test_microgpts_form_runs_a_students_tuples_marks_the_first_difference_and_the_answer_puts_it_right(page, served):
+    # reuse's × with its tuple in the wrong order: (self.data, other.data); the loop gives a*b's a the local gradient
+    # a.data = 3 (not b.data = -2), so reuse's a.grad is 6 + 3 = 9, not 4: worked by hand, as the bodies' swapped ×
+    grads = {'add': '(1, 1)', 'mul': '(self.data, other.data)', 'tanh': '(1 - t**2,)'}
+    open_code(page, served, 'expr=reuse&mode=code&form=local_grads' + ''.join(
+        f'&grads.{name}={quote(text)}' for name, text in grads.items()))  # fmt: skip
+    for name, text in grads.items():
+        expect(page.locator(f'.st-key-grads_{name} textarea')).to_have_value(text)
+    expect(verdict(page)).to_contain_text('reuse: wrong (a: 4.0, yours 9.0)')
+    expect(page.locator('.player input.slider')).to_have_attribute(
+        'title', re.compile(r'^First difference from the right engine: Frame \d+ of \d+$')
+    )
+    page.get_by_role('button', name='Show the answer', exact=True).click()
+    expect_toast(page, f'The right {FORMS["local_grads"].plural} are filled in')
+    expect(page.locator('.st-key-grads_mul textarea')).to_have_value('(other.data, self.data)')
+    expect(verdict(page)).to_have_text('\n'.join(f'{e}: right' for e in GRADED))
+    assert 'form=local_grads' in page.url
