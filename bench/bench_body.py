@@ -14,7 +14,7 @@ import statistics
 import time
 
 from bench.readme_tables import write_results
-from engine import PRESETS, diagnosis, exercise, grader, local_grads, sandbox, trace_backward
+from engine import PRESETS, exercise, local_grads, sandbox, trace_backward
 from engine.forms import FORMS
 
 # 500 characters of lines a body may have: the right line, then comment-free arithmetic that adds nothing
@@ -59,21 +59,26 @@ def median_ms(f, runs):
     return 1000 * statistics.median(times)
 
 
-def measure(texts, runs):
-    def check():  # the reading itself, not check_body's cache of it
-        return {name: sandbox.check_body.__wrapped__(name, text) for name, text in texts.items()}
+def measure(texts, runs, form=FORMS['bodies']):
+    """A form's texts (engine/forms.py: the seed's bodies, or microgpt's tuples) checked cold (the reading itself, not
+    the caches of it: a tuple's entries are each a body's check), graded, diagnosed and traced on its engine."""
 
-    bodies = check()
+    def check():
+        sandbox.check_body.cache_clear()
+        return {name: form.check.__wrapped__(name, text) for name, text in texts.items()}
+
+    checked = check()
+    assert not any(getattr(c, 'waits', False) for c in checked.values())
     neuron = PRESETS['neuron']
 
     def trace():
-        leaves, out = neuron.build(value_type=exercise.yours(bodies))
+        leaves, out = neuron.build(value_type=form.yours(checked))
         return trace_backward(out, leaves).steps[:]
 
     return {
         'check ms': median_ms(check, runs),
-        'grade ms': median_ms(lambda: grader.verdicts(bodies), runs),
-        'diagnose ms': median_ms(lambda: diagnosis.diagnose(bodies), runs),
+        'grade ms': median_ms(lambda: form.verdicts(checked), runs),
+        'diagnose ms': median_ms(lambda: form.diagnose(checked), runs),
         'neuron trace ms': median_ms(trace, runs),
     }
 
@@ -92,30 +97,6 @@ def tuple_at_limit(name):
     return text
 
 
-def measure_tuples(texts, runs):
-    """measure() for microgpt's form: its tuples checked (cold: each entry's check_body too), graded, diagnosed and
-    traced on its engine."""
-
-    def check():
-        sandbox.check_body.cache_clear()
-        return {name: local_grads.check_grads.__wrapped__(name, text) for name, text in texts.items()}
-
-    grads = check()
-    assert not any(getattr(g, 'waits', False) for g in grads.values())
-    form, neuron = FORMS['local_grads'], PRESETS['neuron']
-
-    def trace():
-        leaves, out = neuron.build(value_type=local_grads.yours(grads))
-        return trace_backward(out, leaves).steps[:]
-
-    return {
-        'check ms': median_ms(check, runs),
-        'grade ms': median_ms(lambda: form.verdicts(grads), runs),
-        'diagnose ms': median_ms(lambda: local_grads.diagnose(grads), runs),
-        'neuron trace ms': median_ms(trace, runs),
-    }
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     parser.add_argument('--runs', type=int, default=200)
@@ -126,9 +107,11 @@ def main():
         'right bodies': measure(right, args.runs),
         '500-character bodies': measure({name: at_limit(name) for name in exercise.OPS}, args.runs),
         '500-character bodies with names': measure({name: at_limit_named(name) for name in exercise.OPS}, args.runs),
-        'right tuples': measure_tuples({name: local_grads.answer(name) for name in exercise.OPS}, args.runs),
-        f'{local_grads.MAX_GRADS}-character tuples': measure_tuples(
-            {name: tuple_at_limit(name) for name in exercise.OPS}, args.runs
+        'right tuples': measure(
+            {name: local_grads.answer(name) for name in exercise.OPS}, args.runs, FORMS['local_grads']
+        ),
+        f'{local_grads.MAX_GRADS}-character tuples': measure(
+            {name: tuple_at_limit(name) for name in exercise.OPS}, args.runs, FORMS['local_grads']
         ),
     }
     lines = [f"A student's bodies and tuples on the server, median CPU time of {args.runs} runs (time.process_time):"]

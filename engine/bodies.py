@@ -30,14 +30,15 @@ class Waiting:
         """Nothing: until the body can run, its op writes no grad."""
 
 
-def checked(bodies):
-    """{name: sandbox.Body or Waiting} for each of the bodies ({name: text} or ((name, text), ...)), as typed."""
+def checked(bodies, check=check_body, waits=Waiting):
+    """{name: sandbox.Body or Waiting} for each of the bodies ({name: text} or ((name, text), ...)), as typed.
+    `check` and `waits` are another form's (local_grads.checked: its tuples, or WaitingGrads)."""
     out = {}
     for name, text in dict(bodies).items():
         try:
-            out[name] = check_body(name, text)
+            out[name] = check(name, text)
         except BodyError as error:
-            out[name] = Waiting(OPS[name], text, error)
+            out[name] = waits(OPS[name], text, error)
     return out
 
 

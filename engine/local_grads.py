@@ -29,7 +29,7 @@ import functools
 import textwrap
 from dataclasses import dataclass
 
-from . import exercise, sandbox, value
+from . import bodies, exercise, sandbox, value
 from . import ieee as math  # as in value.py: inf and nan where Python's math raises
 from .bodies import Waiting
 from .code import factor
@@ -250,13 +250,7 @@ def _entry(name, source, lines, e):
 
 def checked(grads):
     """{name: Grads or WaitingGrads} for each of the tuples ({name: text} or ((name, text), ...)), as typed."""
-    out = {}
-    for name, text in dict(grads).items():
-        try:
-            out[name] = check_grads(name, text)
-        except BodyError as error:
-            out[name] = WaitingGrads(OPS[name], text, error)
-    return out
+    return bodies.checked(grads, check=check_grads, waits=WaitingGrads)
 
 
 # --- the engine with the student's tuples ---
