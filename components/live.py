@@ -20,6 +20,7 @@ from components.player import send_to
 from components.share import link_url, links_to_share, qr_code, qr_png
 from engine import answers as room_answers
 from engine import diagnosis
+from engine.forms import FORMS
 from server.live import ROOMS, api_path
 from server.rooms import RoomError, StoreDown, normal_code
 from server.streamlit_private import network_url
@@ -289,7 +290,7 @@ def _bodies_sent(code, secret):
         if show.button('Show one', key=f'show_body:{kind}', help=said):
             body = next(b for b in sent if kind in b['verdict'].split(','))
             for name, text in body['bodies'].items():
-                st.session_state[f'code_{name}'] = text
+                st.session_state[FORMS['bodies'].field(name)] = text  # the seed's form: a class takes its bodies
             st.rerun()
 
 
