@@ -6,6 +6,7 @@ import state
 from components.bug import show_bug_note
 from components.code import checked_bodies, code_boxes, code_verdict
 from components.export_panel import share_panel
+from components.forward import chosen_input, forward_panel
 from components.inputs import input_values, show_learned
 from components.learning import learning_after, learning_panel
 from components.live import class_link, class_panel, joined, lecturer_room, send_bodies_button, take_back_class
@@ -22,7 +23,7 @@ from engine.frames import frames
 from server.cache import traced
 from server.streamlit_private import went_back_or_forward, widgets_in_browser
 from view.learning import tail_length
-from view.numbers import number_width
+from view.numbers import number_width, tangent_width
 from view.scene import Scene
 
 # an emoji: Streamlit draws it as a data: URL, so the address bar the player rewrites at each step fetches nothing
@@ -46,7 +47,7 @@ state.keep_widget_values(s)
 if s.present:  # the presentation view draws no sidebar, so Streamlit shows none
     expression, formula_error = chosen_expression()
     values = input_values(s.expr, expression, boxes=False) if expression else {}
-    learned_box = None
+    learned_box = wrt_box = None
 else:
     with st.sidebar:
         st.header('∂ Backprop, step by step')
@@ -55,8 +56,10 @@ else:
         values = input_values(s.expr, expression, starts=starts) if expression else {}
         learned_box = st.empty()  # where the steps took the parameters, once the page knows
         mode_control()
-        st.toggle('Step through the forward pass too', key='forward')
-        st.toggle('Step through the leaves too', key='leaves',
+        wrt_box = st.container() if s.mode == 'forward' else None  # forward mode's input, once the graph is known
+        backward_only = s.mode == 'forward'  # forward mode's frames are the forward pass, and have no leaves' steps
+        st.toggle('Step through the forward pass too', key='forward', disabled=backward_only)
+        st.toggle('Step through the leaves too', key='leaves', disabled=backward_only,
                   help='A leaf’s _backward does nothing; backward() still calls it, as micrograd does.')  # fmt: skip
         st.toggle('Show the answers in the table', key='answers', disabled=s.mode == 'quiz',
                   help='A column of each grad at the end of the pass: off, the class works them out. '
@@ -94,7 +97,11 @@ if mode.name == 'learn':  # the pass at the parameters after the steps taken, th
         show_learned(learned_box, expression.params, values, page.learned)
     trace, width, numeric = traced(expression=expression, values=tuple(values.items()))
     width = max(width, number_width(learning.after))
-all_frames = frames(trace, page.forward, page.leaves, ask=mode.name == 'quiz', hide=page.hide)
+wrt = -1  # forward mode's input: its tangents flow forward in the frames (engine/forward.py)
+if mode.tangents:
+    wrt = chosen_input(wrt_box, trace, from_link=opened is not None)
+    width = max(width, tangent_width(trace, wrt))
+all_frames = frames(trace, page.forward, page.leaves, ask=mode.name == 'quiz', hide=page.hide, wrt=wrt)
 length = len(all_frames)
 show_nonfinite(first_nonfinite(trace), trace.nodes)
 if mode.name == 'quiz' and not page.present:  # the player gets the frames up to the question, and no answers
@@ -102,7 +109,7 @@ if mode.name == 'quiz' and not page.present:  # the player gets the frames up to
     all_frames, numeric = all_frames[:shown], numeric if shown == len(all_frames) else None
 scene = Scene(
     expression_key=expression.key, values=tuple(values.items()), mode=mode.name, forward=page.forward,
-    leaves=page.leaves, hide=page.hide, frames=tuple(all_frames), length=length,
+    leaves=page.leaves, hide=page.hide, frames=tuple(all_frames), length=length, wrt=wrt,
     learning_key=learning and learning.key, bodies=bodies, form=form, expression=expression, trace=trace, width=width,
     numeric=numeric, right=right, learning=learning,
 )  # fmt: skip
@@ -117,6 +124,8 @@ if bodies and not page.present:  # the grader's verdict on the student's bodies,
     verdict = code_verdict(bodies, form)
     if form == 'bodies':  # a live class takes the seed's bodies (server/rooms.py)
         send_bodies_button(room, player_said['student'], bodies, verdict)
+if mode.tangents:  # what getting every grad costs each way, and the paths from the input to the output
+    forward_panel(trace, wrt, expression.params, present=page.present)
 if learning is not None and not page.present:  # after more steps, the player shows the next update
     learning_panel(learning, page.learned, on_step=lambda: send_to(len(all_frames)))
 

@@ -19,6 +19,7 @@ from engine import MAX_LENGTH, PRESETS, exercise, sandbox
 from engine.forms import FORMS  # the exercise's two forms: the seed's _backward bodies, microgpt's local_grads
 from engine.frames import HIDE, clamp_frame
 from engine.learn import DEFAULT_LR, LEARNING_RATES, MAX_STEPS
+from engine.parse import MAX_NAME  # the longest name a formula takes: forward mode's input in a link
 from view.graph import SHAPES
 from view.modes import NAMES as MODES  # what the page is for, a row each: view/modes.py
 
@@ -116,6 +117,8 @@ class PageState:
     grads_add: str = student_text('local_grads', 'add')  # the student's local_grads tuples (form 'local_grads')
     grads_mul: str = student_text('local_grads', 'mul')
     grads_tanh: str = student_text('local_grads', 'tanh')
+    # forward mode's input, by name (mode 'forward'): '' or one the graph lacks is its first input (components/forward)
+    wrt: str = linked('wrt', '', str, lambda v: 0 < len(v) <= MAX_NAME, when=lambda s: s.mode == 'forward' and s.wrt)
     room: str = linked('class', '', str, lambda v: 0 < len(v) <= 32)  # a live class's code (?class=CODE), as typed
 
     @property

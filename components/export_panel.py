@@ -74,12 +74,13 @@ def share_panel(scene, page, quick, shape='wide'):
     count = scene.in_pass + tail_length(trace, scene.learning)  # as the caption counts
     index = clamp_frame(page.frame, len(all_frames))
     asked = any(f.ask for f in all_frames)
-    to_end = len(all_frames) == len(frames(trace, page.forward, page.leaves, ask=asked))
+    to_end = len(all_frames) == len(frames(trace, page.forward, page.leaves, ask=asked, wrt=scene.wrt))
     shown = Shown(
         trace, all_frames, index=index, width=scene.width, quick=quick,
         stem=names.file_stem(scene.expression_key, scene.inputs), key=(*scene.key, count), count=count, to_end=to_end,
         shape=shape, mode=scene.mode, right=scene.right,
-        questions=None if asked or not to_end else frames(trace, page.forward, page.leaves, ask=True, hide=page.hide),
+        questions=None if asked or not to_end or scene.wrt >= 0  # forward mode asks no question
+        else frames(trace, page.forward, page.leaves, ask=True, hide=page.hide),
     )  # fmt: skip
     allowance, waiting = session_allowance(), session_waiting()
     share_dialog(

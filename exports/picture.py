@@ -16,10 +16,11 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from engine import ops
+from engine.forward import tangents
 from engine.frames import frames
 from view.graph import MARK_STYLE, STATE_STYLE, VALUE_TEXTS, wrong_grads
 from view.numbers import HIDDEN, NOT_COMPUTED
-from view.palette import COLOUR_MEANINGS, FAMILY, INK, KEYS, NOT_FINITE, SCREEN_FONT, TEXT_COLOURS
+from view.palette import COLOUR_MEANINGS, FAMILY, INK, KEYS, NOT_FINITE, SCREEN_FONT, TANGENT_KEYS, TEXT_COLOURS
 
 SVG_NS = 'http://www.w3.org/2000/svg'
 XML_SPACE = '{http://www.w3.org/XML/1998/namespace}space'
@@ -34,13 +35,13 @@ PAD = 4  # pt around the legend, as dot pads the graph
 TITLE_CHARS = 120  # the title's formula: a part that would make it longer is written by its name
 
 
-def page_svg(svg, title, legend=None, right=None):
+def page_svg(svg, title, legend=None, right=None, wrt=-1):
     """dot's SVG (bytes or text) as the page draws it, as an SVG file's text: every text in DejaVu Sans Mono, the
     glyphs it uses embedded, bold where the page makes it bold, its spaces kept (xml:space and white-space: pre: a
     leading space would collapse in Chromium and LibreOffice, and a padded number lose its right alignment); `title`
     (user text: escaped here) as its title in place of dot's '%3'. `legend`: a trace, whose colour legend
-    (legend_svg, `right` the right trace beside it) goes under the graph, the picture made taller to hold it; None
-    for none."""
+    (legend_svg, `right` the right trace beside it, `wrt` forward mode's input) goes under the graph, the picture
+    made taller to hold it; None for none."""
     root = ET.fromstring(svg)
     root.set(XML_SPACE, 'preserve')
     _resize(root, *_size(root))  # dot rounds its width and height, not its viewBox: 1552pt for 1552.49, the page's
@@ -56,7 +57,7 @@ def page_svg(svg, title, legend=None, right=None):
             for text in texts:
                 text.set('fill', INK)
     if legend is not None:
-        _append(root, legend_svg(legend, _size(root)[0], right))
+        _append(root, legend_svg(legend, _size(root)[0], right, wrt))
     for text in root.iter(f'{{{SVG_NS}}}text'):
         text.attrib.pop('font-family', None)  # dot's 'Courier,monospace': the page's font is set once, for them all
         _anchor_at_start(text)
@@ -173,7 +174,17 @@ def legend_colours(trace, right=None):
     return [colour for colour in COLOUR_MEANINGS if colour in shown]
 
 
-def legend_svg(trace, width_pt, right=None):
+def legend_keys(trace, right=None, wrt=-1):
+    """The legend's rows (palette.Key) for the trace's pass: the colours it shows (legend_colours); in forward mode
+    (`wrt`, its input), its tangents' rows, nan / inf among them only where a data or a tangent is not finite."""
+    if wrt < 0:
+        return [KEYS[colour] for colour in legend_colours(trace, right)]
+    numbers = [node.data for node in trace.nodes] + list(tangents(trace, wrt))
+    finite = all(math.isfinite(x) for x in numbers)
+    return [key for key in TANGENT_KEYS if not (finite and key.sample)]
+
+
+def legend_svg(trace, width_pt, right=None, wrt=-1):
     """The colour legend of the trace (legend_colours, in the words of palette.COLOUR_MEANINGS) as an <svg> element's
     text, `width_pt` wide and as tall as its lines, in the units of the picture it goes into (pt, in dot's and a
     slide's): each colour drawn as the graph draws it (a box's fill and border, or a number's colour), its meaning
@@ -183,8 +194,7 @@ def legend_svg(trace, width_pt, right=None):
     line_h, box_w, box_h, gap, space = 1.6 * em, 1.4 * em, 0.9 * em, 0.5 * em, 1.2 * em
     room = width_pt - 2 * PAD
     items, x, y, lines = [], 0, PAD, 1  # where the next item goes, and the lines of the one before it
-    for colour in legend_colours(trace, right):
-        key = KEYS[colour]
+    for key in legend_keys(trace, right, wrt):
         sample = ' / '.join(key.sample)  # 'nan / inf / −inf', written in the colour in place of a box
         key_w = len(sample) * advance if sample else box_w
         words = _wrap(key.words, max(10, int((room - key_w - gap) / advance)))

@@ -134,7 +134,7 @@ def frame_svg(
     svg = queue.Dot(allowance, waiting).run(
         frame_dot(trace, frame, width=width, quick=quick, shape=shape, right=right), ['-Tsvg']
     )
-    return picture.page_svg(svg, picture.expression(trace), trace if legend else None, right).encode()
+    return picture.page_svg(svg, picture.expression(trace), trace if legend else None, right, frame.wrt).encode()
 
 
 def frame_png(trace, frame, width, quick=False, allowance=None, waiting=lambda: True, shape='wide', right=None):
@@ -295,7 +295,7 @@ def _slides(
     chosen, labels = [frames[k] for k in keep], frame_labels(frames, count)
     titles = [f'{labels[k]}: {caption(trace, frames[k])}' for k in keep]
     lines = slides.texts(trace, chosen, titles, MODE[mode].engine == 'assigns')
-    key = functools.partial(picture.legend_svg, trace, right=right) if legend else None
+    key = functools.partial(picture.legend_svg, trace, right=right, wrt=frames[0].wrt) if legend else None
     plan = slides.plan({shape: slides.size_of(svg) for shape, svg in laid.items()}, lines, key)
     layout_drawing = slides.Drawing(laid[plan.shape])
     views = slides.views(plan, layout_drawing, trace, chosen)
@@ -359,8 +359,9 @@ def pass_pdf(
 def speaker_notes(trace, frame, assigns=False):
     """What the lecturer reads at `frame`, as the page's explanation says it: at an op's backward step, its local
     gradients, then each chain-rule line and the grad it makes, before → after, final or more to come (reuse's
-    a*a: 'a.grad: · → 3.0000 (more to come)', then 'a.grad: 3.0000 → 6.0000 (more to come)'); at any other frame,
-    the explanation. Nothing hidden: a question's notes hold its answer. `assigns`: the trace is the `=` engine's."""
+    a*a: 'a.grad: · → 3.0000 (more to come)', then 'a.grad: 3.0000 → 6.0000 (more to come)'); at any other frame
+    (forward mode's too), the explanation. Nothing hidden: a question's notes hold its answer. `assigns`: the trace
+    is the `=` engine's."""
     parts = explain(trace, dataclasses.replace(frame, ask=False, hide='none', hidden=frozenset()), assigns)
     if frame.kind != 'backward' or not trace.nodes[frame.node].op:
         return plain_text(parts)

@@ -262,7 +262,7 @@ def views(plan, drawing, trace, frames):
             near = [_union([drawing.value_box(j) for j in js]) for js in followed(trace, frame.node)]
             fits = [b for b in near if all(b[a + 2] - b[a] <= size[a] for a in (0, 1))] + near[-1:]
             wanted, kept = fits[0], next(b for b in fits if b in near[1:])  # kept: the node with its inputs, or alone
-            going = 1 if frame.kind == 'forward' else -1  # the backward pass runs from the output to the leaves
+            going = 1 if frame.kind in ('forward', 'tangent') else -1  # backward runs from the output to the leaves
             for a in (0, 1):
                 start[a] = _along(kept[a::2], wanted[a::2], start[a], size[a], plan.graph[a], going * ahead[a])
         out.append((*start, *size))

@@ -59,10 +59,11 @@ def traced(*, expression, values, engine='', bodies=()):
 
 
 @cachetools.cached(
-    _layouts, key=lambda *, expression, width, lay_out, source, shape: (expression.key, width, source, shape),
+    _layouts,
+    key=lambda *, expression, width, lay_out, source, shape, rows: (expression.key, width, source, shape, rows),
     condition=threading.Condition(),
 )  # fmt: skip
-def _layout_or_refusal(*, expression, width, lay_out, source, shape):
+def _layout_or_refusal(*, expression, width, lay_out, source, shape, rows):
     try:
         return lay_out()
     except LayoutRefused as refused:
@@ -71,12 +72,14 @@ def _layout_or_refusal(*, expression, width, lay_out, source, shape):
         raise
 
 
-def laid_out(*, expression, width, lay_out, source='dot', shape='wide'):
+def laid_out(*, expression, width, lay_out, source='dot', shape='wide', rows=('data', 'grad')):
     """The graph's layout (layout.Layout) in `shape` (graph.SHAPES) as `lay_out()` makes it, or LayoutRefused: the
-    same for every input value and frame, so kept by the expression and the number width alone, and made with no
-    one's values in it. `source` 'browser': what the player lays out itself on a server without dot, every shape
-    at once (components.player.browser_layout)."""
-    result = _layout_or_refusal(expression=expression, width=width, lay_out=lay_out, source=source, shape=shape)
+    same for every input value and frame, so kept by the expression, the number width and the boxes' row titles
+    (`rows`: forward mode's say tangent) alone, and made with no one's values in it. `source` 'browser': what the
+    player lays out itself on a server without dot, every shape at once (components.player.browser_layout)."""
+    result = _layout_or_refusal(
+        expression=expression, width=width, lay_out=lay_out, source=source, shape=shape, rows=rows
+    )
     if isinstance(result, LayoutRefused):
         raise result
     return result

@@ -221,7 +221,7 @@ def depth_plots(trace, all_frames, assigns=False):
     `=` engine's (the bug mode's), which w's line says (w_line).
     """
     path = chain_path(trace)
-    if path is None or any(f.hide == 'all' for f in all_frames):
+    if path is None or any(f.hide == 'all' or f.wrt >= 0 for f in all_frames):  # forward mode: no grads to plot
         return None
     names = [trace.nodes[i].name for i in path]
     places = shown_points(len(path))

@@ -12,8 +12,9 @@ import ast
 import html
 import re
 
-from engine import ops
+from engine import forward, ops
 from engine.code import backward_source, grad_writes, shown_source
+from engine.frames import grads_at
 from engine.ieee import same
 from view.graph import plus_equals_grads, wrong_grads
 from view.numbers import HIDDEN, number
@@ -54,10 +55,12 @@ def scope(trace, step):
     return Scope(names, data, captured_numbers(fn), argument)
 
 
-def local_gradient_runs(trace, step, hidden=frozenset()):
+def local_gradient_runs(trace, step, hidden=frozenset(), passing=True):
     """Per contribution, the local gradient for that input as runs: the words, then its arithmetic as code, e.g.
     [('', 'local gradient for n: '), ('c', '1 − t² = 1 − 0.7071² = 0.5000')]. Into a grad in `hidden` it is asked
-    for, as the grad is: [('', 'local gradient for n: '), ('c', '?')] (even where the op passes its grad through)."""
+    for, as the grad is: [('', 'local gradient for n: '), ('c', '?')] (even where the op passes its grad through).
+    Without `passing` (forward mode, where no grad is passed), an op that passes its grad through says its local
+    gradient alone: [('', 'local gradient for b: '), ('c', '1')]."""
     node, fn = trace.nodes[step.node], trace.backward_fn(step.node)
     code = scope(trace, step)
     out = []
@@ -73,6 +76,8 @@ def local_gradient_runs(trace, step, hidden=frozenset()):
             result = number(c.local_grad)
             out.append([('', f'local gradient for {child}: '),
                         ('c', local_gradient(fn, j, code, result) or result)])  # fmt: skip
+        elif not passing:  # forward mode: no grad is passed here
+            out.append([('', f'local gradient for {child}: '), ('c', '1' if sign > 0 else '−1')])
         else:
             negated = '' if sign > 0 else ', negated'
             out.append([('', f'passes the grad through to {child}{negated}: local gradient '),
@@ -148,9 +153,34 @@ def asked_line(symbolic, out, upstream):
     return f'{target}{times}{numbers} = {HIDDEN}'
 
 
+def partial(trace, i, wrt):
+    """∂i/∂wrt as the page writes it, a name that is a formula in brackets: '∂n/∂x1', '∂(x1*w1)/∂x1'."""
+    name, by = trace.nodes[i].name, trace.nodes[wrt].name
+    return f'∂{name if name.isidentifier() else f"({name})"}/∂{by}'
+
+
+def tangent_line(trace, frame, numbers=True):
+    """Forward mode: an op's tangent, its terms (local gradient × the tangent coming in) summed:
+    '∂(x1*w1)/∂x1 = −3.0000 × 1.0000 + 2.0000 × 0.0000 = −3.0000'; '?' where the frame hides it."""
+    i, asked = frame.node, frame.node in frame.hidden
+    terms = forward.terms(trace, frame.wrt, i)
+    products = [
+        ops.formula('*', [HIDDEN if asked else number(t.local_grad), shown(t.tangent_in, t.child in frame.hidden)],
+                    pretty=True)
+        for t in terms
+    ]  # fmt: skip
+    return f'{partial(trace, i, frame.wrt)} = {" + ".join(products)} = {shown(grads_at(trace, frame)[i], asked)}'
+
+
 def caption(trace, frame):
     """Frame k in a few words, for under the slider (plain text)."""
     node = trace.nodes[frame.node] if frame.node >= 0 else None
+    if frame.wrt >= 0:  # forward mode
+        by = trace.nodes[frame.wrt].name
+        if frame.kind == 'inputs':
+            return f'forward mode: the inputs are set; {by}’s tangent is 1, every other leaf’s 0'
+        tangent = partial(trace, frame.node, frame.wrt)
+        return f'forward mode: {node.name} = {node_formula(trace, frame.node)}, and its tangent {tangent}'
     if frame.kind == 'inputs':
         return 'forward pass: the inputs are set'
     if frame.kind == 'forward':
@@ -170,8 +200,11 @@ def frame_rules(trace, frame, assigns=False):
     rule at a backward step (chain_rule_lines, each with the grad it makes), the op's numbers in the forward pass, a
     leaf's grad; nothing at the inputs or seed. `assigns`: the trace is the `=` engine's (the bug mode's)."""
     node = trace.nodes[frame.node] if frame.node >= 0 else None
-    if frame.kind == 'forward':
-        return [f'{node.name} = {node_formula(trace, frame.node, numbers=True)} = {number(node.data)}']
+    if frame.kind == 'inputs' and frame.wrt >= 0:
+        return [f'{partial(trace, frame.wrt, frame.wrt)} = 1; every other leaf’s tangent is 0']
+    if frame.kind in ('forward', 'tangent'):
+        data = f'{node.name} = {node_formula(trace, frame.node, numbers=True)} = {number(node.data)}'
+        return [data] if frame.kind == 'forward' else [data, tangent_line(trace, frame)]
     if frame.kind != 'backward':
         return []
     step, hidden = trace.steps[frame.steps_done - 1], frame.hidden
@@ -193,6 +226,8 @@ def explain(trace, frame, assigns=False):
     show '?'. `assigns`: the trace is the `=` engine's (the bug mode's)."""
     node = trace.nodes[frame.node] if frame.node >= 0 else None
     output = trace.nodes[-1].name
+    if frame.wrt >= 0:
+        return explain_tangent(trace, frame)
     if frame.kind == 'inputs':
         inputs = ', '.join(f'{n.name} = {number(n.data)}' for n in trace.nodes if n.is_input)
         return [('p', [('b', 'Forward pass.'), ('', f' The inputs are set: {inputs}. '
@@ -257,6 +292,70 @@ def explain(trace, frame, assigns=False):
         ('p', [('', 'where '), *where_runs]),
         ('list', rows),
     ]  # fmt: skip
+
+
+def explain_tangent(trace, frame):
+    """Forward mode's explanation: at the inputs, what a tangent is and each leaf's; at an op, its data, then its
+    tangent from the local gradients its `_backward` uses (local_gradient_runs), each × the tangent coming in."""
+    by, wrt = trace.nodes[frame.wrt].name, frame.wrt
+    if frame.kind == 'inputs':
+        inputs = ', '.join(f'{n.name} = {number(n.data)}' for n in trace.nodes if n.is_input)
+        return [
+            ('p', [('b', 'Forward mode. '), ('', f'The inputs are set: {inputs}. Each value will carry two numbers '
+                   'forward, in topological order: its data, and its tangent, '), ('c', partial(trace, wrt, wrt)[:1]),
+                   ('', f'value/∂{by}: how fast it moves as {by} moves.')]),
+            ('p', [('c', f'{partial(trace, wrt, wrt)} = 1'), ('', f': {by} moves one-for-one with itself. Every other '
+                   f'leaf’s tangent is 0: it does not move when {by} does.')]),
+        ]  # fmt: skip
+    node, i = trace.nodes[frame.node], frame.node
+    written, numbers = node_formula(trace, i), node_formula(trace, i, numbers=True)
+    asked = i in frame.hidden
+    step = trace.steps[trace.output - i]  # the op's _backward: the local gradients it passes grads back by
+    rows = []
+    asking = frozenset(node.children) if asked else frozenset()  # an op's tangent asked for: its local gradients too
+    for runs, t in zip(local_gradient_runs(trace, step, asking, passing=False),
+                       forward.terms(trace, wrt, i)):  # fmt: skip
+        coming = partial(trace, t.child, wrt)
+        product = ops.formula('*', [HIDDEN if asked else number(t.local_grad),
+                                    shown(t.tangent_in, t.child in frame.hidden)], pretty=True)  # fmt: skip
+        rows.append([*runs, ('br', ''), ('', f'× the tangent coming in, {coming}: '),
+                     ('c', f'{product} = {shown(t.amount, asked)}')])  # fmt: skip
+    said = [('b', 'Forward mode. '), ('c', f'{node.name} = {written}'), ('', f' = {numbers} = '),
+            ('b', number(node.data)), ('', '. Its tangent is the chain rule run forward: for each input, the local '
+            'gradient its '), ('c', '_backward'), ('', ' uses, times that input’s tangent, summed:')]  # fmt: skip
+    parts = [('p', said), ('list', rows), ('p', [('c', tangent_line(trace, frame))])]
+    if i == trace.output and not asked:
+        grad = trace.final_grads()[wrt]
+        said = agrees(forward.tangents(trace, wrt)[i], grad)
+        parts.append(
+            (
+                'p',
+                [
+                    (
+                        '',
+                        f'The output’s tangent is ∂{node.name}/∂{by}: what the backward pass gives {owner(by)}.grad, ',
+                    ),
+                    ('b', number(grad)),
+                    (
+                        '',
+                        f', {said}. One forward pass gave '
+                        'the derivative by one input; the backward pass gives every input’s at once.',
+                    ),
+                ],
+            )
+        )
+        # fmt: skip
+    return parts
+
+
+def agrees(tangent, grad):
+    """Whether forward mode's tangent and the backward pass's grad say the same: the sums add the same products in
+    other orders, so they may differ in the last bits of a float, never in the digits shown."""
+    if same(tangent, grad):
+        return 'the same number'
+    if number(tangent) == number(grad):
+        return f'the same to the digits shown (the same products, added in another order: {tangent!r}, {grad!r})'
+    return f'not the same: {number(tangent)} here'
 
 
 def plain_text(parts):

@@ -6,6 +6,7 @@ import html
 import graphviz
 
 from engine import ops
+from engine.forward import terms
 from engine.frames import Frame, grads_at
 from engine.ieee import same
 from view.numbers import HIDDEN, NOT_COMPUTED, fmt, padded
@@ -23,6 +24,7 @@ from view.palette import (
     PLAYER_STYLE,
     SECONDARY,
     SEED,
+    TANGENT_KEYS,
     TEXT_COLOURS,
     WRONG_FILL,
 )
@@ -43,6 +45,8 @@ def value_look(trace, frame, i, grads, final_after, width, right=None, right_gra
         state = 'none'
     elif i in frame.hidden:
         state = 'hidden'  # neither final nor more to come: that would tell part of the answer
+    elif frame.wrt >= 0:  # forward mode: a tangent is worked out once, at its op's frame
+        state = 'final'
     elif frame.steps_done >= final_after[i]:
         state = 'wrong' if i in wrong_grads(trace, right) else 'final'
     else:
@@ -51,7 +55,9 @@ def value_look(trace, frame, i, grads, final_after, width, right=None, right_gra
         state = 'wrong'
     mark = ''
     if i == frame.node:
-        mark = {'seed': 'seed', 'backward': 'active'}.get(frame.kind, 'forward')
+        mark = {'seed': 'seed', 'backward': 'active', 'tangent': 'active'}.get(frame.kind, 'forward')
+    elif frame.kind == 'inputs' and i == frame.wrt:  # forward mode's seed: the input's own tangent, 1
+        mark = 'seed'
     data = trace.nodes[i].data if frame.has_data(trace, i) else None
     grad_text = HIDDEN.center(width) if grad is not None and i in frame.hidden else padded(grad, width)
     return padded(data, width), grad_text, state, mark
@@ -95,6 +101,8 @@ def hot_edges(trace, frame, width, local_width=None):
     line stands between them where the edge runs through (build_dot), every number padded so that the label is as wide
     as blank_label.
     """
+    if frame.kind == 'tangent':
+        return tangent_edges(trace, frame, width, local_width)
     if frame.kind != 'backward':
         return {}
     local_width = local_width or label_width(trace, width)
@@ -108,6 +116,22 @@ def hot_edges(trace, frame, width, local_width=None):
         amount = HIDDEN.center(width) if c.child in hidden else padded(sign * c.amount, width)
         # a body that writes one input on two lines: its edge shows the last (the explanation gives each)
         labels[step.node, c.slot] = f'{product}\n{" " * len(product)}\n{f"{c.how} {amount}".rjust(len(product))}'
+    return labels
+
+
+def tangent_edges(trace, frame, width, local_width=None):
+    """Forward mode: {(op node, input slot): label} for the edges into the op whose tangent `frame` works out, each
+    `local gradient × tangent coming in` over `= its share`; the box sums the shares. Into a tangent the frame
+    hides, the local gradient and the share are asked for, as a backward step's are (hot_edges)."""
+    local_width = local_width or label_width(trace, width)
+    asked = frame.node in frame.hidden
+    labels = {}
+    for t in terms(trace, frame.wrt, frame.node):
+        local = HIDDEN.center(local_width) if asked else padded(t.local_grad, local_width)
+        tangent = HIDDEN.center(width) if t.child in frame.hidden else padded(t.tangent_in, width)
+        product = f'{local} × {tangent}'
+        amount = HIDDEN.center(width) if asked else padded(t.amount, width)
+        labels[frame.node, t.slot] = f'{product}\n{" " * len(product)}\n{f"= {amount}".rjust(len(product))}'
     return labels
 
 
@@ -197,13 +221,15 @@ COMPACT = {'nodesep': '0.06', 'ranksep': '0.1'}  # inches between boxes, and bet
 TITLE_PT = '7'  # the row titles (data, grad) of a compact box; its numbers stay 14 pt, as every shape's do
 
 
-def build_dot(trace, frame, width, shape='wide', right=None):
+def build_dot(trace, frame, width, shape='wide', right=None, rows=None):
     """The graph at `frame`, numbers padded to `width`, in `shape` (SHAPES). Ids: n3, n3_op, e3_0 (op 3's input 0,
     from its label l3_0 on; e3_0_in up to it), e3_out, stops b3_0. A label is a point in the shapes without labels.
 
-    With frame None, every number is a placeholder of the same width: the layout without anyone's values. The grads
-    in frame.hidden show '?'. `right`: beside a student's bodies, the right engine's trace (value_look).
+    With frame None, every number is a placeholder of the same width: the layout without anyone's values, its boxes'
+    rows titled `rows` (VALUE_ROWS, or forward mode's TANGENT_ROWS; by default the frame's). The grads in
+    frame.hidden show '?'. `right`: beside a student's bodies, the right engine's trace (value_look).
     """
+    rows = rows or row_titles(frame)
     labelled = shape == 'wide'
     local_width = label_width(trace, width)
     if frame is None:
@@ -248,6 +274,7 @@ def build_dot(trace, frame, width, shape='wide', right=None):
             has_grad=state != 'none',
             has_data=data.strip() != NOT_COMPUTED,
             large_titles=labelled,
+            titles=rows,
         )
         tight = {} if labelled else {'margin': '0.04,0.02'}
         dot.node(node.id, label=label, id=node.id, shape='box', **tight, **STATE_STYLE[state], **MARK_STYLE[mark])
@@ -332,9 +359,15 @@ def _draw_buses(dot, trace):
 # the player finds the numbers it patches by these indexes (a test lays a box out with dot and checks them)
 VALUE_ROWS = ('data', 'grad')
 VALUE_TEXTS = {'name': 0, **{row: 2 + 2 * k for k, row in enumerate(VALUE_ROWS)}}  # name 0, data 2, grad 4
+TANGENT_ROWS = ('data', 'tangent')  # forward mode's: the second row is ∂value/∂(the input chosen), not a grad
 
 
-def _value_label(name, data_text, grad_text, has_grad, has_data, large_titles=True):
+def row_titles(frame):
+    """The titles of a box's rows at `frame`: forward mode's where the frame carries a tangent, else VALUE_ROWS."""
+    return TANGENT_ROWS if frame is not None and frame.wrt >= 0 else VALUE_ROWS
+
+
+def _value_label(name, data_text, grad_text, has_grad, has_data, large_titles=True, titles=VALUE_ROWS):
     """micrograd's box of name, data and grad, stacked to keep the graph narrow (an HTML-like label, text escaped);
     the row titles at TITLE_PT unless `large_titles`.
 
@@ -342,7 +375,7 @@ def _value_label(name, data_text, grad_text, has_grad, has_data, large_titles=Tr
     """
     rows = ''
     size = '' if large_titles else f' point-size="{TITLE_PT}"'
-    for title, text, known in zip(VALUE_ROWS, (data_text, grad_text), (has_data, has_grad)):
+    for title, text, known in zip(titles, (data_text, grad_text), (has_data, has_grad)):
         colour = TEXT_COLOURS.get(text.strip(), INK if known else SECONDARY)
         text = html.escape(text)
         rows += (
@@ -369,6 +402,9 @@ def _swatch(key):
 
 
 LEGEND = PLAYER_STYLE + '<div style="font-size:0.85rem;color:#444">' + ''.join(map(_swatch, PAGE_KEYS)) + '</div>'
+TANGENT_LEGEND = (  # forward mode's: the same looks, said of tangents
+    PLAYER_STYLE + '<div style="font-size:0.85rem;color:#444">' + ''.join(map(_swatch, TANGENT_KEYS)) + '</div>'
+)
 # the `=` engine's two more looks (view/bug.py): an edge whose contribution an assignment threw away, in ink and
 # dashed, its amount after LOST_MARK (a negative one as plain as on any edge); and a final grad that is wrong
 LOST_LEGEND = (

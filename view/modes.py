@@ -1,7 +1,8 @@
 """What the page is for, one row a mode: its name in links, its label and help in the sidebar, when it does not apply
 to a graph and why, the engine its trace runs on (with the right trace beside it, or alone), and the view module
 that draws its own parts. state.py takes the names from here, components/modes.py the labels and why_not, app.py
-the engine, and view/player_body.py the view module; docs/adding-a-mode.md says how to add one.
+the engine, view/player_body.py the view module, and app.py whether the frames carry tangents forward instead;
+docs/adding-a-mode.md says how to add one.
 
 A mode's view module (view.bug, view.exercise) draws what the mode adds beside the right trace, under these names:
 COLUMN, the node table's column of the right grads beside 'grad now'; STATE_WORDS, a grad's state in the table's
@@ -47,6 +48,15 @@ def quiz_why_not(expression, trace):
     return None
 
 
+def forward_why_not(expression, trace):
+    if any(node.is_input for node in trace.nodes):
+        return None
+    return (
+        'Forward mode carries the derivative by one input forward through the graph: this expression has no inputs '
+        '(only numbers), so there is none to choose. The page shows its backward pass.'
+    )
+
+
 @dataclass(frozen=True)
 class Mode:
     name: str  # what a link and the code call it (mode=bug)
@@ -58,6 +68,9 @@ class Mode:
     # assigns, or 'bodies' the student's own _backward bodies (engine/exercise.py): each with the right trace beside
     engine: str = ''
     view: ModuleType | None = None  # beside the right trace: the module that draws the mode's own parts (above)
+    # forward mode: the frames carry one input's tangents forward (engine/forward.py, engine.frames.tangent_frames),
+    # the input chosen in the sidebar or by wrt= in a link, and the page counts what each way costs
+    tangents: bool = False
 
 
 MODES = (
@@ -88,6 +101,14 @@ MODES = (
         "**Your own**: write the exercise's three `_backward` bodies and watch them run beside the right engine.",
         engine='bodies',
         view=exercise,
+    ),
+    Mode(
+        'forward',
+        'Forward mode',
+        '**Forward**: the derivative by one input carried forward beside the data, op by op, to the output; and '
+        'what getting every grad costs that way and backward.',
+        why_not=forward_why_not,
+        tangents=True,
     ),
 )
 MODE = {mode.name: mode for mode in MODES}  # by name

@@ -4,6 +4,7 @@
 import pandas as pd
 
 from engine import ops
+from engine.forward import tangents
 from engine.frames import grads_at
 from view.graph import value_look
 from view.numbers import HIDDEN, fmt
@@ -20,23 +21,30 @@ STATE_COLUMN = 'grad …'
 # the grads at the end of the pass: the answers, hidden unless asked for; named so as not to be read as the state
 ANSWER_COLUMN = 'answer: grad at the end'
 COLUMNS = ('node', 'op', 'data', 'grad now', STATE_COLUMN, ANSWER_COLUMN)  # in the table's order, answer last
+# forward mode's table: each value's tangent in the grad's place (engine/forward.py), worked out once, at its op
+TANGENT_COLUMNS = {'grad now': 'tangent now', STATE_COLUMN: 'tangent …', ANSWER_COLUMN: 'answer: tangent at the end'}
+TANGENT_WORDS = {'none': 'not computed yet', 'final': 'is worked out', 'hidden': 'is hidden: work it out'}
 
 
-def table_columns(trace, beside=None):
+def table_columns(trace, beside=None, wrt=-1):
     """What of the table no frame changes: each node's name, its op as the graph shows it ('×', 'x^2'), its grad at
     the end (the answer column's cells), the column titles in order, and the words for each grad state, which
     player.js writes in the state column from each patch's grad state. `beside`: a mode's view module that puts the
     right trace beside the one shown (view/modes.py), whose COLUMN of the right grads stands after 'grad now' (each
-    patch's look carries it as its fifth text) and whose STATE_WORDS say the states."""
+    patch's look carries it as its fifth text) and whose STATE_WORDS say the states. `wrt`: forward mode's input,
+    whose tangents stand in the grads' place (TANGENT_COLUMNS)."""
     columns = list(COLUMNS)
     if beside is not None:
         columns.insert(columns.index('grad now') + 1, beside.COLUMN)
+    states, finals = STATE_WORDS if beside is None else beside.STATE_WORDS, trace.final_grads()
+    if wrt >= 0:
+        columns, states, finals = [TANGENT_COLUMNS.get(c, c) for c in columns], TANGENT_WORDS, tangents(trace, wrt)
     return {
         'names': [n.name for n in trace.nodes],
         'ops': [ops.symbol(n.op) if n.op else 'input' if n.is_input else 'constant' for n in trace.nodes],
-        'finals': [fmt(g) for g in trace.final_grads()],
+        'finals': [fmt(g) for g in finals],
         'columns': columns,
-        'states': STATE_WORDS if beside is None else beside.STATE_WORDS,
+        'states': states,
         'beside': beside is not None,
     }
 
@@ -57,7 +65,7 @@ def node_table(trace, frame, answers=False, right=None, beside=None):
     """One row per node; with `answers`, the answer column (each grad at the end) too. The grads the frame hides show
     '?'. `right`: the right engine's trace, whose grads at this frame stand beside, in the column of `beside` (the
     mode's view module, table_columns)."""
-    fixed, hidden = table_columns(trace, beside), frame.hidden
+    fixed, hidden = table_columns(trace, beside, frame.wrt), frame.hidden
     columns = {
         'node': fixed['names'],
         'op': fixed['ops'],
@@ -71,4 +79,5 @@ def node_table(trace, frame, answers=False, right=None, beside=None):
     columns[STATE_COLUMN] = [fixed['states'][state] for state in grad_states(trace, frame, right, every_frame)]
     if answers:
         columns[ANSWER_COLUMN] = fixed['finals']
-    return pd.DataFrame(columns)
+    table = pd.DataFrame(columns)
+    return table.rename(columns=TANGENT_COLUMNS) if frame.wrt >= 0 else table

@@ -8,6 +8,7 @@ not import the page; number_word is that word with the page's true minus.
 
 import math
 
+from engine.forward import tangents, terms
 from engine.ops import word
 
 NOT_COMPUTED = '·'
@@ -33,6 +34,13 @@ def number_width(trace):
     numbers = [node.data for node in trace.nodes] + [1.0] + trace.final_grads()
     numbers += [x for step in trace.steps for c in step.contributions for x in (c.amount, c.after)]
     return max(len(fmt(x)) for x in numbers)
+
+
+def tangent_width(trace, wrt):
+    """The widest number forward mode shows for the input node wrt: its tangents, and each op's terms."""
+    numbers = [x for i in range(len(trace.nodes)) if trace.nodes[i].op for t in terms(trace, wrt, i)
+               for x in (t.amount, t.tangent_in)]  # fmt: skip
+    return max(len(fmt(x)) for x in [*tangents(trace, wrt), *numbers])
 
 
 def padded(x, width):

@@ -99,3 +99,14 @@ KEYS = {  # COLOUR_MEANINGS' colours, in its order
 # the page's legend, under the player: what the += engine's pass shows, in the order a pass shows it (the `=` engine's
 # wrong grad is in LOST_LEGEND, shown with that engine)
 PAGE_KEYS = (NOT_COMPUTED_KEY, *(KEYS[c] for c in (ACCUMULATING_FILL, FINAL_FILL, SEED, ACTIVE, FORWARD, UNDEFINED)))
+
+# forward mode's legend (view/forward.py, exports/picture.legend_svg): the same looks, meaning for a tangent what
+# they mean for a grad; the value just computed is the active one, its op and edges working out its tangent
+TANGENT_KEYS = (
+    Key(None, 'tangent not computed yet (·)'),
+    Key(FINAL_FILL, 'tangent worked out', fill=FINAL_FILL),
+    Key(SEED, 'the input chosen: its tangent is 1', border=SEED, pen=SEED_WIDTH),
+    Key(ACTIVE, 'computed now: its data, and its tangent: local grad × tangent coming in, summed', border=ACTIVE,
+        pen=MARK_WIDTH),
+    KEYS[UNDEFINED],
+)  # fmt: skip

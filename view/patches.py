@@ -1,5 +1,6 @@
 """The player's patches: frame 0 whole, then for each frame only what changed on the graph."""
 
+from engine.forward import tangents
 from view.graph import hot_edges, label_width, lost_edges, value_look
 from view.numbers import HIDDEN, fmt
 
@@ -24,11 +25,15 @@ def frame_patches(trace, all_frames, width, right=None, every_frame=False):
     previous = None
 
     def touched(frame):  # the nodes a frame marks or writes: the next frame may show them otherwise
-        nodes = {frame.node, trace.output} - {-1}
+        nodes = {frame.node, trace.output, frame.wrt} - {-1}  # forward mode's input is marked at the inputs
         return nodes | set(trace.nodes[frame.node].children) if frame.kind == 'backward' else nodes
 
     for frame in all_frames:
-        if frame.kind == 'seed':
+        if frame.wrt >= 0:  # forward mode: the leaves' tangents are given, each op's comes at its own frame
+            known = tangents(trace, frame.wrt)
+            for i in range(len(trace.nodes)) if frame.kind == 'inputs' else (frame.node,):
+                grads[i] = known[i] if frame.has_data(trace, i) else None
+        elif frame.kind == 'seed':
             grads[trace.output] = right_grads[trace.output] = 1.0
         elif frame.kind == 'backward':
             for c in trace.steps[frame.steps_done - 1].contributions:

@@ -3,9 +3,10 @@ caption, explanation, sums and node table, made once here and encoded as JSON (c
 
 import json
 
+from view import forward
 from view.depth_plot import depth_plots
 from view.explanation import caption, explain, explanation_html, frame_rules
-from view.graph import LEGEND, blank_label, label_width
+from view.graph import LEGEND, TANGENT_LEGEND, blank_label, label_width
 from view.learning import learning_tail
 from view.modes import MODE
 from view.names import frame_labels, frame_suffixes
@@ -44,6 +45,8 @@ def make_body(
     # the check, at the last frame, would show the grads it hides (hide=new without the leaves' steps)
     if last.hide == 'all' or numeric is None or last.hidden:
         summary = ''
+    elif last.wrt >= 0:  # forward mode: the output's tangent beside the backward pass's grad
+        summary = forward.summary_html(trace, last.wrt, numeric)
     elif beside is not None:
         summary = beside.summary_html(trace, right, numeric)
     else:
@@ -58,15 +61,23 @@ def make_body(
     after = len(captions) - len(all_frames)  # the learning step's frames
     count = None if in_pass is None else in_pass + after
     labels, files = frame_labels(all_frames, count, after), frame_suffixes(all_frames, count, after)
-    table = table_columns(trace, beside)
+    table = table_columns(trace, beside, last.wrt)
     if last.hide != 'none' or any(f.ask for f in all_frames):
         table['finals'] = [HIDDEN] * len(trace.nodes)  # the answers are never sent where grads are asked for
     return encode_body(
         graph, patches, blank_label(width, label_width(trace, width)),
         captions=captions, explanations=explanations, rules=rules, table=table, near=neighbours(trace),
-        summary=summary, plots=plots, legend=LEGEND + (beside.LEGEND if beside is not None else ''), labels=labels,
+        summary=summary, plots=plots, legend=legend(beside, last), labels=labels,
         files=files, marks=marks,
     )  # fmt: skip
+
+
+def legend(beside, frame):
+    """The legend under the player: forward mode's (its frames carry tangents), or the page's with what the mode's
+    view module adds."""
+    if frame.wrt >= 0:
+        return TANGENT_LEGEND
+    return LEGEND + (beside.LEGEND if beside is not None else '')
 
 
 def neighbours(trace):

@@ -37,6 +37,7 @@ class Scene:
     # in mode 'code', the form the bodies are in (engine/forms.py): 'bodies', the seed's `_backward` bodies, or
     # 'local_grads', microgpt's tuples
     form: str = 'bodies'
+    wrt: int = -1  # forward mode: the input whose tangents the frames carry (its node index); else -1
     # made from the fields above, so not compared: the key is theirs
     expression: object = field(compare=False)  # the engine.Expression
     trace: object = field(compare=False)  # the trace shown: on the mode's engine (view/modes.py)
@@ -63,7 +64,7 @@ class Scene:
     @property
     def in_pass(self):
         """The frames of the whole pass as watched (no questions), which the captions count."""
-        return len(frames_of(self.trace, self.forward, self.leaves))
+        return len(frames_of(self.trace, self.forward, self.leaves, wrt=self.wrt))
 
     @property
     def inputs(self):

@@ -16,7 +16,7 @@ from exports import picture
 from server import cache, layout
 from server.layout import QUICK_NOTE, LayoutRefused, has_dot, lay_out, quickened
 from server.streamlit_private import session_waiting
-from view.graph import SHAPES, build_dot
+from view.graph import SHAPES, VALUE_ROWS, build_dot, row_titles
 from view.names import file_stem
 from view.player_body import make_body
 
@@ -56,11 +56,13 @@ def show_player(scene, page, room=None):
     the exports then use too).
     """
     trace, width = scene.trace, scene.width
+    rows = row_titles(scene.frames[0])  # forward mode's boxes say tangent where the others say grad
     if has_dot():
-        graph, quick = server_layout(scene.expression, trace, width)
+        graph, quick = server_layout(scene.expression, trace, width, rows)
     else:  # the browser lays it out: the same DOT, the same budget; made once per graph, as a layout is
-        make = lambda: browser_layout(trace, width)  # noqa: E731
-        graph, quick = cache.laid_out(expression=scene.expression, width=width, lay_out=make, source='browser'), False
+        make = lambda: browser_layout(trace, width, rows)  # noqa: E731
+        graph = cache.laid_out(expression=scene.expression, width=width, lay_out=make, source='browser', rows=rows)
+        quick = False
     key = (scene.key, 'svg' in graph)  # with the layout, or with the DOT the browser lays out
     body = cache.player_body(
         key=key,
@@ -70,7 +72,7 @@ def show_player(scene, page, room=None):
         ),
     )  # fmt: skip
     # the graph, the same for every input and frame (and most of a long chain's bytes), kept and sent apart: once
-    graph_key = (scene.expression_key, width, 'svg' in graph, quick)  # as cache.laid_out keeps the layouts
+    graph_key = (scene.expression_key, width, 'svg' in graph, quick, rows)  # as cache.laid_out keeps the layouts
     encoded = cache.player_body(key=('graph', *graph_key), make=lambda: json.dumps(graph).encode())
     goto = st.session_state.get(GOTO, NO_GOTO)
     stem = file_stem(scene.expression_key, scene.inputs)
@@ -90,15 +92,15 @@ def fitted_shapes(trace):
     return [shape for shape in SHAPES if shape != 'wide'] if len(trace.nodes) <= FITTED_UP_TO else []
 
 
-def server_layout(expression, trace, width):
+def server_layout(expression, trace, width, rows=VALUE_ROWS):
     """The graph laid out by this server's dot, from cache.py's cache, as the player's body carries it ({'svg',
     'fits': {shape: svg}}), and whether it is the quick layout. When it cannot be laid out, the page says why and
     stops. A tangled graph laid out quickly gets no other shape: each would cost its budget again."""
     allowance, waiting = cache.session_allowance(), session_waiting()
 
     def shaped(shape):
-        make = lambda: layout_svg(trace, width, waiting=waiting, allowance=allowance, shape=shape)  # noqa: E731
-        return cache.laid_out(expression=expression, width=width, lay_out=make, shape=shape)
+        make = lambda: layout_svg(trace, width, waiting=waiting, allowance=allowance, shape=shape, rows=rows)  # noqa: E731
+        return cache.laid_out(expression=expression, width=width, lay_out=make, shape=shape, rows=rows)
 
     try:
         with st.spinner('Laying out the graph…', show_time=True):
@@ -112,25 +114,25 @@ def server_layout(expression, trace, width):
     return {'svg': laid.svg, 'fits': fits}, laid.quick
 
 
-def browser_layout(trace, width):
+def browser_layout(trace, width, rows=VALUE_ROWS):
     """What the player lays out in the browser where the server has no dot: the same value-free DOT as layout_svg's,
     the graph attributes of server/layout.py's quick layout, the same budgets, and what the page says past them.
     `url`: the Graphviz module (root-relative, under server.baseUrlPath)."""
-    dot = build_dot(trace, None, width)
+    dot = build_dot(trace, None, width, rows=rows)
     quick = {k: v for k, v in quickened(dot).graph_attr.items() if dot.graph_attr.get(k) != v}
     base = (st.get_option('server.baseUrlPath') or '').strip('/')
-    fits = {shape: build_dot(trace, None, width, shape=shape).source for shape in fitted_shapes(trace)}
+    fits = {shape: build_dot(trace, None, width, shape=shape, rows=rows).source for shape in fitted_shapes(trace)}
     return {
         'dot': dot.source, 'quick': quick, 'fits': fits, 'budget': [layout.FULL_BUDGET, layout.QUICK_BUDGET],
         'tangled': layout.tangled(), 'quickNote': QUICK_NOTE, 'url': '/' + '/'.join(filter(None, [base, GRAPHVIZ_JS])),
     }  # fmt: skip
 
 
-def layout_svg(trace, width, waiting=lambda: True, allowance=None, shape='wide'):
+def layout_svg(trace, width, waiting=lambda: True, allowance=None, shape='wide', rows=VALUE_ROWS):
     """The graph laid out once in `shape` (a layout.Layout), with no one's numbers in it: every frame has this
     layout, only texts and colours differ, and frame 0's patch writes every number. So a layout shared between
     visitors holds none of their values. Within server/layout.py's budget, or LayoutRefused."""
-    return lay_out(build_dot(trace, None, width, shape=shape), waiting, allowance)
+    return lay_out(build_dot(trace, None, width, shape=shape, rows=rows), waiting, allowance)
 
 
 def font_faces():

@@ -59,6 +59,7 @@ FIELDS = {  # a strategy per field of PageState, each over every value a link ma
     'learned': st.integers(0, MAX_STEPS),
     'room': st.text(st.characters(blacklist_categories=('Cs',)), max_size=32),  # a class's code as typed (or none)
     'form': st.sampled_from(tuple(FORMS)),
+    'wrt': st.sampled_from(['', 'x1', 'a', 'w']) | st.text(st.characters(blacklist_categories=('Cs',)), max_size=24),
     **{f'code_{name}': bodies(name) for name in exercise.OPS},
     **{f'grads_{name}': tuples(name) for name in exercise.OPS},
 }
@@ -87,6 +88,7 @@ def expected_after_link(s):
         formula=s.formula if s.expr == state.CUSTOM else DEFAULT.formula,
         chain_length=s.chain_length if s.expr == 'chain' else DEFAULT.chain_length,
         form=s.form if s.mode == 'code' else DEFAULT.form,
+        wrt=s.wrt if s.mode == 'forward' else DEFAULT.wrt,  # forward mode's input: which one the graph checks
         **{f'code_{n}': getattr(s if (s.mode, s.form) == ('code', 'bodies') else DEFAULT, f'code_{n}')
            for n in exercise.OPS},
         **{f'grads_{n}': getattr(s if (s.mode, s.form) == ('code', 'local_grads') else DEFAULT, f'grads_{n}')

@@ -1,0 +1,41 @@
+"""Forward mode's own parts of the page: which input's derivative it carries forward (wrt= in a link), and under the
+graph what getting every grad costs that way and backward, and the chain rule as a sum over paths."""
+
+import streamlit as st
+
+from components.markdown import md
+from view.forward import costs, costs_words, paths_text
+
+
+def chosen_input(box, trace, from_link):
+    """The node index of forward mode's input: chosen in `box` (the sidebar's; None in the presentation view, which
+    keeps the choice). One the graph lacks (another expression's, or a link's) is its first input, with a toast
+    where a link named it (`from_link`)."""
+    s = st.session_state
+    inputs = {node.name: i for i, node in enumerate(trace.nodes) if node.is_input}
+    first = next(iter(inputs))
+    if s.get('wrt') not in inputs:
+        if s.get('wrt') and from_link:
+            st.toast(f'wrt\\={md(s.wrt[:24])}: this graph has no input of that name, so forward mode follows its '
+                     f'first, {md(first)}.', icon=':material/link:')  # fmt: skip
+        s.wrt = first
+    if box is not None:
+        said = 'Forward mode carries one input’s tangent forward: ∂value/∂input at every value.'
+        box.selectbox('Derivative by', list(inputs), key='wrt', help=said)
+    return inputs[s.wrt]
+
+
+def forward_panel(trace, wrt, params, present=False):
+    """Under the graph: the passes and multiplications each way takes (view.forward.costs), then the paths from
+    the input to the output. Folded in the presentation view, where the graph has the screen."""
+    with st.expander('Why backprop runs backward: what each way costs', expanded=not present):
+        st.dataframe(costs(trace, params), hide_index=True)
+        st.markdown(md(costs_words(trace, params)))
+        listed = paths_text(trace, wrt)
+        if listed is None:
+            return
+        table, words = listed
+        st.markdown('**The chain rule as a sum over paths**')
+        if len(table):
+            st.dataframe(table, hide_index=True)
+        st.markdown(md(words))

@@ -1,0 +1,100 @@
+"""Forward mode's own parts, built with no Streamlit: the check at its last frame (the output's tangent beside the
+backward pass's grad and a finite difference), what getting every grad costs each way, and the chain rule as a sum
+over the paths from the input to the output. The frames themselves are drawn as every mode's are (view/graph.py,
+view/explanation.py read a frame's tangents from engine/forward.py)."""
+
+import html
+import math
+
+import pandas as pd
+
+from engine import forward
+from view.explanation import agrees, partial
+from view.numbers import fmt, number
+
+PATHS_UP_TO = 60  # values: a graph this small has its paths listed; a bigger one, its count of paths alone
+MAX_PATHS = 12  # the paths listed at most: past them the page says how many more there are
+
+
+def summary_html(trace, wrt, numeric):
+    """At the last frame: the output's tangent, the backward pass's grad of the same input, and the central finite
+    difference (`numeric`, {input name: difference}; None where it is not worked out); every text escaped."""
+    name, by = trace.nodes[-1].name, trace.nodes[wrt].name
+    tangent, grad = forward.tangents(trace, wrt)[-1], trace.final_grads()[wrt]
+    rows = {'forward mode: the output’s tangent': fmt(tangent), f'backward pass: {by}.grad': fmt(grad)}
+    if numeric is not None and by in numeric:
+        rows['finite difference'] = fmt(numeric[by])
+    table = pd.DataFrame({'way': list(rows), f'∂{name}/∂{by}': list(rows.values())})
+    out = html.escape(partial(trace, len(trace.nodes) - 1, wrt))
+    said = f'<b>Done.</b> {out}: the forward pass’s tangent and the backward pass’s grad are {agrees(tangent, grad)}.'
+    return f'<p>{said}</p>' + table.to_html(index=False, escape=True, border=0, classes='check')
+
+
+def costs(trace, params=()):
+    """What getting grads costs each way on this graph, as a table (pandas): the passes and the local-gradient
+    multiplications for every input's grad, and for the parameters' (`params`, their names) where the graph has
+    some. One multiplication per op input a pass: forward mode's local gradient × the tangent coming in, the
+    backward pass's local gradient × out.grad."""
+    n = forward.counts(trace)
+    rows = [('every input’s grad', n.inputs, n.inputs)]
+    if params:
+        rows.append(('the parameters’ grads', len(params), len(params)))
+    table = pd.DataFrame(
+        {
+            'to get': [f'{what} ({count:,})' for what, count, _ in rows],
+            'forward mode: passes': [f'{passes:,}' for _, _, passes in rows],
+            'forward mode: multiplications': [f'{passes * n.edges:,}' for _, _, passes in rows],
+            'backward pass: passes': ['1'] * len(rows),
+            'backward pass: multiplications': [f'{n.edges:,}'] * len(rows),
+        }
+    )
+    return table
+
+
+def costs_words(trace, params=()):
+    """The count in words: why training runs backward, and when forward mode would win."""
+    n = forward.counts(trace)
+    many = len(params) or n.inputs
+    what = f'{len(params)} parameters' if params else f'{n.inputs} input{"s" if n.inputs != 1 else ""}'
+    edge = f'{n.edges:,} op input{"s" if n.edges != 1 else ""}'
+    said = (
+        f'One forward-mode pass gives the derivative by one input: {what} need {many:,} pass'
+        f'{"es" if many != 1 else ""}, each multiplying a local gradient by a tangent at every one of the graph’s '
+        f'{edge}. One backward pass gives all {many:,} grads at once, with the same {n.edges:,} multiplications. '
+    )
+    if many > 1:
+        said += f'So training, one loss and many parameters, runs backward: here {many:,} times fewer. '
+    return said + (
+        'Forward mode wins the other way round: one input and many outputs (a curve’s every point by one '
+        'setting) is one forward pass, and a backward pass per output.'
+    )
+
+
+def paths_text(trace, wrt):
+    """The chain rule as a sum over paths: (a table of the paths listed, one row each: the values along it, its
+    local gradients and their product; the words under it: how many paths, and that their products sum to the
+    output's tangent). None for a graph past PATHS_UP_TO."""
+    if len(trace.nodes) > PATHS_UP_TO:
+        return None
+    found = forward.paths(trace, wrt, MAX_PATHS)
+    names = [node.name for node in trace.nodes]
+    table = pd.DataFrame(
+        {
+            'path': [' → '.join(names[i] for i in p.nodes) for p in found.shown],
+            'local gradients': [' × '.join(number(g) for g in p.local_grads) for p in found.shown],
+            'product': [number(p.product) for p in found.shown],
+        }
+    )
+    tangent = forward.tangents(trace, wrt)[-1]
+    out, by = partial(trace, len(trace.nodes) - 1, wrt), trace.nodes[wrt].name
+    if found.count == 0:
+        return table, f'No path leads from {by} to the output: {out} = 0.'
+    ways = f'{found.count:,} path{"s" if found.count != 1 else ""}'
+    if len(found.shown) < found.count:
+        listed = f'The first {len(found.shown)} of the {ways} from {by} to the output are listed. '
+        summed = f'Their products, over all {ways}, sum to'
+    else:
+        listed = f'The {ways} from {by} to the output, each use of a value a path of its own. '
+        total = math.fsum(p.product for p in found.shown)
+        summed = f'Their products sum to {number(total)}:'
+    return table, f'{listed}{summed} {out} = {number(tangent)}, the chain rule’s sum over paths.'
