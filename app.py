@@ -70,7 +70,7 @@ else:
 
 with st.container():  # the heading, or the presentation view's controls: the graph below keeps its place
     if s.present:
-        presentation_controls()
+        wrt_box = presentation_controls()
     if expression is None:
         show_formula_error(printable(s.formula), formula_error)
         st.stop()
@@ -99,7 +99,7 @@ if mode.name == 'learn':  # the pass at the parameters after the steps taken, th
     width = max(width, number_width(learning.after))
 wrt = -1  # forward mode's input: its tangents flow forward in the frames (engine/forward.py)
 if mode.tangents:
-    wrt = chosen_input(wrt_box, trace, from_link=opened is not None)
+    wrt = chosen_input(wrt_box, trace, from_link=opened is not None, compact=page.present)
     width = max(width, tangent_width(trace, wrt))
 all_frames = frames(trace, page.forward, page.leaves, ask=mode.name == 'quiz', hide=page.hide, wrt=wrt)
 length = len(all_frames)

@@ -7,10 +7,10 @@ from components.markdown import md
 from view.forward import costs, costs_words, paths_text
 
 
-def chosen_input(box, trace, from_link):
-    """The node index of forward mode's input: chosen in `box` (the sidebar's; None in the presentation view, which
-    keeps the choice). One the graph lacks (another expression's, or a link's) is its first input, with a toast
-    where a link named it (`from_link`)."""
+def chosen_input(box, trace, from_link, compact=False):
+    """The node index of forward mode's input: chosen in `box` (the sidebar's, or with `compact` the presentation
+    view's row of controls, each option written ∂/∂x1; None: no box). One the graph lacks (another expression's, or
+    a link's) is its first input, with a toast where a link named it (`from_link`)."""
     s = st.session_state
     inputs = {node.name: i for i, node in enumerate(trace.nodes) if node.is_input}
     first = next(iter(inputs))
@@ -21,7 +21,9 @@ def chosen_input(box, trace, from_link):
         s.wrt = first
     if box is not None:
         said = 'Forward mode carries one input’s tangent forward: ∂value/∂input at every value.'
-        box.selectbox('Derivative by', list(inputs), key='wrt', help=said)
+        box.selectbox('Derivative by', list(inputs), key='wrt', help=None if compact else said,
+                      format_func=(lambda name: f'∂/∂{name}') if compact else str,
+                      label_visibility='collapsed' if compact else 'visible')  # fmt: skip
     return inputs[s.wrt]
 
 

@@ -6,8 +6,18 @@ import streamlit as st
 from components.live import class_controls
 from engine.frames import HIDE
 
-HIDE_LABELS = {'none': 'Show all grads', 'new': 'Hide new grads', 'all': 'Hide all grads'}
-HIDE_HELP = 'Hidden grads show ?: "new" hides what this step writes, and the next step shows it.'
+HIDE_WORDS = {'none': 'Show all {}', 'new': 'Hide new {}', 'all': 'Hide all {}'}
+HIDE_HELP = 'Hidden {} show ?: "new" hides what this step writes, and the next step shows it.'
+
+
+def hidden_things():
+    """What the switch hides: grads, or in forward mode the tangents, which its boxes show in the grads' place."""
+    return 'tangents' if st.session_state.get('mode') == 'forward' else 'grads'
+
+
+def hide_label(option):
+    return HIDE_WORDS[option].format(hidden_things())
+
 
 # Streamlit's header and its wide margins take room a projector needs; the sidebar is not drawn at all. On a phone
 # the choice of grads wraps, rather than scrolling its last choice out of sight
@@ -20,7 +30,9 @@ PAGE_STYLE = (
 
 
 def hide_control():
-    st.selectbox('Grads in the graph', HIDE, key='hide', format_func=HIDE_LABELS.get, help=HIDE_HELP)
+    things = hidden_things()
+    st.selectbox(f'{things.capitalize()} in the graph', HIDE, key='hide', format_func=hide_label,
+                 help=HIDE_HELP.format(things))  # fmt: skip
 
 
 def _leave():
@@ -28,13 +40,17 @@ def _leave():
 
 
 def presentation_controls():
-    """The view's own controls, in the main area: leave, hide grads, the node table, a live class."""
+    """The view's own controls, in the main area: leave, hide grads, the node table, a live class; in forward mode,
+    where its input is chosen (returned: components.forward.chosen_input draws it once the graph is known)."""
     st.html(PAGE_STYLE)
-    leave, hide, table, live = st.columns([1.2, 3, 1.2, 1.3], vertical_alignment='center')
+    forward = st.session_state.get('mode') == 'forward'
+    widths = [1.2, 3, 1.2, 1.3] + ([1.4] if forward else [])
+    leave, hide, table, live, *wrt = st.columns(widths, vertical_alignment='center')
     leave.button('Leave presentation', icon=':material/close_fullscreen:', key='leave_present', on_click=_leave)
     with hide:
         st.segmented_control(
-            'Grads', HIDE, key='hide', required=True, format_func=HIDE_LABELS.get, label_visibility='collapsed'
+            'Grads', HIDE, key='hide', required=True, format_func=hide_label, label_visibility='collapsed'
         )
     table.toggle('Node table', key='table')
     class_controls(live)
+    return wrt[0] if wrt else None

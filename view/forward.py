@@ -31,41 +31,45 @@ def summary_html(trace, wrt, numeric):
 
 
 def costs(trace, params=()):
-    """What getting grads costs each way on this graph, as a table (pandas): the passes and the local-gradient
-    multiplications for every input's grad, and for the parameters' (`params`, their names) where the graph has
-    some. One multiplication per op input a pass: forward mode's local gradient × the tangent coming in, the
-    backward pass's local gradient × out.grad."""
+    """What getting grads costs each way on this graph, as a table (pandas), a row per count and a column per way
+    (narrow enough for a phone): the passes and the local-gradient multiplications for every input's grad, and for
+    the parameters' (`params`, their names) where the graph has some. One multiplication per op input a pass: forward
+    mode's local gradient × the tangent coming in, the backward pass's local gradient × out.grad."""
     n = forward.counts(trace)
-    rows = [('every input’s grad', n.inputs, n.inputs)]
-    if params:
-        rows.append(('the parameters’ grads', len(params), len(params)))
-    table = pd.DataFrame(
+    rows = [('every input’s grad', n.inputs)] + ([('the parameters’ grads', len(params))] if params else [])
+    counts = []
+    for what, many in rows:
+        counts += [
+            (f'passes for {what} ({many:,})', many, 1),
+            ('multiplications', many * n.edges, n.edges),
+        ]
+    return pd.DataFrame(
         {
-            'to get': [f'{what} ({count:,})' for what, count, _ in rows],
-            'forward mode: passes': [f'{passes:,}' for _, _, passes in rows],
-            'forward mode: multiplications': [f'{passes * n.edges:,}' for _, _, passes in rows],
-            'backward pass: passes': ['1'] * len(rows),
-            'backward pass: multiplications': [f'{n.edges:,}'] * len(rows),
+            'to get': [what for what, _, _ in counts],
+            'forward mode': [f'{f:,}' for _, f, _ in counts],
+            'backward pass': [f'{b:,}' for _, _, b in counts],
         }
     )
-    return table
 
 
 def costs_words(trace, params=()):
     """The count in words: why training runs backward, and when forward mode would win."""
     n = forward.counts(trace)
     many = len(params) or n.inputs
-    what = f'{len(params)} parameters' if params else f'{n.inputs} input{"s" if n.inputs != 1 else ""}'
-    edge = f'{n.edges:,} op input{"s" if n.edges != 1 else ""}'
+    what = f'the {len(params)} parameters’ grads' if params else f'the {n.inputs} inputs’ grads'
+    if many == 1:
+        what = 'the one input’s grad'
+    edges = f'{n.edges:,} op input{"s" if n.edges != 1 else ""}'
     said = (
-        f'One forward-mode pass gives the derivative by one input: {what} need {many:,} pass'
-        f'{"es" if many != 1 else ""}, each multiplying a local gradient by a tangent at every one of the graph’s '
-        f'{edge}. One backward pass gives all {many:,} grads at once, with the same {n.edges:,} multiplications. '
+        f'One forward-mode pass gives the derivative by one input, multiplying a local gradient by a tangent at each '
+        f'of the graph’s {edges}: {what} take {many:,} pass{"es" if many != 1 else ""}, '
+        f'{many * n.edges:,} multiplications. One backward pass gives every input’s grad at once, with '
+        f'{n.edges:,} multiplications. '
     )
     if many > 1:
-        said += f'So training, one loss and many parameters, runs backward: here {many:,} times fewer. '
+        said += 'So training, one loss and many parameters, runs backward. '
     return said + (
-        'Forward mode wins the other way round: one input and many outputs (a curve’s every point by one '
+        'Forward mode wins the other way round: one input and many outputs (every point of a curve, by one '
         'setting) is one forward pass, and a backward pass per output.'
     )
 
