@@ -4,12 +4,14 @@ Starts `streamlit run main.py` on a free port (bench/serve.py, as the browser te
 (?expr=...&step=...) in a fresh page, and saves a full-page PNG at 1600x1000 into docs/; the presentation view, made
 to fit its window, as the window of a 1920x1080 projector; and the window of a phone and of a laptop (screen-*.png).
 One picture per teaching mode (mode-*.png): your own _backward, the = bug, the
-quiz (its first question answered in the page), the quiz in the presentation view and one step of learning. And a
+quiz (its first question answered in the page), the quiz in the presentation view, one step of learning and forward
+mode. And a
 live class (class-*.png): a projector and three students in Chromium (two laptops, a phone), with 21 more students
 following over plain HTTP, asked a question, answering it, and the reveal.
 
     python -m bench.screenshots               # every picture
     python -m bench.screenshots class         # a live class's alone
+    python -m bench.screenshots forward       # forward mode's alone
 """
 
 import asyncio
@@ -271,17 +273,29 @@ def live_class(browser, url):
             context.close()
 
 
+def forward_mode(browser, url):
+    """Forward mode on reuse by a, at its last frame: the output's tangent beside a.grad, the costs, the paths."""
+    page, k, n = open_view(browser, url, '?expr=reuse&mode=forward&wrt=a&step=end')
+    assert k == n, (k, n)
+    expect(caption(page)).to_contain_text('its tangent ∂out/∂a')
+    expect(page.get_by_text('The chain rule as a sum over paths')).to_be_visible()
+    save(page, 'mode-forward.png')
+
+
 def main():
-    only_class = sys.argv[1:] == ['class']
-    if not only_class:
+    only = sys.argv[1:]
+    only_class = only == ['class']
+    if only not in ([], ['class'], ['forward']):
+        sys.exit(__doc__)
+    if not only:
         exported_gif('reuse-pass.gif')
     missing = check_chromium()
     if missing:
         sys.exit(missing)
     with serve_app() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        if only_class:
-            live_class(browser, url)
+        if only:
+            (live_class if only_class else forward_mode)(browser, url)
             browser.close()
             return
         try:
@@ -332,6 +346,7 @@ def main():
             save(page, 'mode-learn.png')
 
             code_mode(browser, url)
+            forward_mode(browser, url)
         finally:
             browser.close()
 

@@ -82,6 +82,7 @@ class Path:
 
     nodes: tuple  # node indices, the input first, the output last
     local_grads: tuple  # one per step along it: ∂nodes[k+1]/∂nodes[k] through that use
+    slots: tuple  # one per step along it: which input of nodes[k+1] the path enters by (a*a: 0 or 1)
 
     @property
     def product(self):
@@ -98,22 +99,22 @@ def paths(trace, wrt, cap):
     """The paths from node wrt to the output, the first `cap` of them written out, and how many there are in all
     (counted without writing them out: a deep graph has more than can be listed). Each use of a value is a path of
     its own: in a·b + a·a, a reaches the output three ways."""
-    uses = [[] for _ in trace.nodes]  # for each value: (the op that uses it, that use's local gradient)
+    uses = [[] for _ in trace.nodes]  # for each value: (the op that uses it, the slot, that use's local gradient)
     for i, node in enumerate(trace.nodes):
         if node.op:
             for c in trace.steps[trace.output - i].contributions:
-                uses[c.child].append((i, c.local_grad))
+                uses[c.child].append((i, c.slot, c.local_grad))
     ways = [0] * len(trace.nodes)  # the paths from wrt to each value
     ways[wrt] = 1
     for i, node in enumerate(trace.nodes):
         if node.op:
             ways[i] = sum(ways[c] for c in node.children)
     shown = []
-    walk = [((wrt,), ())]  # depth first, each use in the order the ops come in the forward pass
+    walk = [((wrt,), (), ())]  # depth first, each use in the order the ops come in the forward pass
     while walk and len(shown) < cap:
-        nodes, grads = walk.pop()
+        nodes, grads, slots = walk.pop()
         if nodes[-1] == trace.output:
-            shown.append(Path(nodes, grads))
+            shown.append(Path(nodes, grads, slots))
             continue
-        walk.extend((nodes + (op,), grads + (g,)) for op, g in reversed(uses[nodes[-1]]))
+        walk.extend((nodes + (op,), grads + (g,), slots + (slot,)) for op, slot, g in reversed(uses[nodes[-1]]))
     return Paths(tuple(shown), ways[trace.output])

@@ -74,6 +74,15 @@ def costs_words(trace, params=()):
     )
 
 
+def path_name(trace, path):
+    """The values along a path, an op that uses a value twice with the use it goes through: 'a → a*a (use 2) → out'."""
+    names = [trace.nodes[path.nodes[0]].name]
+    for before, op, slot in zip(path.nodes, path.nodes[1:], path.slots):
+        twice = trace.nodes[op].children.count(before) > 1
+        names.append(f'{trace.nodes[op].name} (use {slot + 1})' if twice else trace.nodes[op].name)
+    return ' → '.join(names)
+
+
 def paths_text(trace, wrt):
     """The chain rule as a sum over paths: (a table of the paths listed, one row each: the values along it, its
     local gradients and their product; the words under it: how many paths, and that their products sum to the
@@ -81,10 +90,9 @@ def paths_text(trace, wrt):
     if len(trace.nodes) > PATHS_UP_TO:
         return None
     found = forward.paths(trace, wrt, MAX_PATHS)
-    names = [node.name for node in trace.nodes]
     table = pd.DataFrame(
         {
-            'path': [' → '.join(names[i] for i in p.nodes) for p in found.shown],
+            'path': [path_name(trace, p) for p in found.shown],
             'local gradients': [' × '.join(number(g) for g in p.local_grads) for p in found.shown],
             'product': [number(p.product) for p in found.shown],
         }

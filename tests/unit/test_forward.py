@@ -13,7 +13,7 @@ from engine.forward import counts, paths, tangents, terms
 from engine.frames import frames, tangent_frames
 from tests.unit.test_parse import formulas
 from view.explanation import caption, explain, frame_rules, plain_text, tangent_line
-from view.forward import MAX_PATHS, PATHS_UP_TO, costs, paths_text, summary_html
+from view.forward import MAX_PATHS, PATHS_UP_TO, costs, path_name, paths_text, summary_html
 from view.graph import TANGENT_ROWS, blank_label, build_dot, hot_edges, label_width
 from view.numbers import number_width, tangent_width
 
@@ -157,8 +157,8 @@ def test_paths_are_counted_as_walking_the_graph_counts_them(key):
 def test_reuse_has_three_paths_from_a_whose_products_sum_to_its_grad():
     trace = trace_of(PRESETS['reuse'])
     found = paths(trace, index(trace, 'a'), cap=MAX_PATHS)
-    names = sorted(' → '.join(trace.nodes[i].name for i in p.nodes) for p in found.shown)
-    assert names == ['a → a*a → out', 'a → a*a → out', 'a → a*b → out']
+    names = sorted(path_name(trace, p) for p in found.shown)
+    assert names == ['a → a*a (use 1) → out', 'a → a*a (use 2) → out', 'a → a*b → out']
     assert sorted(p.product for p in found.shown) == [-2.0, 3.0, 3.0]  # b; a, twice: b + 2a = 4
     assert math.fsum(p.product for p in found.shown) == trace.final_grads()[index(trace, 'a')]
 
