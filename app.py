@@ -57,7 +57,8 @@ else:
         learned_box = st.empty()  # where the steps took the parameters, once the page knows
         mode_control()
         wrt_box = st.container() if s.mode == 'forward' else None  # forward mode's input, once the graph is known
-        backward_only = s.mode == 'forward'  # forward mode's frames are the forward pass, and have no leaves' steps
+        # forward mode's frames are the forward pass, with no leaves' steps (where it applies: a graph with inputs)
+        backward_only = s.mode == 'forward' and bool(expression and expression.defaults)
         st.toggle('Step through the forward pass too', key='forward', disabled=backward_only)
         st.toggle('Step through the leaves too', key='leaves', disabled=backward_only,
                   help='A leaf’s _backward does nothing; backward() still calls it, as micrograd does.')  # fmt: skip
@@ -99,7 +100,7 @@ if mode.name == 'learn':  # the pass at the parameters after the steps taken, th
     width = max(width, number_width(learning.after))
 wrt = -1  # forward mode's input: its tangents flow forward in the frames (engine/forward.py)
 if mode.tangents:
-    wrt = chosen_input(wrt_box, trace, from_link=opened is not None, compact=page.present)
+    wrt = chosen_input(wrt_box, trace, list(expression.defaults), from_link=opened is not None, compact=page.present)
     width = max(width, tangent_width(trace, wrt))
 all_frames = frames(trace, page.forward, page.leaves, ask=mode.name == 'quiz', hide=page.hide, wrt=wrt)
 length = len(all_frames)

@@ -137,10 +137,12 @@ def choose_frames(shown):
     and seconds set to the choice, or None, with the reason on the page, where the choice leaves nothing."""
     st.markdown('**The whole pass, for slides**')
     which, asking = st.columns([3, 2], vertical_alignment='bottom')
-    choice = which.segmented_control(
-        'Frames', list(exports.FRAME_CHOICES), format_func=exports.FRAME_CHOICES.get, default='all', required=True,
-        key='export_choice',
-    )  # fmt: skip
+    choice = 'all'  # forward mode's frames have no backward step and no leaf's to leave out: nothing to choose
+    if shown.frames[0].wrt < 0:
+        choice = which.segmented_control(
+            'Frames', list(exports.FRAME_CHOICES), format_func=exports.FRAME_CHOICES.get, default='all',
+            required=True, key='export_choice',
+        )  # fmt: skip
     questions = shown.questions is not None and asking.toggle(
         'A question before each step', key='export_questions',
         help='A picture of each step with its new grads as ?, as Hide new grads shows them, before the one that '

@@ -7,12 +7,14 @@ from components.markdown import md
 from view.forward import costs, costs_words, paths_text
 
 
-def chosen_input(box, trace, from_link, compact=False):
-    """The node index of forward mode's input: chosen in `box` (the sidebar's, or with `compact` the presentation
-    view's row of controls, each option written ∂/∂x1; None: no box). One the graph lacks (another expression's, or
-    a link's) is its first input, with a toast where a link named it (`from_link`)."""
+def chosen_input(box, trace, names, from_link, compact=False):
+    """The node index of forward mode's input: one of `names` (the inputs, in the order the sidebar lists them),
+    chosen in `box` (the sidebar's, or with `compact` the presentation view's row of controls, each option written
+    ∂/∂x1; None: no box). One the graph lacks (another expression's, or a link's) is its first input, with a toast
+    where a link named it (`from_link`)."""
     s = st.session_state
-    inputs = {node.name: i for i, node in enumerate(trace.nodes) if node.is_input}
+    index = {node.name: i for i, node in enumerate(trace.nodes) if node.is_input}
+    inputs = {name: index[name] for name in names}
     first = next(iter(inputs))
     if s.get('wrt') not in inputs:
         if s.get('wrt') and from_link:

@@ -218,8 +218,10 @@ def asked_frame(trace, frames, at):
 def _ask_button(scene, code, secret, at):
     k = asked_frame(scene.trace, scene.frames, at)
     if k is None:
-        st.button('Ask the room', icon=':material/quiz:', key='ask_room', disabled=True,
-                  help='No _backward is left to ask about after this frame: step back to ask.')  # fmt: skip
+        why = 'No _backward is left to ask about after this frame: step back to ask.'
+        if scene.wrt >= 0:
+            why = 'Forward mode runs no _backward: there are no grads to ask the room for.'
+        st.button('Ask the room', icon=':material/quiz:', key='ask_room', disabled=True, help=why)
         return
     node = scene.trace.nodes[scene.frames[k].node]
     label = f'Ask the room: the grads {owner(node.name)}’s _backward writes'

@@ -15,8 +15,11 @@ def hidden_things():
     return 'tangents' if st.session_state.get('mode') == 'forward' else 'grads'
 
 
-def hide_label(option):
-    return HIDE_WORDS[option].format(hidden_things())
+def hide_labels():
+    """The switch's options in words, bound now to what it hides (AppTest formats them again later, outside the
+    run)."""
+    things = hidden_things()
+    return lambda option: HIDE_WORDS[option].format(things)
 
 
 # Streamlit's header and its wide margins take room a projector needs; the sidebar is not drawn at all. On a phone
@@ -31,7 +34,7 @@ PAGE_STYLE = (
 
 def hide_control():
     things = hidden_things()
-    st.selectbox(f'{things.capitalize()} in the graph', HIDE, key='hide', format_func=hide_label,
+    st.selectbox(f'{things.capitalize()} in the graph', HIDE, key='hide', format_func=hide_labels(),
                  help=HIDE_HELP.format(things))  # fmt: skip
 
 
@@ -49,7 +52,7 @@ def presentation_controls():
     leave.button('Leave presentation', icon=':material/close_fullscreen:', key='leave_present', on_click=_leave)
     with hide:
         st.segmented_control(
-            'Grads', HIDE, key='hide', required=True, format_func=hide_label, label_visibility='collapsed'
+            'Grads', HIDE, key='hide', required=True, format_func=hide_labels(), label_visibility='collapsed'
         )
     table.toggle('Node table', key='table')
     class_controls(live)

@@ -20,7 +20,7 @@ from exports import picture, queue, slides
 from exports.queue import ExportRefused
 from server import layout
 from view.explanation import caption, explain, local_gradient_lines, plain_text
-from view.graph import SHAPES, build_dot
+from view.graph import SHAPES, build_dot, row_titles
 from view.modes import MODE
 from view.names import frame_labels, frame_numbers, frame_suffixes
 from view.palette import ACCUMULATING_FILL, ACTIVE, FAINT, FINAL_FILL, FORWARD, INK, SECONDARY, SEED, UNDEFINED
@@ -114,11 +114,12 @@ def too_many(pictures):
     )
 
 
-def frame_dot(trace, frame, width, quick=False, shape='wide', right=None):
+def frame_dot(trace, frame, width, quick=False, shape='wide', right=None, rows=None):
     """The DOT source of the graph at `frame`, as the page draws it in `shape` (graph.SHAPES; with layout.QUICK when
     the page's layout was quick). `right`: the right trace beside this one, where the mode has one (view/modes.py):
-    every export takes it, and the whole-pass ones the mode's name too."""
-    graph = build_dot(trace, frame, width=width, shape=shape, right=right)
+    every export takes it, and the whole-pass ones the mode's name too. `rows`: with frame None, the boxes' row
+    titles (graph.build_dot), which size them as the frames' do."""
+    graph = build_dot(trace, frame, width=width, shape=shape, right=right, rows=rows)
     return (layout.quickened(graph) if quick else graph).source
 
 
@@ -291,7 +292,8 @@ def _slides(
     if shutil.which('rsvg-convert') is None:
         raise ExportRefused(queue.NO_RSVG)
     shapes = ['wide'] if quick else SHAPES  # a tangled graph's page has the wide shape alone
-    laid = {shape: dot.run(frame_dot(trace, None, width, quick, shape=shape), ['-Tsvg']) for shape in shapes}
+    rows = row_titles(frames[0])  # forward mode's boxes are as wide as its frames draw them
+    laid = {shape: dot.run(frame_dot(trace, None, width, quick, shape=shape, rows=rows), ['-Tsvg']) for shape in shapes}
     chosen, labels = [frames[k] for k in keep], frame_labels(frames, count)
     titles = [f'{labels[k]}: {caption(trace, frames[k])}' for k in keep]
     lines = slides.texts(trace, chosen, titles, MODE[mode].engine == 'assigns')

@@ -130,7 +130,7 @@ def test_forward_mode_opens_on_every_preset_and_offers_exactly_its_inputs(start,
     page = forward_page(start, expr)
     assert not page.error and not page.toast
     options = chosen(page).options
-    assert sorted(options) == sorted(PRESETS[expr].defaults) and len(options) == len(PRESETS[expr].defaults)
+    assert options == list(PRESETS[expr].defaults)  # the inputs, in the order the sidebar's boxes list them
     assert chosen(page).value == options[0]  # by default the first it lists
     page.go(page.last_frame)
     assert not page.exception
@@ -272,9 +272,11 @@ def test_the_mlps_costs_are_a_pass_per_input_or_parameter_forward_and_one_backwa
     mlp = counted(PRESETS['mlp'])
     assert (mlp.inputs, mlp.ops, mlp.edges) == (16, 24, 43)
     page = forward_page(start, 'mlp')
-    assert costs_table(page) == [
-        ('every input’s grad (16)', '16', '688', '1', '43'),  # 16 passes × 43 local gradient × tangent
-        ('the parameters’ grads (13)', '13', '559', '1', '43'),  # 13 × 43; backward: one pass, 43 × out.grad
+    assert costs_table(page) == [  # to get, forward mode, backward pass
+        ('passes for every input’s grad (16)', '16', '1'),
+        ('multiplications', '688', '43'),  # 16 passes × 43 local gradient × tangent
+        ('passes for the parameters’ grads (13)', '13', '1'),
+        ('multiplications', '559', '43'),  # 13 × 43; backward: one pass, 43 × out.grad
     ]
 
 
@@ -282,10 +284,11 @@ def test_the_mlps_costs_are_a_pass_per_input_or_parameter_forward_and_one_backwa
 def test_the_costs_table_counts_from_the_graph_and_has_the_parameters_row_where_the_preset_has_parameters(start, expr):
     inputs, _, _, edges = counted(PRESETS[expr])
     params = PRESETS[expr].params
-    expected = [(f'every input’s grad ({inputs})', str(inputs), f'{inputs * edges:,}', '1', f'{edges:,}')]
+    expected = [(f'passes for every input’s grad ({inputs})', str(inputs), '1'),
+                ('multiplications', f'{inputs * edges:,}', f'{edges:,}')]  # fmt: skip
     if params:
-        expected.append((f'the parameters’ grads ({len(params)})', str(len(params)), f'{len(params) * edges:,}', '1',
-                         f'{edges:,}'))  # fmt: skip
+        expected += [(f'passes for the parameters’ grads ({len(params)})', str(len(params)), '1'),
+                     ('multiplications', f'{len(params) * edges:,}', f'{edges:,}')]  # fmt: skip
     assert costs_table(forward_page(start, expr)) == expected
 
 
@@ -437,6 +440,8 @@ def test_the_share_panel_of_a_forward_mode_frame_offers_its_files_and_links_to_m
     assert (query['expr'], query['mode'], query['wrt'], query['step']) == ('reuse', 'forward', 'b', '2')
     assert at.get('image')  # the link's QR code
     assert not [t for t in at.toggle if t.label == 'A question before each step']  # forward mode asks nothing
+    # nor has it a backward pass or a leaf's step to choose, as the page's other modes do
+    assert [g.label for g in at.get('button_group')] == ['A GIF frame for']
     names = {'svg', 'png', 'dot'}
     files = {name.rsplit('.', 1)[1]: data for name, data in offered.items() if name.rsplit('.', 1)[1] in names}
     assert set(files) == names and all(name.startswith('reuse_a3_b-2_f3.') for name in offered if '_f' in name)
