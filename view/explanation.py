@@ -10,14 +10,26 @@ slides' notes take the plain text (plain_text).
 
 import ast
 import html
+import operator
 import re
 
-from engine import ops
+from engine import Value, ops
 from engine.code import backward_source, grad_writes, shown_source
 from engine.ieee import same
 from view.graph import plus_equals_grads, wrong_grads
-from view.numbers import HIDDEN, number
-from view.worked import INPUTS, Scope, Unreadable, factor, local_gradient, made, owner, passes_through, write
+from view.numbers import HIDDEN, as_shown, equals, number
+from view.worked import (
+    INPUTS,
+    Scope,
+    Unreadable,
+    ends,
+    factor,
+    local_gradient,
+    made,
+    owner,
+    passes_through,
+    write,
+)
 
 
 def node_formula(trace, i, numbers=False):
@@ -26,6 +38,28 @@ def node_formula(trace, i, numbers=False):
     node = trace.nodes[i]
     args = [number(trace.nodes[c].data) if numbers else trace.nodes[c].name for c in node.children]
     return ops.formula(node.op, args, pretty=True)
+
+
+BINARY = {'+': operator.add, '-': operator.sub, '*': operator.mul, '/': operator.truediv}  # an infix op's text
+
+
+def forward_sign(trace, i):
+    """'=' or '≈' before node i's data where a forward line writes its inputs' numbers ('3.0000 × (−2.0000) =
+    −6.0000'): the op run again on the engine's own Value, on those numbers as shown (numbers.equals)."""
+    node = trace.nodes[i]
+    entry, args = ops.op_of(node.op), [Value(as_shown(trace.nodes[c].data)) for c in node.children]
+    try:
+        if entry.form == 'call':
+            out = getattr(args[0], entry.text)()
+        elif entry.form == 'prefix':
+            out = -args[0]
+        elif entry.form == 'postfix':
+            out = args[0] ** float(ops.exponent(node.op))
+        else:
+            out = BINARY[entry.text](*args)
+    except (ArithmeticError, ValueError):
+        return '≈'  # not worked out again: not said to be exact
+    return equals(node.data, out.data)
 
 
 def captured_numbers(fn):
@@ -70,9 +104,8 @@ def local_gradient_runs(trace, step, hidden=frozenset()):
         if c.child in hidden:
             out.append([('', f'local gradient for {child}: '), ('c', HIDDEN)])
         elif sign is None:  # an op's code the page cannot write out: its number alone
-            result = number(c.local_grad)
             out.append([('', f'local gradient for {child}: '),
-                        ('c', local_gradient(fn, j, code, result) or result)])  # fmt: skip
+                        ('c', local_gradient(fn, j, code, c.local_grad) or number(c.local_grad))])  # fmt: skip
         else:
             negated = '' if sign > 0 else ', negated'
             out.append([('', f'passes the grad through to {child}{negated}: local gradient '),
@@ -115,15 +148,19 @@ def chain_rule_lines(trace, step, hidden=frozenset(), results=True):
             continue
         sign, minus = passes_through(fn, j), -1 if c.how == '-=' else 1  # a line with -= says what it subtracts
         amount = shown(minus * c.amount, c.child in hidden)
+        last = '='  # before the amount: '≈' where the numbers shown do not work out to it (numbers.equals)
         if factor(statements[j]) is None:  # a student's line that is no product with out.grad: its own numbers
             product = _with_numbers(statements[j].value, scope(trace, step), amount)
+            last = ends(statements[j].value, scope(trace, step), minus * c.amount) if product != amount else '='
         elif sign is None:
             product = ops.formula('*', [number(minus * c.local_grad), upstream], pretty=True)
+            if step.node not in hidden:
+                last = equals(minus * c.amount, as_shown(minus * c.local_grad) * as_shown(step.out_grad))
         else:
             product = upstream if sign > 0 else ops.formula('neg', [upstream], pretty=True)
         numbers = f' = {product}' if product != amount else ''
         change = f', so {grad_change(trace, c)}' if results and c.before is not None else ''
-        lines.append(f'{symbolic}{numbers} = {amount}{change}')
+        lines.append(f'{symbolic}{numbers} {last} {amount}{change}')
     return lines
 
 
@@ -171,7 +208,8 @@ def frame_rules(trace, frame, assigns=False):
     leaf's grad; nothing at the inputs or seed. `assigns`: the trace is the `=` engine's (the bug mode's)."""
     node = trace.nodes[frame.node] if frame.node >= 0 else None
     if frame.kind == 'forward':
-        return [f'{node.name} = {node_formula(trace, frame.node, numbers=True)} = {number(node.data)}']
+        numbers, sign = node_formula(trace, frame.node, numbers=True), forward_sign(trace, frame.node)
+        return [f'{node.name} = {numbers} {sign} {number(node.data)}']
     if frame.kind != 'backward':
         return []
     step, hidden = trace.steps[frame.steps_done - 1], frame.hidden
@@ -199,8 +237,9 @@ def explain(trace, frame, assigns=False):
                        'Each op will now compute its data from its inputs, in topological order.')])]  # fmt: skip
     if frame.kind == 'forward':
         written, numbers = node_formula(trace, frame.node), node_formula(trace, frame.node, numbers=True)
+        sign = forward_sign(trace, frame.node)
         return [('p', [('b', 'Forward pass. '), ('c', f'{node.name} = {written}'),
-                       ('', f' = {numbers} = '), ('b', number(node.data))])]  # fmt: skip
+                       ('', f' = {numbers} {sign} '), ('b', number(node.data))])]  # fmt: skip
     if frame.kind == 'seed':
         return [('p', [('b', 'Backward pass starts. '), ('c', f'{owner(output)}.grad = 1'),
                        ('', ': the output changes one-for-one with itself. '
@@ -226,7 +265,7 @@ def explain(trace, frame, assigns=False):
     # while the grads it writes are asked for, a number the closure holds is shown only where it is this node's data,
     # which the graph shows (tanh's t): 1/b (division's inv) or n·x^(n−1) (slope) is a local gradient
     held, code = captured_numbers(fn).items(), scope(trace, step)
-    where += [made(fn, k, code, number(v)) if not asked or same(v, node.data) else f'{k} = {HIDDEN}' for k, v in held]
+    where += [made(fn, k, code, v) if not asked or same(v, node.data) else f'{k} = {HIDDEN}' for k, v in held]
     this = ('', ' (the code’s out is this node, named out too)') if node.name == 'out' else ('', ' (this node)')
     where_runs = [run for w in where for run in (('c', w), ('', ', '))][:-1]
     at = 2 * (len(node.children) + 1) - 1  # just after out = ...
