@@ -5,6 +5,7 @@ import pandas as pd
 
 from engine import ops
 from engine.frames import grads_at
+from engine.ieee import same
 from view.graph import value_look
 from view.numbers import HIDDEN, fmt
 
@@ -22,19 +23,24 @@ ANSWER_COLUMN = 'answer: grad at the end'
 COLUMNS = ('node', 'op', 'data', 'grad now', STATE_COLUMN, ANSWER_COLUMN)  # in the table's order, answer last
 
 
-def table_columns(trace, beside=None):
+def table_columns(trace, beside=None, right=None):
     """What of the table no frame changes: each node's name, its op as the graph shows it ('×', 'x^2'), its grad at
     the end (the answer column's cells), the column titles in order, and the words for each grad state, which
     player.js writes in the state column from each patch's grad state. `beside`: a mode's view module that puts the
     right trace beside the one shown (view/modes.py), whose COLUMN of the right grads stands after 'grad now' (each
-    patch's look carries it as its fifth text) and whose STATE_WORDS say the states."""
+    patch's look carries it as its fifth text) and whose STATE_WORDS say the states; `right`, the right trace there,
+    whose final grad stands beside an answer that is not it."""
     columns = list(COLUMNS)
+    finals = [fmt(g) for g in trace.final_grads()]
+    if right is not None:  # an answer that is wrong says so, with the right one
+        pairs = zip(finals, trace.final_grads(), right.final_grads())
+        finals = [f if same(g, r) else f'{f}, wrong: right {fmt(r)}' for f, g, r in pairs]
     if beside is not None:
         columns.insert(columns.index('grad now') + 1, beside.COLUMN)
     return {
         'names': [n.name for n in trace.nodes],
         'ops': [ops.symbol(n.op) if n.op else 'input' if n.is_input else 'constant' for n in trace.nodes],
-        'finals': [fmt(g) for g in trace.final_grads()],
+        'finals': finals,
         'columns': columns,
         'states': STATE_WORDS if beside is None else beside.STATE_WORDS,
         'beside': beside is not None,
@@ -57,7 +63,7 @@ def node_table(trace, frame, answers=False, right=None, beside=None):
     """One row per node; with `answers`, the answer column (each grad at the end) too. The grads the frame hides show
     '?'. `right`: the right engine's trace, whose grads at this frame stand beside, in the column of `beside` (the
     mode's view module, table_columns)."""
-    fixed, hidden = table_columns(trace, beside), frame.hidden
+    fixed, hidden = table_columns(trace, beside, right), frame.hidden
     columns = {
         'node': fixed['names'],
         'op': fixed['ops'],

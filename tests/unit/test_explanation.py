@@ -168,6 +168,15 @@ def test_a_leaf_on_the_assigning_engine_says_whether_its_grad_is_what_plus_equal
     assert frame_rules(trace, backward_frame(trace, 'a'), assigns=True) == [
         'a.grad = −2.0000, as the last = left it: wrong, += gives 4.0000'
     ]
+    # the explanation, and the step that leaves a wrong grad final, say so too, with what += gives: b + 2a = 4
+    leaf = plain_text(explain(trace, backward_frame(trace, 'a'), assigns=True))
+    assert 'Its grad, −2.0000, is what the last = left, and wrong: += gives ∂out/∂a = 4.0000.' in leaf
+    assert 'is what the last = left, and right: += gives the same, ∂out/∂b.' in plain_text(
+        explain(trace, backward_frame(trace, 'b'), assigns=True)
+    )
+    a_times_b = plain_text(explain(trace, backward_frame(trace, 'a*b'), assigns=True))
+    assert 'a.grad: 3.0000 → −2.0000 (final; wrong, += gives 4.0000)' in a_times_b
+    assert 'b.grad: · → 3.0000 (final)' in a_times_b
 
 
 def test_neuron_tanh_step_shows_local_gradient_and_captured_t():
