@@ -17,7 +17,7 @@ from engine import Value, exercise, ops
 from engine.code import backward_source, grad_writes, shown_source
 from engine.frames import grads_at
 from engine.ieee import same
-from view.graph import plus_equals_grads, wrong_grads
+from view.graph import LOST_MARK, plus_equals_grads, wrong_grads
 from view.numbers import HIDDEN, as_shown, equals, number
 from view.worked import (
     INPUTS,
@@ -199,8 +199,16 @@ def _with_numbers(e, code, fallback):
 
 
 def grad_change(trace, c):
-    """What contribution c did to its grad, from what it was to what it is: 'a.grad: −6.0000 → −3.0000'."""
-    return f'{owner(trace.nodes[c.child].name)}.grad: {number(c.before)} → {number(c.after)}'
+    """What contribution c did to its grad, from what it was to what it is: 'a.grad: −6.0000 → −3.0000'; where an `=`
+    replaced what the grad held, that it was lost, as the graph's edge marks it: 'a.grad: 3.0000 → 3.0000, ✗ lost
+    3.0000' (a grad written again with the same number loses it all the same)."""
+    before = number(c.before)
+    return f'{owner(trace.nodes[c.child].name)}.grad: {before} → {number(c.after)}{lost_words(c, before)}'
+
+
+def lost_words(c, before):
+    """', ✗ lost 3.0000' where contribution c is an `=` that threw away what its grad held, `before` (as shown)."""
+    return f', {LOST_MARK} {before}' if c.how == '=' and c.before is not None else ''
 
 
 def asked_line(symbolic, out, upstream):
@@ -362,7 +370,7 @@ def explain(trace, frame, assigns=False, right=None):
         before = shown(c.before, c.before is not None and (frame.hide == 'all' or c.child in hidden & written))
         written.add(c.child)
         rows.append([('c', line), ('br', ''), ('', f'{child}.grad: {before} → '),
-                     ('b', shown(c.after, c.child in hidden)), ('', status)])  # fmt: skip
+                     ('b', shown(c.after, c.child in hidden)), ('', lost_words(c, before) + status)])  # fmt: skip
     return [
         ('p', [('b', f'{node.name} = {node_formula(trace, step.node)}'),
                ('', f' passes its grad, {owner(node.name)}.grad = '), ('b', shown(step.out_grad, step.node in hidden)),

@@ -13,7 +13,7 @@ import pytest
 from components.markdown import md
 from engine import OPS, PRESETS, Value, assign, ops, parse_expression, topological_order, trace_backward
 from engine.frames import frames
-from view import worked
+from view import bug, worked
 from view.explanation import (
     caption,
     captured_numbers,
@@ -25,6 +25,8 @@ from view.explanation import (
     number,
     plain_text,
 )
+from view.graph import LOST_MARK, lost_edges
+from view.numbers import fmt, number_width
 
 
 def traced(expression, values=None):
@@ -138,8 +140,8 @@ def test_on_the_assigning_engine_the_sums_show_the_grad_replaced_not_added_to():
     leaves, out = PRESETS['ab_times_a_plus_b'].build(value_type=assign.Value)
     trace = trace_backward(out, leaves)
     assert chain_rule_lines(trace, step_of(trace, 'd')) == [
-        'a.grad = b.data × d.grad = 3.0000 × 1.0000 = 3.0000, so a.grad: −6.0000 → 3.0000',
-        'b.grad = a.data × d.grad = −2.0000 × 1.0000 = −2.0000, so b.grad: −6.0000 → −2.0000',
+        'a.grad = b.data × d.grad = 3.0000 × 1.0000 = 3.0000, so a.grad: −6.0000 → 3.0000, ✗ lost −6.0000',
+        'b.grad = a.data × d.grad = −2.0000 × 1.0000 = −2.0000, so b.grad: −6.0000 → −2.0000, ✗ lost −6.0000',
     ]
 
 
@@ -175,7 +177,7 @@ def test_a_leaf_on_the_assigning_engine_says_whether_its_grad_is_what_plus_equal
         explain(trace, backward_frame(trace, 'b'), assigns=True)
     )
     a_times_b = plain_text(explain(trace, backward_frame(trace, 'a*b'), assigns=True))
-    assert 'a.grad: 3.0000 → −2.0000 (final; wrong, += gives 4.0000)' in a_times_b
+    assert 'a.grad: 3.0000 → −2.0000, ✗ lost 3.0000 (final; wrong, += gives 4.0000)' in a_times_b
     assert 'b.grad: · → 3.0000 (final)' in a_times_b
 
 
@@ -523,3 +525,41 @@ def test_a_step_whose_grads_are_hidden_asks_for_its_local_gradients_and_shows_on
         'passes the grad through to x1*w1 + x2*w2: local gradient 1',
         'local gradient for b: ?',
     ]
+
+
+# --- the `=` mode shows each loss on the frame where it happens (issue 33, 8) -----------------------------------
+
+
+def test_a_write_of_the_same_number_over_a_grad_still_says_what_it_lost():
+    # reuse on the = engine: a*a's step writes a.grad = a.data · 1 = 3 twice; the second throws the first 3 away,
+    # where += makes 6: '3.0000 → 3.0000' alone would hide it
+    leaves, out = PRESETS['reuse'].build(value_type=assign.Value)
+    trace = trace_backward(out, leaves)
+    frame = backward_frame(trace, 'a*a')
+    rules = frame_rules(trace, frame, assigns=True)
+    assert rules[1].endswith('so a.grad: 3.0000 → 3.0000, ✗ lost 3.0000')
+    assert 'a.grad: 3.0000 → 3.0000, ✗ lost 3.0000 (more to come)' in plain_text(explain(trace, frame, assigns=True))
+
+
+@pytest.mark.parametrize('key', [*PRESETS, 'typed'])
+def test_every_frame_where_equals_throws_a_contribution_away_draws_and_words_it(key):
+    expression = parse_expression('(a*b + a)*(a + a*a) - tanh(a)') if key == 'typed' else PRESETS[key]
+    leaves, out = expression.build(value_type=assign.Value)
+    trace = trace_backward(out, leaves)
+    right = trace_backward(*reversed(expression.build()))
+    width = number_width(trace)
+    losses = 0
+    for frame in frames(trace):
+        step = trace.steps[frame.steps_done - 1] if frame.kind == 'backward' else None
+        thrown = [c for c in (step.contributions if step else ()) if c.how == '=' and c.before is not None]
+        rules = ' '.join(frame_rules(trace, frame, assigns=True))
+        said = plain_text(explain(trace, frame, assigns=True) + bug.bug_parts(trace, right, frame))
+        drawn = lost_edges(trace, frame, width)
+        assert (LOST_MARK in rules) == bool(thrown) == bool(drawn), (key, frame)
+        for c in thrown:  # its number, in the sums, the explanation, the caption and on a dashed edge
+            lost = f'{LOST_MARK} {number(c.before)}'
+            assert lost in rules and lost in said, (key, frame, rules)
+            assert number(c.before) in bug.bug_caption(trace, frame)
+            assert any(label.split('\n')[2].split()[-1] == fmt(c.before) for label in drawn.values())
+            losses += 1
+    assert losses or not bug.reused(trace)  # a graph that reuses a value loses something with =
