@@ -220,6 +220,34 @@ def asked_line(symbolic, out, upstream):
     return f'{target}{times}{numbers} = {HIDDEN}'
 
 
+def repeats(trace):
+    """{first: [its copies]}: the op nodes a formula computes more than once, each where it is not inside another
+    repeat (x*w+b typed twice: x*w+b and (x*w)′+b, not the x*w in each); by index, in forward order."""
+    copies = {}
+    inside = {c for node in trace.nodes if node.copy_of is not None for c in node.children}
+    for i, node in enumerate(trace.nodes):
+        if node.copy_of is not None and i not in inside:
+            copies.setdefault(node.copy_of, []).append(i)
+    return copies
+
+
+def repeats_note(trace):
+    """What a formula that types a subexpression more than once builds, in words (plain text), or '': 'x*w+b is in
+    the formula twice, so Python computes it twice: …'."""
+    times = {2: 'twice', 3: 'three times', 4: 'four times'}
+    said = []
+    for first, copies in repeats(trace).items():
+        names = [trace.nodes[i].name for i in (first, *copies)]
+        n = times.get(len(names), f'{len(names)} times')
+        listed = ', '.join(names[:-1]) + f' and {names[-1]}'
+        said.append(
+            f'{names[0]} is in the formula {n}, so Python computes it {n}, as it does anything typed again: the '
+            f'graph has {listed}, each with a grad of its own, and their grads add up to what one value used '
+            f'{n} would get.'
+        )
+    return ' '.join(said)
+
+
 def caption(trace, frame):
     """Frame k in a few words, for under the slider (plain text)."""
     node = trace.nodes[frame.node] if frame.node >= 0 else None
@@ -311,8 +339,26 @@ def explain(trace, frame, assigns=False, right=None):
     if frame.kind == 'forward':
         written, numbers = node_formula(trace, frame.node), node_formula(trace, frame.node, numbers=True)
         sign = forward_sign(trace, frame.node)
-        return [('p', [('b', 'Forward pass. '), ('c', f'{node.name} = {written}'),
-                       ('', f' = {numbers} {sign} '), ('b', number(node.data))])]  # fmt: skip
+        parts = [('p', [('b', 'Forward pass. '), ('c', f'{node.name} = {written}'),
+                        ('', f' = {numbers} {sign} '), ('b', number(node.data))])]  # fmt: skip
+        if node.copy_of is not None:  # which is which: this one is the formula's second (third …) of the same
+            first = trace.nodes[node.copy_of].name
+            parts.append(
+                (
+                    'p',
+                    [
+                        ('c', node.name),
+                        ('', ' computes '),
+                        ('c', first),
+                        (
+                            '',
+                            ' again: the formula has it '
+                            'more than once, and Python computes each one it reads, as a value of its own.',
+                        ),
+                    ],
+                )
+            )
+        return parts
     if frame.kind == 'seed':
         return [('p', [('b', 'Backward pass starts. '), ('c', f'{owner(output)}.grad = 1'),
                        ('', ': the output changes one-for-one with itself. '

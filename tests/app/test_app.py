@@ -444,6 +444,16 @@ def test_typed_formula_gets_its_own_inputs_and_grads(start):
     assert (g['a'], g['b']) == ('4.0000', '3.0000')
 
 
+def test_a_formula_that_types_a_subexpression_twice_says_so_under_its_heading(start):
+    page = start(query={'expr': 'custom', 'formula': '(x*w + b)*(x*w + b)'})
+    assert not page.exception and not page.error
+    notes = [c.value for c in page.main.caption if 'computes it twice' in c.value]
+    assert len(notes) == 1 and 'x\\*w\\+b and \\(x\\*w\\)′\\+b' in notes[0]  # printed, every mark escaped
+    assert {'x*w+b', '(x*w)′+b'} <= set(page.data())  # the graph's names, as the note gives them
+    page.text_input(key='formula').input('x*w + b').run()  # typed once: no note
+    assert not [c for c in page.main.caption if 'computes it' in c.value]
+
+
 def test_typed_formula_can_name_its_output_as_the_help_says(start):
     # 'L = ...' names the output; the lecture's L = (a*b + c) * f with a=2, b=-3, c=10, f=-2
     page = start('custom')

@@ -24,6 +24,7 @@ from view.explanation import (
     local_gradient_lines,
     number,
     plain_text,
+    repeats_note,
 )
 from view.graph import LOST_MARK, lost_edges
 from view.numbers import fmt, number_width
@@ -563,3 +564,23 @@ def test_every_frame_where_equals_throws_a_contribution_away_draws_and_words_it(
             assert any(label.split('\n')[2].split()[-1] == fmt(c.before) for label in drawn.values())
             losses += 1
     assert losses or not bug.reused(trace)  # a graph that reuses a value loses something with =
+
+
+# --- a subexpression typed twice: the page says why there are two, and which is which (issue 33, 7) ------------
+
+
+def test_a_formula_that_types_a_subexpression_twice_says_it_is_computed_twice():
+    trace = traced(parse_expression('(x*w + b)*(x*w + b)'))
+    note = repeats_note(trace)
+    assert note.startswith('x*w+b is in the formula twice, so Python computes it twice')
+    assert 'the graph has x*w+b and (x*w)′+b, each with a grad of its own' in note
+    assert 'x*w is' not in note  # the x*w inside each is part of it, not a repeat of its own
+    (copy,) = [f for f in frames(trace) if f.kind == 'forward' and trace.nodes[f.node].name == '(x*w)′+b']
+    assert '(x*w)′+b computes x*w+b again' in plain_text(explain(trace, copy))
+    thrice = repeats_note(traced(parse_expression('exp(a)*exp(a)*exp(a)')))
+    assert 'exp(a) is in the formula three times' in thrice and 'exp(a), exp(a)′ and exp(a)″' in thrice
+
+
+@pytest.mark.parametrize('key', PRESETS)
+def test_a_graph_that_computes_nothing_twice_has_no_note(key):
+    assert repeats_note(traced(PRESETS[key])) == ''
