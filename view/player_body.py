@@ -39,7 +39,7 @@ def make_body(
         parts = [p + m for p, m in zip(parts, more)]
     explanations = [explanation_html(p) for p in parts]
     rules = [frame_rules(trace, f, assigns, right) for f in all_frames]
-    plots = depth_plots(trace, all_frames, assigns)
+    plots = depth_plots(trace, all_frames)
     last = all_frames[-1]
     # the check, at the last frame, would show the grads it hides (hide=new without the leaves' steps)
     if last.hide == 'all' or numeric is None or last.hidden:
