@@ -440,7 +440,7 @@ def test_on_the_assigning_engine_the_chains_line_on_w_says_its_grad_is_the_last_
 
 def test_on_the_assigning_engine_a_leafs_grad_is_not_called_its_derivative(start):
     page = start(query={'expr': 'reuse', 'mode': 'bug'}).go(9)  # a's own step: a.grad = -2, but ∂out/∂a = 4
-    assert 'is what the last = left: ∂out/∂a only if no write was thrown away' in page.explanation()
+    assert 'is what the last = left, and wrong: += gives ∂out/∂a = 4.0000' in page.explanation()
     assert 'is ∂out/∂a.' not in page.explanation()
 
 
