@@ -95,7 +95,7 @@ if mode.engine:  # the same graph on the mode's engine (in code mode, its form's
 if mode.name == 'learn':  # the pass at the parameters after the steps taken, then the step it leads to
     learning, values = learning_after(expression, values, page.lr, page.learned)
     if learned_box is not None:
-        show_learned(learned_box, expression.params, values, page.learned)
+        show_learned(learned_box, learning)
     trace, width, numeric = traced(expression=expression, values=tuple(values.items()))
     width = max(width, number_width(learning.after))
 wrt = -1  # forward mode's input: its tangents flow forward in the frames (engine/forward.py)

@@ -6,6 +6,7 @@ import streamlit as st
 
 from components.markdown import md
 from state import CUSTOM, INPUT_LIMIT, forget_other_formulas, input_key
+from view.learning import steps_text
 from view.numbers import fmt
 
 LIMIT = INPUT_LIMIT
@@ -55,13 +56,14 @@ def input_values(expr_key, expression, boxes=True, starts=()):
 START_HELP = 'Where learning starts: the page takes the steps from here, and Start again comes back to it.'
 
 
-def show_learned(box, params, values, steps):
-    """In `box`, under the boxes: where `steps` learning steps took the parameters `params` (names), at `values`
-    ({name: value}, the pass the page shows), written as the graph and the table write them. Nothing before a step:
-    the boxes' values are the pass's then."""
-    if not steps:
-        box.empty()
-        return
-    now = ', '.join(f'{md(name)} = {fmt(values[name])}' for name in params)
-    taken = '1 learning step' if steps == 1 else f'{steps} learning steps'
-    box.caption(f'**Now, after {taken}:** {now}. The boxes hold where learning started.')
+def show_learned(box, learning):
+    """In `box`, under the boxes: the parameters as the graph shows them, in the pass (after the learning steps taken)
+    and after the update that follows it (the frames after the pass), each written as the graph and the table write
+    them. The sidebar cannot follow the player's frame, so it says which values are which."""
+    update = learning.update.params
+    taken = learning.steps_taken
+    shown = ', '.join(f'{md(p.name)} = {fmt(p.old)}' for p in update)
+    after = ', '.join(f'{md(p.name)} = {fmt(p.new)}' for p in update)
+    then = f'**The pass shown, after {steps_text(taken)}:** {shown}. ' if taken else ''
+    start = 'The boxes hold where learning started.' if taken else 'The boxes hold the pass shown.'
+    box.caption(f'{then}**After its update, learning step {taken + 1} (the frames after the pass):** {after}. {start}')

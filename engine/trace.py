@@ -16,6 +16,7 @@ import re
 import types
 from dataclasses import dataclass
 
+from . import ops
 from .code import INPUTS, grad_writes
 from .ieee import same
 from .ops import formula
@@ -30,6 +31,9 @@ class Node:
     data: float
     children: tuple  # indices of its inputs, one per input slot: a*a has (i, i)
     is_input: bool  # a leaf the user sets, not a constant such as the 2 in 2*a
+    # an op node that computes again what an earlier one computes (a formula that types x*w + b twice builds it
+    # twice, as Python does): that earlier node's index; else None
+    copy_of: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,11 +80,20 @@ class Trace:
         """Node, in forward (topological) order; the output is last."""
         index, names, nodes = {}, [], []
         aliases = _aliases(self._values)
+        first, same, taken = {}, [], set()  # what a value computes -> its first node; each node's first; the names
         for i, v in enumerate(self._values):
             index[v] = i
             children = tuple(index[c] for c in v._prev)
-            names.append(v.label or _formula_name(v._op, [names[c] for c in children]) or next(aliases))
-            nodes.append(Node(f'n{i}', names[i], op=v._op, data=v.data, children=children, is_input=v in self._inputs))
+            formula_name = _apart(_formula_name(v._op, [names[c] for c in children]), taken)
+            names.append(v.label or formula_name or next(aliases))
+            taken.add(names[i])
+            # an op over what its inputs compute; a constant by its label and number; any other leaf by its place
+            computes = (v._op, *(same[c] for c in children)) if v._op else ('leaf', i)
+            if not v._op and v.label and v not in self._inputs:
+                computes = ('constant', str(v.label), v.data)
+            same.append(first.setdefault(computes, i))
+            copy_of = same[i] if v._op and same[i] != i else None
+            nodes.append(Node(f'n{i}', names[i], v._op, v.data, children, v in self._inputs, copy_of))
         return tuple(nodes)
 
     @functools.cached_property
@@ -212,6 +225,19 @@ def _formula_name(op, args):
         return ''
     name = formula(op, args)
     return name if len(name) <= MAX_FORMULA_NAME else ''
+
+
+REPEATS = '′″‴'  # the second, third and fourth value of one formula: (x*w)′, (x*w)″, (x*w)‴
+
+
+def _apart(name, taken):
+    """A formula's name where an earlier value already has it: the same formula typed again, computed again as Python
+    does, marked with a prime on the whole, '(x*w)′', then '(x*w)″'; '' where the marks run out or the name grows too
+    long (it gets an alias). `taken`: the names given so far."""
+    if name not in taken:
+        return name
+    marked = (ops.bracket(name, ops.CALL) + mark for mark in REPEATS)
+    return next((m for m in marked if m not in taken and len(m) <= MAX_FORMULA_NAME), '')
 
 
 def _aliases(values):

@@ -296,7 +296,7 @@ def _slides(
     laid = {shape: dot.run(frame_dot(trace, None, width, quick, shape=shape, rows=rows), ['-Tsvg']) for shape in shapes}
     chosen, labels = [frames[k] for k in keep], frame_labels(frames, count)
     titles = [f'{labels[k]}: {caption(trace, frames[k])}' for k in keep]
-    lines = slides.texts(trace, chosen, titles, MODE[mode].engine == 'assigns')
+    lines = slides.texts(trace, chosen, titles, MODE[mode].engine == 'assigns', right)
     key = functools.partial(picture.legend_svg, trace, right=right, wrt=frames[0].wrt) if legend else None
     plan = slides.plan({shape: slides.size_of(svg) for shape, svg in laid.items()}, lines, key)
     layout_drawing = slides.Drawing(laid[plan.shape])
@@ -358,17 +358,18 @@ def pass_pdf(
         return queue.Rsvg(allowance, waiting).run(['-f', 'pdf', *map(str, pages)])
 
 
-def speaker_notes(trace, frame, assigns=False):
+def speaker_notes(trace, frame, assigns=False, right=None):
     """What the lecturer reads at `frame`, as the page's explanation says it: at an op's backward step, its local
     gradients, then each chain-rule line and the grad it makes, before → after, final or more to come (reuse's
     a*a: 'a.grad: · → 3.0000 (more to come)', then 'a.grad: 3.0000 → 6.0000 (more to come)'); at any other frame
     (forward mode's too), the explanation. Nothing hidden: a question's notes hold its answer. `assigns`: the trace
-    is the `=` engine's."""
-    parts = explain(trace, dataclasses.replace(frame, ask=False, hide='none', hidden=frozenset()), assigns)
+    is the `=` engine's; `right`: the right trace beside it (a wrong grad says so, with the right one)."""
+    parts = explain(trace, dataclasses.replace(frame, ask=False, hide='none', hidden=frozenset()), assigns, right)
     if frame.kind != 'backward' or not trace.nodes[frame.node].op:
         return plain_text(parts)
     rows = [part for part in parts if part[0] == 'list']
-    return '\n'.join([*local_gradient_lines(trace, trace.steps[frame.steps_done - 1]), plain_text(rows)])
+    local = local_gradient_lines(trace, trace.steps[frame.steps_done - 1], right=None if assigns else right)
+    return '\n'.join([*local, plain_text(rows)])
 
 
 def _paletted(png):
@@ -437,7 +438,7 @@ def pass_pptx(
         for paragraph in sums.text_frame.paragraphs:
             paragraph.font.size, paragraph.font.name = Pt(slides.SUMS_PT), SLIDE_MONO
         slide.shapes.add_picture(_paletted(render.run(args, svg)), *(Pt(x) for x in plan.picture))
-        notes = speaker_notes(trace, frame, MODE[mode].engine == 'assigns')
+        notes = speaker_notes(trace, frame, MODE[mode].engine == 'assigns', right)
         if frame.ask:  # the question's slide: the lecturer's notes have the answer the room is asked for
             notes = f'The room works out the grads; the next slide, {labels[k]} again, shows them:\n{notes}'
         slide.notes_slide.notes_text_frame.text = notes

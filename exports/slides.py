@@ -134,10 +134,10 @@ def _cut(lines, most):
     return lines if len(lines) <= most else [*lines[: most - 1], lines[most - 1] + ' …']
 
 
-def texts(trace, frames, titles, assigns=False):
+def texts(trace, frames, titles, assigns=False, right=None):
     """Each frame's (title lines, sums lines): `titles` are the captions in the page's numbering (exports);
-    `assigns`: the trace is the `=` engine's (explanation.frame_rules)."""
-    return [(title_lines(t), sums_lines(frame_rules(trace, f, assigns))) for t, f in zip(titles, frames)]
+    `assigns`: the trace is the `=` engine's; `right`: the right trace beside it (explanation.frame_rules)."""
+    return [(title_lines(t), sums_lines(frame_rules(trace, f, assigns, right))) for t, f in zip(titles, frames)]
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,8 @@
 For the chain preset only (chain_path says where it applies): a small SVG per frame, made here like the
 explanations are (every text escaped), sent once in the player's body and shown by the player at each step.
 Frames that look the same share one SVG, and a long chain shows at most MAX_POINTS of its path, so the body
-stays small. A line under the plot says why w's grad is the largest: it collects += from every use.
+stays small. A line under the plot says why w's grad is the largest: it collects += from every use (or how the
+code that ran writes it instead).
 """
 
 import bisect
@@ -65,28 +66,38 @@ def w_uses(trace):
 
 
 def w_facts(trace):
-    """What the w line is worked out from: (w's node index, its uses, the steps that wrote its grad, the grads left).
-    A student's `_backward` for × may never write other.grad: then no step writes w's, and both are empty."""
+    """What the w line is worked out from: (w's node index, its uses, the steps that wrote its grad, the grads left,
+    how each of those steps' lines wrote it: '+=', '=', '-='). A student's `_backward` for × may never write
+    other.grad: then no step writes w's, and the last three are empty."""
     w, uses = w_uses(trace)
     history = trace.grad_history(w)
-    return w, uses, tuple(k for k, _ in history), tuple(g for _, g in history)
+    steps = tuple(k for k, _ in history)
+    hows = tuple(c.how for k in steps for c in trace.steps[k].contributions if c.child == w)
+    return w, uses, steps, tuple(g for _, g in history), hows
 
 
-def w_line(trace, frame, facts=None, assigns=False):
-    """One line on w's grad at this frame, worked out from the trace: its uses, and once all have added, its grad.
+def w_line(trace, frame, facts=None):
+    """One line on w's grad at this frame, worked out from the trace: its uses, how the code writes it (+=, or
+    = on the `=` engine and in a student's ×, or -=), and once every use has written it, its grad.
 
-    '' before the backward pass reaches w; no number while w's grad has more += to come or the frame hides it.
+    '' before the backward pass reaches w; no number while w's grad has more to come or the frame hides it.
     """
-    w, uses, written, grads = facts or w_facts(trace)
+    w, uses, written, grads, hows = facts or w_facts(trace)
     history = grads[: bisect.bisect_left(written, frame.steps_done)]  # step k (from 0) is done after k + 1 steps
     steps = f'all {uses} steps' if uses > 1 else 'the one step'
     if not history:
         return ''
-    if assigns:  # the `=` bug (the trace is the `=` engine's): each use's write replaces the one before
-        if len(history) < uses or w in frame.hidden:
+    waiting = len(history) < uses or w in frame.hidden  # the same line till the last write
+    if set(hows) == {'='}:  # each use's write replaces the one before: the `=` engine's, or a student's ×
+        if waiting:
             return f'w is used in {steps} of the chain: with =, each use replaces the grad the use before wrote.'
         return f"w's grad, {fmt(history[-1])}, is its last use's contribution alone: = threw the others away."
-    if len(history) < uses or w in frame.hidden:  # the same line till the last +=
+    if set(hows) != {'+='}:  # a student's × that subtracts, or writes with more than one sign
+        said = ' and '.join(dict.fromkeys(hows))
+        if waiting:
+            return f'w is used in {steps} of the chain: your × writes its grad with {said}, one use a step back.'
+        return f"w's grad, {fmt(history[-1])}, is final: w is used in {steps}, and your × writes its grad with {said}."
+    if waiting:
         return f'w is used in {steps} of the chain: its grad collects += from each use, one a step back.'
     x = chain_path(trace)[-1]
     x_grad = trace.grads(frame.steps_done)[x]
@@ -212,13 +223,13 @@ def plot_points(trace, frame):
     return [(path[j], g) for j, g in points]
 
 
-def depth_plots(trace, all_frames, assigns=False):
+def depth_plots(trace, all_frames):
     """The plot for each frame, or None where it does not apply (not the chain) or would tell the answers (hide=all).
 
     {'head': the SVG's opening with its axes, 'parts': [the rest of a distinct look: the points, '</svg>', a <p> on
     w's grad], 'at': [for each frame, its look's index in 'parts']}: a frame's plot is head + parts[at[k]], and
-    frames that look the same share one part. Our own SVG and HTML, every text escaped. `assigns`: the trace is the
-    `=` engine's (the bug mode's), which w's line says (w_line).
+    frames that look the same share one part. Our own SVG and HTML, every text escaped. w's line says how the code
+    that ran writes w's grad (w_line).
     """
     path = chain_path(trace)
     if path is None or any(f.hide == 'all' or f.wrt >= 0 for f in all_frames):  # forward mode: no grads to plot
@@ -234,7 +245,7 @@ def depth_plots(trace, all_frames, assigns=False):
     for frame in all_frames:
         points = _points(path, places, written, final, frame)
         current = points[-1][0] if points else None
-        words = w_line(trace, frame, facts, assigns)
+        words = w_line(trace, frame, facts)
         key = (len(points), current, words)
         if key not in index:
             index[key] = len(parts)

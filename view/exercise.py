@@ -18,8 +18,8 @@ from view.bug import bug_check, lost_parts
 from view.explanation import owner, scope
 from view.graph import LOST_LEGEND
 from view.node_table import STATE_WORDS as TABLE_WORDS
-from view.numbers import number
-from view.worked import Unreadable, factor, worked, write
+from view.numbers import equals, number
+from view.worked import Unreadable, factor, shown_scope, worked, write
 
 NAMES = {op: name for name, op in exercise.OPS.items()}  # '+' -> 'add'
 # its parts beside the right trace, as view/modes.py names them: the node table's column of the right engine's grads,
@@ -78,7 +78,8 @@ def _worked(e, code):
         by_name, numbers = write(e, code)
     except Unreadable:
         return ast.unparse(e)
-    return worked(by_name, numbers, number(sandbox.evaluate(e, _numbers(code))))
+    x = sandbox.evaluate(e, _numbers(code))
+    return worked(by_name, numbers, number(x), last=equals(x, sandbox.evaluate(e, _numbers(shown_scope(code)))))
 
 
 def _numbers(code):

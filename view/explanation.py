@@ -10,15 +10,27 @@ slides' notes take the plain text (plain_text).
 
 import ast
 import html
+import operator
 import re
 
-from engine import forward, ops
+from engine import Value, exercise, forward, ops
 from engine.code import backward_source, grad_writes, shown_source
 from engine.frames import grads_at
 from engine.ieee import same
-from view.graph import plus_equals_grads, wrong_grads
-from view.numbers import HIDDEN, number
-from view.worked import INPUTS, Scope, Unreadable, factor, local_gradient, made, owner, passes_through, write
+from view.graph import LOST_MARK, plus_equals_grads, wrong_grads
+from view.numbers import HIDDEN, as_shown, equals, number
+from view.worked import (
+    INPUTS,
+    Scope,
+    Unreadable,
+    ends,
+    factor,
+    local_gradient,
+    made,
+    owner,
+    passes_through,
+    write,
+)
 
 
 def node_formula(trace, i, numbers=False):
@@ -27,6 +39,28 @@ def node_formula(trace, i, numbers=False):
     node = trace.nodes[i]
     args = [number(trace.nodes[c].data) if numbers else trace.nodes[c].name for c in node.children]
     return ops.formula(node.op, args, pretty=True)
+
+
+BINARY = {'+': operator.add, '-': operator.sub, '*': operator.mul, '/': operator.truediv}  # an infix op's text
+
+
+def forward_sign(trace, i):
+    """'=' or '≈' before node i's data where a forward line writes its inputs' numbers ('3.0000 × (−2.0000) =
+    −6.0000'): the op run again on the engine's own Value, on those numbers as shown (numbers.equals)."""
+    node = trace.nodes[i]
+    entry, args = ops.op_of(node.op), [Value(as_shown(trace.nodes[c].data)) for c in node.children]
+    try:
+        if entry.form == 'call':
+            out = getattr(args[0], entry.text)()
+        elif entry.form == 'prefix':
+            out = -args[0]
+        elif entry.form == 'postfix':
+            out = args[0] ** float(ops.exponent(node.op))
+        else:
+            out = BINARY[entry.text](*args)
+    except (ArithmeticError, ValueError):
+        return '≈'  # not worked out again: not said to be exact
+    return equals(node.data, out.data)
 
 
 def captured_numbers(fn):
@@ -55,14 +89,17 @@ def scope(trace, step):
     return Scope(names, data, captured_numbers(fn), argument)
 
 
-def local_gradient_runs(trace, step, hidden=frozenset(), passing=True):
+def local_gradient_runs(trace, step, hidden=frozenset(), right=None, passing=True):
     """Per contribution, the local gradient for that input as runs: the words, then its arithmetic as code, e.g.
     [('', 'local gradient for n: '), ('c', '1 − t² = 1 − 0.7071² = 0.5000')]. Into a grad in `hidden` it is asked
     for, as the grad is: [('', 'local gradient for n: '), ('c', '?')] (even where the op passes its grad through).
-    Without `passing` (forward mode, where no grad is passed), an op that passes its grad through says its local
-    gradient alone: [('', 'local gradient for b: '), ('c', '1')]."""
+    `right`: beside a student's bodies, the right engine's trace: each line's local gradient is said to be the line's,
+    and where the line is its input's only one and gives another than the chain rule's, the chain rule's stands
+    beside it (right_local). Without `passing` (forward mode, where no grad is passed), an op that passes its grad
+    through says its local gradient alone: [('', 'local gradient for b: '), ('c', '1')]."""
     node, fn = trace.nodes[step.node], trace.backward_fn(step.node)
     code = scope(trace, step)
+    right = right if node.op in exercise.OPS.values() else None  # the other ops run the engine's own lines
     out = []
     for j, c in enumerate(step.contributions):
         child = trace.nodes[c.child].name
@@ -70,25 +107,46 @@ def local_gradient_runs(trace, step, hidden=frozenset(), passing=True):
         if uses > 1:
             child = f'{child} (its use {c.slot + 1} of {uses})'
         sign = passes_through(fn, j)
+        said = f'local gradient for {child}' if right is None else f'your line’s local gradient for {child}'
         if c.child in hidden:
             out.append([('', f'local gradient for {child}: '), ('c', HIDDEN)])
-        elif sign is None:  # an op's code the page cannot write out: its number alone
-            result = number(c.local_grad)
-            out.append([('', f'local gradient for {child}: '),
-                        ('c', local_gradient(fn, j, code, result) or result)])  # fmt: skip
+            continue
+        if sign is None:  # an op's code the page cannot write out: its number alone
+            runs = [('', f'{said}: '), ('c', local_gradient(fn, j, code, c.local_grad) or number(c.local_grad))]
         elif not passing:  # forward mode: no grad is passed here
-            out.append([('', f'local gradient for {child}: '), ('c', '1' if sign > 0 else '−1')])
+            runs = [('', f'{said}: '), ('c', '1' if sign > 0 else '−1')]
         else:
             negated = '' if sign > 0 else ', negated'
-            out.append([('', f'passes the grad through to {child}{negated}: local gradient '),
-                        ('c', '1' if sign > 0 else '−1')])  # fmt: skip
+            runs = [('', f'passes the grad through to {child}{negated}: {said.replace(f" for {child}", "")} '),
+                    ('c', '1' if sign > 0 else '−1')]  # fmt: skip
+        out.append(runs + (right_local(trace, right, step, j) if right is not None else []))
     return out
 
 
-def local_gradient_lines(trace, step, hidden=frozenset()):
+def right_local(trace, right, step, j):
+    """Runs that say the chain rule's local gradient beside a student's line j of `step` where it is that input's only
+    line and gives another: [('', ', wrong: the chain rule’s is '), ('c', 'b.data = −2.0000')]; else none. `right`:
+    the right engine's trace of the same graph, which writes each input once."""
+    c = step.contributions[j]
+    if sum(other.slot == c.slot for other in step.contributions) > 1:
+        return []  # lines that each give a part: the grads beside the right engine's say whether the whole is right
+    k = trace.output - step.node
+    ok = next((r for r in right.steps[k].contributions if r.slot == c.slot), None)
+    if ok is None or same(ok.local_grad, c.local_grad):
+        return []
+    fn = right.backward_fn(step.node)
+    r = right.steps[k].contributions.index(ok)
+    sign = passes_through(fn, r)
+    text = '1' if sign == 1 else '−1' if sign == -1 else None
+    text = text or local_gradient(fn, r, scope(right, right.steps[k]), ok.local_grad) or number(ok.local_grad)
+    return [('', ', wrong: the chain rule’s is '), ('c', text)]
+
+
+def local_gradient_lines(trace, step, hidden=frozenset(), right=None):
     """One line per contribution: the local gradient for that input, with its numbers (plain text), e.g.
-    'local gradient for n: 1 − t² = 1 − 0.7071² = 0.5000' or 'passes the grad through to x1: local gradient 1'."""
-    return [''.join(text for _, text in runs) for runs in local_gradient_runs(trace, step, hidden)]
+    'local gradient for n: 1 − t² = 1 − 0.7071² = 0.5000' or 'passes the grad through to x1: local gradient 1'.
+    `right`: beside a student's bodies, the right engine's trace (local_gradient_runs)."""
+    return [''.join(text for _, text in runs) for runs in local_gradient_runs(trace, step, hidden, right)]
 
 
 def chain_rule_lines(trace, step, hidden=frozenset(), results=True):
@@ -120,15 +178,19 @@ def chain_rule_lines(trace, step, hidden=frozenset(), results=True):
             continue
         sign, minus = passes_through(fn, j), -1 if c.how == '-=' else 1  # a line with -= says what it subtracts
         amount = shown(minus * c.amount, c.child in hidden)
+        last = '='  # before the amount: '≈' where the numbers shown do not work out to it (numbers.equals)
         if factor(statements[j]) is None:  # a student's line that is no product with out.grad: its own numbers
             product = _with_numbers(statements[j].value, scope(trace, step), amount)
+            last = ends(statements[j].value, scope(trace, step), minus * c.amount) if product != amount else '='
         elif sign is None:
             product = ops.formula('*', [number(minus * c.local_grad), upstream], pretty=True)
+            if step.node not in hidden:
+                last = equals(minus * c.amount, as_shown(minus * c.local_grad) * as_shown(step.out_grad))
         else:
             product = upstream if sign > 0 else ops.formula('neg', [upstream], pretty=True)
         numbers = f' = {product}' if product != amount else ''
         change = f', so {grad_change(trace, c)}' if results and c.before is not None else ''
-        lines.append(f'{symbolic}{numbers} = {amount}{change}')
+        lines.append(f'{symbolic}{numbers} {last} {amount}{change}')
     return lines
 
 
@@ -140,8 +202,16 @@ def _with_numbers(e, code, fallback):
 
 
 def grad_change(trace, c):
-    """What contribution c did to its grad, from what it was to what it is: 'a.grad: −6.0000 → −3.0000'."""
-    return f'{owner(trace.nodes[c.child].name)}.grad: {number(c.before)} → {number(c.after)}'
+    """What contribution c did to its grad, from what it was to what it is: 'a.grad: −6.0000 → −3.0000'; where an `=`
+    replaced what the grad held, that it was lost, as the graph's edge marks it: 'a.grad: 3.0000 → 3.0000, ✗ lost
+    3.0000' (a grad written again with the same number loses it all the same)."""
+    before = number(c.before)
+    return f'{owner(trace.nodes[c.child].name)}.grad: {before} → {number(c.after)}{lost_words(c, before)}'
+
+
+def lost_words(c, before):
+    """', ✗ lost 3.0000' where contribution c is an `=` that threw away what its grad held, `before` (as shown)."""
+    return f', {LOST_MARK} {before}' if c.how == '=' and c.before is not None else ''
 
 
 def asked_line(symbolic, out, upstream):
@@ -172,6 +242,34 @@ def tangent_line(trace, frame, numbers=True):
     return f'{partial(trace, i, frame.wrt)} = {" + ".join(products)} = {shown(grads_at(trace, frame)[i], asked)}'
 
 
+def repeats(trace):
+    """{first: [its copies]}: the op nodes a formula computes more than once, each where it is not inside another
+    repeat (x*w+b typed twice: x*w+b and (x*w)′+b, not the x*w in each); by index, in forward order."""
+    copies = {}
+    inside = {c for node in trace.nodes if node.copy_of is not None for c in node.children}
+    for i, node in enumerate(trace.nodes):
+        if node.copy_of is not None and i not in inside:
+            copies.setdefault(node.copy_of, []).append(i)
+    return copies
+
+
+def repeats_note(trace):
+    """What a formula that types a subexpression more than once builds, in words (plain text), or '': 'x*w+b is in
+    the formula twice, so Python computes it twice: …'."""
+    times = {2: 'twice', 3: 'three times', 4: 'four times'}
+    said = []
+    for first, copies in repeats(trace).items():
+        names = [trace.nodes[i].name for i in (first, *copies)]
+        n = times.get(len(names), f'{len(names)} times')
+        listed = ', '.join(names[:-1]) + f' and {names[-1]}'
+        said.append(
+            f'{names[0]} is in the formula {n}, so Python computes it {n}, as it does anything typed again: the '
+            f'graph has {listed}, each with a grad of its own, and their grads add up to what one value used '
+            f'{n} would get.'
+        )
+    return ' '.join(said)
+
+
 def caption(trace, frame):
     """Frame k in a few words, for under the slider (plain text)."""
     node = trace.nodes[frame.node] if frame.node >= 0 else None
@@ -195,15 +293,37 @@ def caption(trace, frame):
     return f'backward pass: {node.name} = {node_formula(trace, frame.node)} passes its grad back'
 
 
-def frame_rules(trace, frame, assigns=False):
+def right_grad(trace, frame, i, assigns=False, right=None):
+    """The right grad of node i where the grad `frame` shows for it is wrong, as the graph draws it (graph.value_look),
+    else None: on the `=` engine (`assigns`), once final, what += gives (graph.wrong_grads); beside a student's bodies
+    (`right`, the right engine's trace), at any frame, the right engine's grad there."""
+    if assigns:
+        wrong = frame.steps_done >= trace.final_after()[i] and i in wrong_grads(trace)
+        return plus_equals_grads(trace)[i] if wrong else None
+    if right is None:
+        return None
+    yours, ok = grads_at(trace, frame)[i], grads_at(right, frame)[i]
+    return None if yours is None or ok is None or same(yours, ok) else ok
+
+
+def wrong_words(x, assigns):
+    """What a wrong grad's line adds, with the right one, `x`: 'wrong, += gives 4.0000' (on the `=` engine), or
+    'wrong, the right engine gives 4.0000' (beside a student's bodies)."""
+    return f'wrong, {"+=" if assigns else "the right engine"} gives {number(x)}'
+
+
+def frame_rules(trace, frame, assigns=False, right=None):
     """The frame's sums in a line or two, for the presentation view and over a graph without edge labels: the chain
     rule at a backward step (chain_rule_lines, each with the grad it makes), the op's numbers in the forward pass, a
-    leaf's grad; nothing at the inputs or seed. `assigns`: the trace is the `=` engine's (the bug mode's)."""
+    leaf's grad; nothing at the inputs or seed. `assigns`: the trace is the `=` engine's (the bug mode's); `right`:
+    beside a student's bodies, the right engine's trace. A grad that is wrong (right_grad) says so, with the right one.
+    """
     node = trace.nodes[frame.node] if frame.node >= 0 else None
     if frame.kind == 'inputs' and frame.wrt >= 0:
         return [f'{partial(trace, frame.wrt, frame.wrt)} = 1; every other leaf’s tangent is 0']
     if frame.kind in ('forward', 'tangent'):
-        data = f'{node.name} = {node_formula(trace, frame.node, numbers=True)} = {number(node.data)}'
+        numbers, sign = node_formula(trace, frame.node, numbers=True), forward_sign(trace, frame.node)
+        data = f'{node.name} = {numbers} {sign} {number(node.data)}'
         return [data] if frame.kind == 'forward' else [data, tangent_line(trace, frame)]
     if frame.kind != 'backward':
         return []
@@ -215,15 +335,32 @@ def frame_rules(trace, frame, assigns=False):
             if frame.node in hidden:
                 return [said]
             if frame.node in wrong_grads(trace):
-                return [f'{said}: wrong, += gives {number(plus_equals_grads(trace)[frame.node])}']
+                return [f'{said}: {wrong_words(plus_equals_grads(trace)[frame.node], assigns)}']
             return [f'{said}: right, += gives the same']
+        ok = right_grad(trace, frame, frame.node, right=right)
+        if frame.node in hidden and right is not None:  # a student's grad, asked for: not said to be the derivative
+            return [f'{owner(node.name)}.grad = {grad}']
+        if ok is not None:
+            said = f'wrong, the right engine gives ∂{trace.nodes[-1].name}/∂{node.name} = {number(ok)}'
+            return [f'{owner(node.name)}.grad = {grad}: {said}']
         return [f'∂{trace.nodes[-1].name}/∂{node.name} = {owner(node.name)}.grad = {grad}']
-    return chain_rule_lines(trace, step, hidden)
+    lines = chain_rule_lines(trace, step, hidden)
+    for j, c in enumerate(step.contributions):  # the grad a step leaves: said wrong, where it is, by its last write
+        ok = right_grad(trace, frame, c.child, assigns, right)
+        if ok is not None and c.child not in hidden and _last_write(step, j):
+            lines[j] += f': {wrong_words(ok, assigns)}'
+    return lines
 
 
-def explain(trace, frame, assigns=False):
+def _last_write(step, j):
+    """Whether contribution j is the step's last write to its input's grad (a*a writes a twice)."""
+    return all(c.child != step.contributions[j].child for c in step.contributions[j + 1 :])
+
+
+def explain(trace, frame, assigns=False, right=None):
     """What the explanation panel shows at `frame`, as parts (see the module's docstring); the grads the frame hides
-    show '?'. `assigns`: the trace is the `=` engine's (the bug mode's)."""
+    show '?'. `assigns`: the trace is the `=` engine's (the bug mode's); `right`: beside a student's bodies, the right
+    engine's trace. A grad that is wrong (right_grad) says so, with the right one."""
     node = trace.nodes[frame.node] if frame.node >= 0 else None
     output = trace.nodes[-1].name
     if frame.wrt >= 0:
@@ -234,8 +371,27 @@ def explain(trace, frame, assigns=False):
                        'Each op will now compute its data from its inputs, in topological order.')])]  # fmt: skip
     if frame.kind == 'forward':
         written, numbers = node_formula(trace, frame.node), node_formula(trace, frame.node, numbers=True)
-        return [('p', [('b', 'Forward pass. '), ('c', f'{node.name} = {written}'),
-                       ('', f' = {numbers} = '), ('b', number(node.data))])]  # fmt: skip
+        sign = forward_sign(trace, frame.node)
+        parts = [('p', [('b', 'Forward pass. '), ('c', f'{node.name} = {written}'),
+                        ('', f' = {numbers} {sign} '), ('b', number(node.data))])]  # fmt: skip
+        if node.copy_of is not None:  # which is which: this one is the formula's second (third …) of the same
+            first = trace.nodes[node.copy_of].name
+            parts.append(
+                (
+                    'p',
+                    [
+                        ('c', node.name),
+                        ('', ' computes '),
+                        ('c', first),
+                        (
+                            '',
+                            ' again: the formula has it '
+                            'more than once, and Python computes each one it reads, as a value of its own.',
+                        ),
+                    ],
+                )
+            )
+        return parts
     if frame.kind == 'seed':
         return [('p', [('b', 'Backward pass starts. '), ('c', f'{owner(output)}.grad = 1'),
                        ('', ': the output changes one-for-one with itself. '
@@ -246,8 +402,16 @@ def explain(trace, frame, assigns=False):
     if not node.op:
         kind = 'an input' if node.is_input else 'a constant'
         means = f', is ∂{output}/∂{node.name}.'
+        ok = None if frame.node in hidden else right_grad(trace, frame, frame.node, assigns, right)
         if assigns:  # the `=` bug: the grad is what the last write left, not the derivative
             means = f', is what the last = left: ∂{output}/∂{node.name} only if no write was thrown away.'
+            if frame.node not in hidden:
+                means = f', is what the last = left, and right: += gives the same, ∂{output}/∂{node.name}.'
+        elif right is not None and frame.node in hidden:  # a student's grad, asked for: not said to be right
+            means = ', is what the pass left here.'
+        if ok is not None:  # wrong: said so, with the right one
+            said = f'wrong: {"+=" if assigns else "the right engine"} gives ∂{output}/∂{node.name} = {number(ok)}'
+            means = f', is what the last = left, and {said}.' if assigns else f', is {said}.'
         return [('p', [('b', node.name), ('', f' is {kind} (a leaf): its '), ('c', '_backward'),
                        ('', ' does nothing. Its grad, '), ('b', shown(step.out_grad, frame.node in hidden)),
                        ('', means)])]  # fmt: skip
@@ -261,12 +425,12 @@ def explain(trace, frame, assigns=False):
     # while the grads it writes are asked for, a number the closure holds is shown only where it is this node's data,
     # which the graph shows (tanh's t): 1/b (division's inv) or n·x^(n−1) (slope) is a local gradient
     held, code = captured_numbers(fn).items(), scope(trace, step)
-    where += [made(fn, k, code, number(v)) if not asked or same(v, node.data) else f'{k} = {HIDDEN}' for k, v in held]
+    where += [made(fn, k, code, v) if not asked or same(v, node.data) else f'{k} = {HIDDEN}' for k, v in held]
     this = ('', ' (the code’s out is this node, named out too)') if node.name == 'out' else ('', ' (this node)')
     where_runs = [run for w in where for run in (('c', w), ('', ', '))][:-1]
     at = 2 * (len(node.children) + 1) - 1  # just after out = ...
     where_runs.insert(at, this)
-    for runs in local_gradient_runs(trace, step, hidden):
+    for runs in local_gradient_runs(trace, step, hidden, None if assigns else right):
         where_runs += [('br', ''), *runs]
     # the op's code: its _backward; in microgpt's form its local_grads and the loop's line (engine/local_grads.py)
     its_code = [('c', '_backward'), ('', ':')]
@@ -275,15 +439,17 @@ def explain(trace, frame, assigns=False):
     rows = []
     written = set()  # a*a writes a twice: the second line starts from the first's grad
     # each line's grad before and after stands on a line of its own, with its state: not again after the line
-    for c, line in zip(step.contributions, chain_rule_lines(trace, step, hidden, results=False)):
+    for j, (c, line) in enumerate(zip(step.contributions, chain_rule_lines(trace, step, hidden, results=False))):
         child = owner(trace.nodes[c.child].name)
-        status = ' (final)' if final_after[c.child] == frame.steps_done else ' (more to come)'
+        status = 'final' if final_after[c.child] == frame.steps_done else 'more to come'
+        ok = right_grad(trace, frame, c.child, assigns, right) if _last_write(step, j) else None
+        status = f' ({status}; {wrong_words(ok, assigns)})' if ok is not None else f' ({status})'
         status = '' if c.child in hidden else status  # a '?' tells no state, as in the graph (graph.value_look)
         # hiding only the new grads, the grad before this step was shown at the frame before
         before = shown(c.before, c.before is not None and (frame.hide == 'all' or c.child in hidden & written))
         written.add(c.child)
         rows.append([('c', line), ('br', ''), ('', f'{child}.grad: {before} → '),
-                     ('b', shown(c.after, c.child in hidden)), ('', status)])  # fmt: skip
+                     ('b', shown(c.after, c.child in hidden)), ('', lost_words(c, before) + status)])  # fmt: skip
     return [
         ('p', [('b', f'{node.name} = {node_formula(trace, step.node)}'),
                ('', f' passes its grad, {owner(node.name)}.grad = '), ('b', shown(step.out_grad, step.node in hidden)),

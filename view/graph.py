@@ -9,7 +9,7 @@ from engine import ops
 from engine.forward import terms
 from engine.frames import Frame, grads_at
 from engine.ieee import same
-from view.numbers import HIDDEN, NOT_COMPUTED, fmt, padded
+from view.numbers import HIDDEN, NOT_COMPUTED, as_shown, equals, fmt, padded
 from view.palette import (
     ACCUMULATING_FILL,
     ACTIVE,
@@ -97,9 +97,9 @@ def hot_edges(trace, frame, width, local_width=None):
     hides.
 
     A label is the chain rule, `local gradient × upstream grad` over `+= amount` (`= amount` on the `=` engine, as its
-    code writes it): the amount is what the line adds to the grad, not the grad it makes, which the box shows. A blank
-    line stands between them where the edge runs through (build_dot), every number padded so that the label is as wide
-    as blank_label.
+    code writes it), with '≈' where the factors as shown do not work out to it: the amount is what the line adds to the
+    grad, not the grad it makes, which the box shows. A blank line stands between them where the edge runs through
+    (build_dot), every number padded so that the label is as wide as blank_label.
     """
     if frame.kind == 'tangent':
         return tangent_edges(trace, frame, width, local_width)
@@ -114,8 +114,11 @@ def hot_edges(trace, frame, width, local_width=None):
         local = HIDDEN.center(local_width) if c.child in hidden else padded(sign * c.local_grad, local_width)
         product = f'{local} × {upstream}'
         amount = HIDDEN.center(width) if c.child in hidden else padded(sign * c.amount, width)
+        how = c.how  # and '≈' after it where the factors as shown do not work out to the amount: '+= ≈ -0.8399'
+        if c.child not in hidden and step.node not in hidden:
+            how += ' ≈' * (equals(sign * c.amount, as_shown(sign * c.local_grad) * as_shown(step.out_grad)) == '≈')
         # a body that writes one input on two lines: its edge shows the last (the explanation gives each)
-        labels[step.node, c.slot] = f'{product}\n{" " * len(product)}\n{f"{c.how} {amount}".rjust(len(product))}'
+        labels[step.node, c.slot] = f'{product}\n{" " * len(product)}\n{f"{how} {amount}".rjust(len(product))}'
     return labels
 
 

@@ -18,7 +18,7 @@ from engine.trace import Trace
 from view.depth_plot import AXIS, GRID, WIDTH, svg_text
 from view.explanation import caption, explain, explanation_html, frame_rules, owner
 from view.graph import value_look
-from view.numbers import fmt, number, number_word, padded, tick_label
+from view.numbers import as_shown, equals, fmt, number, number_word, padded, tick_label
 from view.palette import ACTIVE, INK, PLOT_FONT, PLOT_LINE
 from view.patches import frame_patches
 
@@ -68,9 +68,11 @@ def tail_length(trace, learning):
 
 
 def update_line(p, lr):
-    """'w.data += -lr * w.grad: 0.5000 − 0.1 × (−3.7500) = 0.8750' (plain text)."""
+    """'w.data += -lr * w.grad: 0.5000 − 0.1 × (−3.7500) = 0.8750' (plain text); '≈' before the new value where the
+    numbers shown do not work out to it (numbers.equals)."""
     step = f'{number(p.old)} − {number_word(lr)} × {_bracketed(p.grad)}'
-    return f'{owner(p.name)}.data += -lr * {owner(p.name)}.grad: {step} = {number(p.new)}'
+    sign = equals(p.new, as_shown(p.old) + -lr * as_shown(p.grad))
+    return f'{owner(p.name)}.data += -lr * {owner(p.name)}.grad: {step} {sign} {number(p.new)}'
 
 
 def _bracketed(x):

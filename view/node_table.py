@@ -6,6 +6,7 @@ import pandas as pd
 from engine import ops
 from engine.forward import tangents
 from engine.frames import grads_at
+from engine.ieee import same
 from view.graph import value_look
 from view.numbers import HIDDEN, fmt
 
@@ -26,23 +27,29 @@ TANGENT_COLUMNS = {'grad now': 'tangent now', STATE_COLUMN: 'tangent …', ANSWE
 TANGENT_WORDS = {'none': 'not computed yet', 'final': 'is worked out', 'hidden': 'is hidden: work it out'}
 
 
-def table_columns(trace, beside=None, wrt=-1):
+def table_columns(trace, beside=None, right=None, wrt=-1):
     """What of the table no frame changes: each node's name, its op as the graph shows it ('×', 'x^2'), its grad at
     the end (the answer column's cells), the column titles in order, and the words for each grad state, which
     player.js writes in the state column from each patch's grad state. `beside`: a mode's view module that puts the
     right trace beside the one shown (view/modes.py), whose COLUMN of the right grads stands after 'grad now' (each
-    patch's look carries it as its fifth text) and whose STATE_WORDS say the states. `wrt`: forward mode's input,
-    whose tangents stand in the grads' place (TANGENT_COLUMNS)."""
+    patch's look carries it as its fifth text) and whose STATE_WORDS say the states; `right`, the right trace there,
+    whose final grad stands beside an answer that is not it. `wrt`: forward mode's input, whose tangents stand in
+    the grads' place (TANGENT_COLUMNS)."""
     columns = list(COLUMNS)
+    states = STATE_WORDS if beside is None else beside.STATE_WORDS
+    finals = [fmt(g) for g in trace.final_grads()]
+    if right is not None:  # an answer that is wrong says so, with the right one
+        pairs = zip(finals, trace.final_grads(), right.final_grads())
+        finals = [f if same(g, r) else f'{f}, wrong: right {fmt(r)}' for f, g, r in pairs]
     if beside is not None:
         columns.insert(columns.index('grad now') + 1, beside.COLUMN)
-    states, finals = STATE_WORDS if beside is None else beside.STATE_WORDS, trace.final_grads()
     if wrt >= 0:
-        columns, states, finals = [TANGENT_COLUMNS.get(c, c) for c in columns], TANGENT_WORDS, tangents(trace, wrt)
+        columns, states = [TANGENT_COLUMNS.get(c, c) for c in columns], TANGENT_WORDS
+        finals = [fmt(t) for t in tangents(trace, wrt)]
     return {
         'names': [n.name for n in trace.nodes],
         'ops': [ops.symbol(n.op) if n.op else 'input' if n.is_input else 'constant' for n in trace.nodes],
-        'finals': [fmt(g) for g in finals],
+        'finals': finals,
         'columns': columns,
         'states': states,
         'beside': beside is not None,
@@ -65,7 +72,7 @@ def node_table(trace, frame, answers=False, right=None, beside=None):
     """One row per node; with `answers`, the answer column (each grad at the end) too. The grads the frame hides show
     '?'. `right`: the right engine's trace, whose grads at this frame stand beside, in the column of `beside` (the
     mode's view module, table_columns)."""
-    fixed, hidden = table_columns(trace, beside, frame.wrt), frame.hidden
+    fixed, hidden = table_columns(trace, beside, right, frame.wrt), frame.hidden
     columns = {
         'node': fixed['names'],
         'op': fixed['ops'],

@@ -2,6 +2,9 @@
 (fmt: one width per graph, so that no node moves between frames), the explanation's (number, number_word), the
 plots' axes (tick_label, power_label) and the file names' (file_number).
 
+Arithmetic written out with numbers ends in '=' or '≈' (equals): '=' only where the numbers shown work out to the
+result shown.
+
 The engine's messages (engine/nonfinite.py) write theirs with engine.ops.word, which the engine keeps because it may
 not import the page; number_word is that word with the page's true minus.
 """
@@ -27,6 +30,27 @@ def fmt(x):
     if x != 0 and (abs(x) >= 1e6 or abs(x) < 1e-4):
         return f'{x:.3e}'
     return f'{x:.4f}'
+
+
+def as_shown(x):
+    """x as the page writes it (fmt), read back: the number a reader works with, 0.42 for 0.41996; nan and ±inf as
+    they are."""
+    return float(fmt(x)) if math.isfinite(x) else x
+
+
+def equals(result, worked):
+    """The sign before a line's shown `result`: '=' where `worked`, the same arithmetic done on the numbers as the
+    line shows them (as_shown), rounds to that result at the digits shown, else '≈': −2.0000 × 0.4200 ≈ −0.8399. A
+    product of rounded factors often lands a digit away from the rounded product, and '=' would be false. A tie
+    (0.6351 × 1.5 = 0.95265, shown 0.9527) rounds either way: '='."""
+    shown = fmt(result)
+    if fmt(worked) == shown:
+        return '='
+    if not (math.isfinite(result) and math.isfinite(worked)):
+        return '≈'
+    mantissa, _, power = shown.partition('e')
+    half = 0.5 * 10.0 ** (int(power or 0) - len(mantissa.partition('.')[2]))  # half the last digit's unit
+    return '=' if abs(worked - as_shown(result)) <= half * (1 + 1e-9) else '≈'
 
 
 def number_width(trace):

@@ -31,7 +31,7 @@ def make_body(
     every_frame = beside is not None and beside.EVERY_FRAME
     patches = frame_patches(trace, all_frames, width=width, right=right, every_frame=every_frame)
     captions = [caption(trace, f) for f in all_frames]
-    parts = [explain(trace, f, assigns) for f in all_frames]
+    parts = [explain(trace, f, assigns, right) for f in all_frames]
     marks = []
     if beside is not None:  # the mode's own parts, beside the right trace
         labels = frame_labels(all_frames, in_pass, 0)
@@ -39,8 +39,8 @@ def make_body(
         captions = [c + a for c, a in zip(captions, added)]
         parts = [p + m for p, m in zip(parts, more)]
     explanations = [explanation_html(p) for p in parts]
-    rules = [frame_rules(trace, f, assigns) for f in all_frames]
-    plots = depth_plots(trace, all_frames, assigns)
+    rules = [frame_rules(trace, f, assigns, right) for f in all_frames]
+    plots = depth_plots(trace, all_frames)
     last = all_frames[-1]
     # the check, at the last frame, would show the grads it hides (hide=new without the leaves' steps)
     if last.hide == 'all' or numeric is None or last.hidden:
@@ -61,7 +61,7 @@ def make_body(
     after = len(captions) - len(all_frames)  # the learning step's frames
     count = None if in_pass is None else in_pass + after
     labels, files = frame_labels(all_frames, count, after), frame_suffixes(all_frames, count, after)
-    table = table_columns(trace, beside, last.wrt)
+    table = table_columns(trace, beside, right, last.wrt)
     if last.hide != 'none' or any(f.ask for f in all_frames):
         table['finals'] = [HIDDEN] * len(trace.nodes)  # the answers are never sent where grads are asked for
     return encode_body(

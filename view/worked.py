@@ -10,11 +10,12 @@ gives None, and the page shows the number alone.
 """
 
 import ast
+import math
 from dataclasses import dataclass
 
 from engine import code, ieee, ops
 from engine.code import factor  # what a line multiplies out.grad by: engine/code.py, where the engine reads it too
-from view.numbers import number, number_word
+from view.numbers import as_shown, equals, number, number_word
 
 MATH = {name for name, f in vars(ieee).items() if callable(f) and not name.startswith('_')} - {'as_float'}
 INPUTS = ('self', 'other')  # a _backward's inputs, in _prev order; `out` is the node itself
@@ -127,48 +128,85 @@ def _called(e):
 
 
 def value(e, scope):
-    """The number an exponent or a condition comes to: constants, the op's argument and the numbers in scope, with
-    + − × and comparisons; anything else is Unreadable (the code is never run)."""
+    """The number `e` comes to in `scope`, walking the tree write() writes (the code is never run): an exponent, a
+    condition, or a line's arithmetic on the numbers it shows (shown_scope). IEEE 754 throughout: a pole is inf, 0/0
+    nan. Anything write() has no words for is Unreadable."""
     if isinstance(e, ast.Constant) and type(e.value) in (int, float):
         return float(e.value)
+    if isinstance(e, ast.Attribute) and (getattr(e.value, 'id', None), e.attr) in scope.data:
+        return scope.data[e.value.id, e.attr]
     if isinstance(e, ast.Name) and e.id in scope.held:
         return scope.held[e.id]
-    if isinstance(e, ast.Name) and scope.argument is not None and e.id not in scope.names:
+    if isinstance(e, ast.Name) and scope.argument is not None and e.id not in ('math', *scope.names):
         return scope.argument
     if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
         return -value(e.operand, scope)
-    if isinstance(e, ast.BinOp) and type(e.op) in (ast.Add, ast.Sub, ast.Mult):
-        a, b = value(e.left, scope), value(e.right, scope)
-        return a + b if isinstance(e.op, ast.Add) else a - b if isinstance(e.op, ast.Sub) else a * b
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Pow):
+        return ieee.pow(value(e.left, scope), value(e.right, scope))
+    if isinstance(e, ast.BinOp) and type(e.op) in BINARY:
+        return _arithmetic(BINARY[type(e.op)], value(e.left, scope), value(e.right, scope))
+    if isinstance(e, ast.Call) and not e.keywords:
+        name, args = _called(e), [value(a, scope) for a in e.args]
+        return float({'max': max, 'min': min, 'abs': abs}.get(name, getattr(ieee, name, None))(*args))
     if isinstance(e, ast.Compare) and len(e.ops) == 1 and type(e.ops[0]) in COMPARE:
         return PYTHON[COMPARE[type(e.ops[0])]](value(e.left, scope), value(e.comparators[0], scope))
+    if isinstance(e, ast.IfExp):
+        return value(e.body if value(e.test, scope) else e.orelse, scope)
     raise Unreadable(ast.unparse(e))
 
 
-def worked(*texts):
-    """The steps of a piece of arithmetic joined by =, each written once: 'b.data = −3.0000', not '… = −3.0000 = …'."""
-    return ' = '.join(text for k, text in enumerate(texts) if k == 0 or text != texts[k - 1])
+def _arithmetic(sign, a, b):
+    """a sign b as floats have it, a division by 0 as IEEE 754 has it (±inf, or nan for 0/0)."""
+    if sign == '/' and b == 0:
+        return math.nan if a == 0 or math.isnan(a) else math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return {'+': a + b, '-': a - b, '*': a * b}[sign] if sign != '/' else a / b
 
 
-def local_gradient(fn, j, scope, result):
-    """The local gradient of the op's line j, worked out from its code and ending in `result` (the
-    trace's number): '1 − t² = 1 − 0.7071² = 0.5000'; where the factor is a number the closure holds, the line that
-    made it: 'inv = b.data⁻¹ = 2.0000⁻¹ = 0.5000'. None where the code cannot be written out."""
+def shown_scope(scope):
+    """The scope with each number as the page shows it (numbers.as_shown): what a reader's arithmetic starts from."""
+    data = {key: as_shown(x) for key, x in scope.data.items()}
+    return Scope(scope.names, data, {k: as_shown(float(x)) for k, x in scope.held.items()}, scope.argument)
+
+
+def ends(e, scope, result):
+    """The sign before `result`, the number the code's `e` came to, where a line writes `e` out with the numbers of
+    `scope`: '=' where those numbers, as shown, work out to it (numbers.equals), else '≈'."""
+    try:
+        return equals(result, value(e, shown_scope(scope)))
+    except (Unreadable, ArithmeticError, ValueError, TypeError):
+        return '≈'  # a number the page cannot work out again: not said to be exact
+
+
+def worked(*texts, last='='):
+    """The steps of a piece of arithmetic joined by =, each written once: 'b.data = −3.0000', not '… = −3.0000 = …';
+    the last result after `last` where it is written out with numbers before it ('≈': ends)."""
+    kept = [text for k, text in enumerate(texts) if k == 0 or text != texts[k - 1]]
+    return ' = '.join(kept[:-1]) + f' {last} ' + kept[-1] if len(kept) > 1 else kept[0]
+
+
+def local_gradient(fn, j, scope, x):
+    """The local gradient of the op's line j, worked out from its code and ending in `x` (the trace's number):
+    '1 − t² = 1 − 0.7071² = 0.5000'; where the factor is a number the closure holds, the line that made it:
+    'inv = b.data⁻¹ = 2.0000⁻¹ = 0.5000'; '≈' before `x` where the numbers shown do not work out to it (ends). None
+    where the code cannot be written out."""
     writes = grad_writes(fn)
     f = factor(writes[j]) if j < len(writes) else None
     try:
         if isinstance(f, ast.Name) and f.id in scope.held and forward(fn, f.id) is not None:
-            return worked(f.id, *write(forward(fn, f.id), scope), result)
-        return worked(*write(f, scope), result) if f is not None else None
+            line = forward(fn, f.id)
+            return worked(f.id, *write(line, scope), number(x), last=ends(line, scope, x))
+        return worked(*write(f, scope), number(x), last=ends(f, scope, x)) if f is not None else None
     except Unreadable:
         return None
 
 
-def made(fn, name, scope, result):
-    """How a number the closure holds was made, ending in `result`: 't = tanh(n.data) = tanh(0.8814) = 0.7071'; or
-    'name = result' where its line cannot be written out."""
+def made(fn, name, scope, x):
+    """How a number the closure holds was made, ending in `x`: 't = tanh(n.data) = tanh(0.8814) = 0.7071' ('≈'
+    before `x` where the numbers shown do not work out to it); or 'name = x' where its line cannot be written out."""
     line = forward(fn, name)
     try:
-        return worked(name, *write(line, scope), result) if line is not None else worked(name, result)
+        if line is not None:
+            return worked(name, *write(line, scope), number(x), last=ends(line, scope, x))
     except Unreadable:
-        return worked(name, result)
+        pass
+    return worked(name, number(x))

@@ -444,6 +444,16 @@ def test_typed_formula_gets_its_own_inputs_and_grads(start):
     assert (g['a'], g['b']) == ('4.0000', '3.0000')
 
 
+def test_a_formula_that_types_a_subexpression_twice_says_so_under_its_heading(start):
+    page = start(query={'expr': 'custom', 'formula': '(x*w + b)*(x*w + b)'})
+    assert not page.exception and not page.error
+    notes = [c.value for c in page.main.caption if 'computes it twice' in c.value]
+    assert len(notes) == 1 and 'x\\*w\\+b and \\(x\\*w\\)′\\+b' in notes[0]  # printed, every mark escaped
+    assert {'x*w+b', '(x*w)′+b'} <= set(page.data())  # the graph's names, as the note gives them
+    page.text_input(key='formula').input('x*w + b').run()  # typed once: no note
+    assert not [c for c in page.main.caption if 'computes it' in c.value]
+
+
 def test_typed_formula_can_name_its_output_as_the_help_says(start):
     # 'L = ...' names the output; the lecture's L = (a*b + c) * f with a=2, b=-3, c=10, f=-2
     page = start('custom')
@@ -689,16 +699,19 @@ def page_link(page):
 def test_while_learning_the_parameters_boxes_hold_the_start_and_the_sidebar_says_where_the_steps_took_them(start):
     page = start(query={'expr': 'regression', 'mode': 'learn'})
     assert sidebar_boxes(page) == {'x': 1.5, 'y': 2.0, 'w (start)': 0.5, 'b (start)': 0.0}
-    assert learned_note(page) == ''  # before any step the boxes hold the pass's own values
+    assert learned_note(page) == (  # before any step the boxes hold the pass's own values; the update, one step on
+        '**After its update, learning step 1 (the frames after the pass):** w = 0.8750, b = 0.2500. '
+        'The boxes hold the pass shown.'
+    )
     page.button(key='learn_one').click().run()
     assert sidebar_boxes(page) == {'x': 1.5, 'y': 2.0, 'w (start)': 0.5, 'b (start)': 0.0}
-    assert (
-        learned_note(page)
-        == '**Now, after 1 learning step:** w = 0.8750, b = 0.2500. The boxes hold where learning started.'
-    )
+    assert learned_note(page) == (
+        '**The pass shown, after 1 step:** w = 0.8750, b = 0.2500. **After its update, learning step 2 (the frames '
+        'after the pass):** w = 1.0063, b = 0.3375. The boxes hold where learning started.'
+    )  # 1.00625 to 4 places
     assert (page.go(0).data()['w'], page.data()['b']) == ('0.8750', '0.2500')  # the graph and the table agree
     page.button(key='learn_one').click().run()
-    assert 'after 2 learning steps:** w = 1.0063, b = 0.3375.' in learned_note(page)  # 1.00625 to 4 places
+    assert 'after 2 steps:** w = 1.0063, b = 0.3375.' in learned_note(page)
     assert (page.go(0).data()['w'], page.data()['b']) == ('1.0063', '0.3375')
     reopened = start(query=page_link(page))  # the link reopens the same page: the start in the boxes, 2 steps on
     assert page_link(page)['learned'] == '2' and sidebar_boxes(reopened) == sidebar_boxes(page)
@@ -718,8 +731,9 @@ def test_after_learning_steps_the_sidebar_names_every_parameter_as_the_graph_sho
         expression.params
     )  # the data keep their plain names: learning does not move them
     note, data = learned_note(page), page.go(0).data()
+    shown = note.split('**After its update')[0]  # the pass's values, then the update's
     for name in expression.params:
-        assert f' {name} = {data[name]}' in note, name
+        assert f' {name} = {data[name]}' in shown, name
 
 
 def test_watching_the_regression_its_boxes_keep_their_plain_names(start):

@@ -296,6 +296,33 @@ def test_more_steps_go_on_from_the_learned_parameters_and_the_link_keeps_them(st
     assert link(page)['learned'] == '11'
 
 
+@pytest.mark.parametrize('steps', [0, 1, 3, 10])
+def test_the_sidebar_and_the_graph_agree_on_the_parameters_at_every_frame(start, steps):
+    # the sidebar cannot follow the player's frame: it says the pass's values and the update's, and the graph shows
+    # the one or the other at each frame: the pass's until a parameter's update frame, the update's from it on
+    w, b, _ = regression_after(steps)
+    w_next, b_next, _ = regression_after(steps + 1)
+    page = start(query={'expr': 'regression', 'mode': 'learn', 'learned': str(steps)})
+    note = test_app.learned_note(page)
+    pass_said, update_said = note.split('**After its update')
+    if steps:
+        assert f'after {steps} step' in pass_said and f'w = {w:.4f}, b = {b:.4f}.' in pass_said
+    else:  # no step yet: the boxes hold the pass's values, and the note says so
+        boxes = test_app.sidebar_boxes(page)
+        assert (boxes['w (start)'], boxes['b (start)']) == (w, b) and 'The boxes hold the pass shown.' in note
+    assert f'learning step {steps + 1} (the frames after the pass):** w = {w_next:.4f}, b = {b_next:.4f}.' in (
+        '**After its update' + update_said
+    )
+    said = {'pass': {'w': f'{w:.4f}', 'b': f'{b:.4f}'}, 'update': {'w': f'{w_next:.4f}', 'b': f'{b_next:.4f}'}}
+    updated = set()
+    for k in range(page.last_frame + 1):
+        caption, data = page.go(k).caption(), page.data()
+        updated |= {name for name in 'wb' if f'learning: {name}.data +=' in caption}
+        for name in 'wb':
+            assert data[name] == said['update' if name in updated else 'pass'][name], (k, name, caption)
+    assert updated == {'w', 'b'}
+
+
 def test_a_link_reopens_the_parameters_after_its_steps(start):
     w, b, loss = regression_after(3)  # w = 1.0522, b = 0.3681, L = 0.0029
     page = start(query={'expr': 'regression', 'mode': 'learn', 'learned': '3', 'step': '0'})
@@ -413,7 +440,7 @@ def test_on_the_assigning_engine_the_chains_line_on_w_says_its_grad_is_the_last_
 
 def test_on_the_assigning_engine_a_leafs_grad_is_not_called_its_derivative(start):
     page = start(query={'expr': 'reuse', 'mode': 'bug'}).go(9)  # a's own step: a.grad = -2, but ∂out/∂a = 4
-    assert 'is what the last = left: ∂out/∂a only if no write was thrown away' in page.explanation()
+    assert 'is what the last = left, and wrong: += gives ∂out/∂a = 4.0000' in page.explanation()
     assert 'is ∂out/∂a.' not in page.explanation()
 
 

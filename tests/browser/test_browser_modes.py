@@ -251,7 +251,9 @@ def test_learning_moves_w_and_b_then_the_loss_and_one_more_step_goes_on_from_the
 
     page.get_by_role('button', name='1 more step').click()
     expect(page).to_have_url(re.compile(r'[?&]learned=1(&|$)'))
-    expect(sidebar).to_contain_text('Now, after 1 learning step: w = 0.8750, b = 0.2500')
+    expect(sidebar).to_contain_text('The pass shown, after 1 step: w = 0.8750, b = 0.2500.')
+    # its update, w = 0.875 + 0.1 × 1.3125 = 1.00625 and b = 0.25 + 0.1 × 0.875 = 0.3375, as the last frames show
+    expect(sidebar).to_contain_text('learning step 2 (the frames after the pass): w = 1.0063, b = 0.3375.')
     expect(sidebar.get_by_text('w (start)')).to_be_visible()
     # the player goes to the next update: w.grad = 2 × (1.5625 − 2) × 1.5 = −1.3125
     expect(caption(page)).to_have_text(re.compile(r' · learning: w\.data .*: 0\.8750 − 0\.1 × \(−1\.3125\)'))

@@ -10,6 +10,7 @@ or a lone \\r. Pinned (tests/conftest.py): the same bodies every run.
 """
 
 import ast
+import html
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -234,8 +235,27 @@ def test_the_exercises_own_todo_on_the_chain_draws_its_plot_with_no_line_on_w():
     for mul in (exercise.TODO, 'self.grad += other.data * out.grad'):
         read_everywhere(student(mul=mul), [chain(3)])
         trace, _, _ = traced(expression=chain(3), values=(), engine='bodies', bodies=student(mul=mul))
-        assert w_facts(trace)[2:] == ((), ())
+        assert w_facts(trace)[2:] == ((), (), ())
         assert not any('wline' in part for part in depth_plots(trace, frames(trace))['parts'])
+
+
+@pytest.mark.parametrize(
+    ('other', 'words'),
+    [
+        ('other.grad += self.data * out.grad', 'collects += from each'),
+        ('other.grad = self.data * out.grad', '= threw the others away'),
+        ('other.grad -= self.data * out.grad', 'your × writes its grad with -='),
+        ('other.grad = self.data * out.grad\nother.grad += self.data * out.grad', 'writes its grad with = and +='),
+    ],
+)
+def test_the_chains_line_on_w_says_how_the_students_times_writes_its_grad(other, words):
+    """The chain's w is × 's other in every step: the line under the plot says what the student's line does to it,
+    never that it collects += where the body writes = or -=."""
+    bodies = student(mul=f'self.grad += other.data * out.grad\n{other}')
+    trace, _, _ = traced(expression=chain(3), values=(), engine='bodies', bodies=bodies)
+    plots = depth_plots(trace, frames(trace))
+    line = html.unescape(plots['parts'][plots['at'][-1]])  # the last frame's: w's grad final
+    assert words in line and ('collects +=' in line) == other.startswith('other.grad +=')
 
 
 def test_an_equals_marks_lost_the_edge_of_the_line_it_threw_away_not_of_the_input_its_number_names():

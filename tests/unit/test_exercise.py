@@ -4,17 +4,22 @@ hand here, never read off the engine."""
 
 import math
 import random
+import re
 
 import pytest
 
-from engine import PRESETS, Value, chain, exercise, trace_backward
+from engine import PRESETS, Value, chain, exercise, numeric_grads, trace_backward
 from engine.diagnosis import MISTAKES, diagnose
 from engine.exercise import TODO, yours
 from engine.frames import frames
 from engine.grader import verdicts
 from engine.sandbox import MAX_BODY, MAX_STATEMENTS, BodyError, Local, Write, check_body
+from exports.render import speaker_notes
+from view import exercise as exercise_view
 from view.exercise import code_parts, first_difference
-from view.explanation import explain, plain_text
+from view.explanation import explain, frame_rules, plain_text
+from view.node_table import table_columns
+from view.numbers import fmt
 from view.player_body import make_body
 
 pytestmark = pytest.mark.filterwarnings('ignore::SyntaxWarning')  # ast warns on '1if x'; the checker refuses it
@@ -342,3 +347,60 @@ def test_nan_and_inf_are_numbers_in_a_body():
     leaves, out = PRESETS['neuron'].build(value_type=yours(body))
     Value.backward(out)
     assert all(math.isnan(leaf.grad) or math.isinf(leaf.grad) for leaf in leaves if leaf.label != 'x2')
+
+
+# --- no frame states a wrong grad as a fact: it says so, with the right one (issue 33, 4) ----------------------
+SLIPS = {  # a body per class of slip, each giving some preset a wrong input grad
+    'equals': {'mul': 'self.grad += other.data * out.grad\nother.grad = self.data * out.grad'},
+    'swapped': {'mul': 'self.grad += self.data * out.grad\nother.grad += other.data * out.grad'},
+    'no out.grad': {'mul': 'self.grad += other.data\nother.grad += self.data'},
+    'sign': {'add': 'self.grad += out.grad\nother.grad -= out.grad'},
+    'todo': {'tanh': TODO},
+}
+# '∂out/∂a = a.grad = 1.0000', '∂out/∂a = 4.0000', and the explanation's 'Its grad, 3.0000, is ∂out/∂b.'
+DERIVATIVE = re.compile(r'∂\S+/∂(\S+) = (?:\S+\.grad = )?([−-]?\d+\.\d+)')
+ITS_GRAD = re.compile(r'Its grad, ([−-]?\d+\.\d+), is ∂\S+/∂(\S+?)\.(?:\s|$)')
+
+
+def said_derivatives(text):
+    """Each (input, number) a text states as ∂output/∂input."""
+    pairs = DERIVATIVE.findall(text) + [(name, x) for x, name in ITS_GRAD.findall(text)]
+    return [(name, float(x.replace('−', '-'))) for name, x in pairs]
+
+
+@pytest.mark.parametrize('slip', SLIPS)
+@pytest.mark.parametrize('key', ['neuron', 'reuse', 'a_plus_a', 'ab_times_a_plus_b'])
+def test_every_derivative_a_frame_states_is_the_finite_difference(slip, key):
+    expression = PRESETS[key]
+    trace, right = student_trace(expression, **SLIPS[slip])
+    numeric = numeric_grads(expression, {})
+    by_name = {n.name: i for i, n in enumerate(trace.nodes) if n.is_input}
+    yours = trace.final_grads()
+    stated = 0
+    for frame in frames(trace):
+        texts = [*frame_rules(trace, frame, right=right), plain_text(explain(trace, frame, right=right)),
+                 speaker_notes(trace, frame, right=right)]  # fmt: skip
+        for text in texts:
+            for name, x in said_derivatives(text):
+                assert x == pytest.approx(numeric[name], abs=1e-4), (frame, text)
+                stated += 1
+        node = trace.nodes[frame.node] if frame.node >= 0 else None
+        if frame.kind == 'backward' and node.is_input and abs(yours[frame.node] - numeric[node.name]) > 1e-4:
+            (rule,) = frame_rules(trace, frame, right=right)  # the wrong grad, said wrong, beside the right one
+            assert rule.startswith(f'{node.name}.grad = {fmt(yours[frame.node]).replace("-", "−")}: wrong'), rule
+    assert stated  # each input's own frame states its derivative, or what it is not
+    table = table_columns(trace, exercise_view, right)
+    for name, i in by_name.items():  # the answers column: a wrong final grad says so, with the right one
+        wrong = abs(yours[i] - numeric[name]) > 1e-4
+        assert ('wrong' in table['finals'][i]) == wrong, (name, table['finals'][i])
+
+
+def test_the_reuse_end_frame_says_a_grad_is_wrong_and_gives_four():
+    # = in mul's other line: a*a writes a.grad = 3 twice (the second over the first), a*b adds b = −2: a.grad = 1,
+    # where ∂out/∂a = b + 2a = 4
+    trace, right = student_trace(PRESETS['reuse'], **SLIPS['equals'])
+    end = frames(trace)[-1]
+    assert trace.nodes[end.node].name == 'a'
+    assert frame_rules(trace, end, right=right) == ['a.grad = 1.0000: wrong, the right engine gives ∂out/∂a = 4.0000']
+    text = plain_text(explain(trace, end, right=right))
+    assert 'is ∂out/∂a' not in text and 'wrong: the right engine gives ∂out/∂a = 4.0000' in text

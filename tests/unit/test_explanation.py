@@ -13,7 +13,7 @@ import pytest
 from components.markdown import md
 from engine import OPS, PRESETS, Value, assign, ops, parse_expression, topological_order, trace_backward
 from engine.frames import frames
-from view import worked
+from view import bug, worked
 from view.explanation import (
     caption,
     captured_numbers,
@@ -24,7 +24,10 @@ from view.explanation import (
     local_gradient_lines,
     number,
     plain_text,
+    repeats_note,
 )
+from view.graph import LOST_MARK, lost_edges
+from view.numbers import fmt, number_width
 
 
 def traced(expression, values=None):
@@ -138,8 +141,8 @@ def test_on_the_assigning_engine_the_sums_show_the_grad_replaced_not_added_to():
     leaves, out = PRESETS['ab_times_a_plus_b'].build(value_type=assign.Value)
     trace = trace_backward(out, leaves)
     assert chain_rule_lines(trace, step_of(trace, 'd')) == [
-        'a.grad = b.data × d.grad = 3.0000 × 1.0000 = 3.0000, so a.grad: −6.0000 → 3.0000',
-        'b.grad = a.data × d.grad = −2.0000 × 1.0000 = −2.0000, so b.grad: −6.0000 → −2.0000',
+        'a.grad = b.data × d.grad = 3.0000 × 1.0000 = 3.0000, so a.grad: −6.0000 → 3.0000, ✗ lost −6.0000',
+        'b.grad = a.data × d.grad = −2.0000 × 1.0000 = −2.0000, so b.grad: −6.0000 → −2.0000, ✗ lost −6.0000',
     ]
 
 
@@ -168,6 +171,15 @@ def test_a_leaf_on_the_assigning_engine_says_whether_its_grad_is_what_plus_equal
     assert frame_rules(trace, backward_frame(trace, 'a'), assigns=True) == [
         'a.grad = −2.0000, as the last = left it: wrong, += gives 4.0000'
     ]
+    # the explanation, and the step that leaves a wrong grad final, say so too, with what += gives: b + 2a = 4
+    leaf = plain_text(explain(trace, backward_frame(trace, 'a'), assigns=True))
+    assert 'Its grad, −2.0000, is what the last = left, and wrong: += gives ∂out/∂a = 4.0000.' in leaf
+    assert 'is what the last = left, and right: += gives the same, ∂out/∂b.' in plain_text(
+        explain(trace, backward_frame(trace, 'b'), assigns=True)
+    )
+    a_times_b = plain_text(explain(trace, backward_frame(trace, 'a*b'), assigns=True))
+    assert 'a.grad: 3.0000 → −2.0000, ✗ lost 3.0000 (final; wrong, += gives 4.0000)' in a_times_b
+    assert 'b.grad: · → 3.0000 (final)' in a_times_b
 
 
 def test_neuron_tanh_step_shows_local_gradient_and_captured_t():
@@ -446,7 +458,7 @@ def test_every_op_in_the_table_has_its_local_gradient_worked_out_from_its_code()
             if 'passes the grad through' in line:
                 assert line.endswith(('local gradient 1', 'local gradient −1')), (op, line)
             else:  # by name, then with numbers or by the line that made it, then the number: never the number alone
-                worked_out = line.split(': ', 1)[1].split(' = ')
+                worked_out = re.split(' [=≈] ', line.split(': ', 1)[1])  # '≈' before a number rounded away from it
                 assert len(worked_out) >= 2 and worked_out[-1] == number(c.local_grad), (op, line)
 
 
@@ -469,8 +481,8 @@ def test_an_op_with_no_words_of_its_own_is_worked_out_from_its_code():
     a = WithSqrt(4.0)
     out = a.sqrt()
     scope = worked.Scope({'self': 'a', 'out': 'L'}, {('self', 'data'): 4.0, ('out', 'data'): 2.0}, {'r': 2.0})
-    assert worked.local_gradient(out._backward, 0, scope, '0.2500') == '0.5 ÷ r = 0.5 ÷ 2.0000 = 0.2500'
-    assert worked.made(out._backward, 'r', scope, '2.0000') == 'r = a.data^0.5 = 4.0000^0.5 = 2.0000'
+    assert worked.local_gradient(out._backward, 0, scope, 0.25) == '0.5 ÷ r = 0.5 ÷ 2.0000 = 0.2500'
+    assert worked.made(out._backward, 'r', scope, 2.0) == 'r = a.data^0.5 = 4.0000^0.5 = 2.0000'
 
 
 def test_code_the_page_has_no_words_for_gives_no_arithmetic_rather_than_a_wrong_one():
@@ -514,3 +526,61 @@ def test_a_step_whose_grads_are_hidden_asks_for_its_local_gradients_and_shows_on
         'passes the grad through to x1*w1 + x2*w2: local gradient 1',
         'local gradient for b: ?',
     ]
+
+
+# --- the `=` mode shows each loss on the frame where it happens (issue 33, 8) -----------------------------------
+
+
+def test_a_write_of_the_same_number_over_a_grad_still_says_what_it_lost():
+    # reuse on the = engine: a*a's step writes a.grad = a.data · 1 = 3 twice; the second throws the first 3 away,
+    # where += makes 6: '3.0000 → 3.0000' alone would hide it
+    leaves, out = PRESETS['reuse'].build(value_type=assign.Value)
+    trace = trace_backward(out, leaves)
+    frame = backward_frame(trace, 'a*a')
+    rules = frame_rules(trace, frame, assigns=True)
+    assert rules[1].endswith('so a.grad: 3.0000 → 3.0000, ✗ lost 3.0000')
+    assert 'a.grad: 3.0000 → 3.0000, ✗ lost 3.0000 (more to come)' in plain_text(explain(trace, frame, assigns=True))
+
+
+@pytest.mark.parametrize('key', [*PRESETS, 'typed'])
+def test_every_frame_where_equals_throws_a_contribution_away_draws_and_words_it(key):
+    expression = parse_expression('(a*b + a)*(a + a*a) - tanh(a)') if key == 'typed' else PRESETS[key]
+    leaves, out = expression.build(value_type=assign.Value)
+    trace = trace_backward(out, leaves)
+    right = trace_backward(*reversed(expression.build()))
+    width = number_width(trace)
+    losses = 0
+    for frame in frames(trace):
+        step = trace.steps[frame.steps_done - 1] if frame.kind == 'backward' else None
+        thrown = [c for c in (step.contributions if step else ()) if c.how == '=' and c.before is not None]
+        rules = ' '.join(frame_rules(trace, frame, assigns=True))
+        said = plain_text(explain(trace, frame, assigns=True) + bug.bug_parts(trace, right, frame))
+        drawn = lost_edges(trace, frame, width)
+        assert (LOST_MARK in rules) == bool(thrown) == bool(drawn), (key, frame)
+        for c in thrown:  # its number, in the sums, the explanation, the caption and on a dashed edge
+            lost = f'{LOST_MARK} {number(c.before)}'
+            assert lost in rules and lost in said, (key, frame, rules)
+            assert number(c.before) in bug.bug_caption(trace, frame)
+            assert any(label.split('\n')[2].split()[-1] == fmt(c.before) for label in drawn.values())
+            losses += 1
+    assert losses or not bug.reused(trace)  # a graph that reuses a value loses something with =
+
+
+# --- a subexpression typed twice: the page says why there are two, and which is which (issue 33, 7) ------------
+
+
+def test_a_formula_that_types_a_subexpression_twice_says_it_is_computed_twice():
+    trace = traced(parse_expression('(x*w + b)*(x*w + b)'))
+    note = repeats_note(trace)
+    assert note.startswith('x*w+b is in the formula twice, so Python computes it twice')
+    assert 'the graph has x*w+b and (x*w)′+b, each with a grad of its own' in note
+    assert 'x*w is' not in note  # the x*w inside each is part of it, not a repeat of its own
+    (copy,) = [f for f in frames(trace) if f.kind == 'forward' and trace.nodes[f.node].name == '(x*w)′+b']
+    assert '(x*w)′+b computes x*w+b again' in plain_text(explain(trace, copy))
+    thrice = repeats_note(traced(parse_expression('exp(a)*exp(a)*exp(a)')))
+    assert 'exp(a) is in the formula three times' in thrice and 'exp(a), exp(a)′ and exp(a)″' in thrice
+
+
+@pytest.mark.parametrize('key', PRESETS)
+def test_a_graph_that_computes_nothing_twice_has_no_note(key):
+    assert repeats_note(traced(PRESETS[key])) == ''

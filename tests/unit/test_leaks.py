@@ -209,7 +209,9 @@ def frame_leaks(trace, all_frames, hide, right, body, first=0):
         leak('caption', body['captions'][k], f.thrown)
         explanation = text_of(body['explanations'][k])
         n = len(f.op_step.contributions) if f.op_step else 0
-        allowed = f.upstream + Counter({x: n * m for x, m in f.upstream.items()}) + f.own_data + f.revealed + f.thrown
+        # a thrown-away amount twice: where `=` replaced it, and after its row's grad, '✗ lost 3.0000'
+        allowed = f.upstream + Counter({x: n * m for x, m in f.upstream.items()}) + f.own_data + f.revealed
+        allowed += f.thrown + f.thrown
         leak('explanation', explanation, allowed + f.visible_grads)
         if f.op_step is not None and f.hidden:
             if 'passes the grad through' in explanation:

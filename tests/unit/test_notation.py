@@ -193,7 +193,8 @@ def test_the_explanation_and_the_sums_print_each_nodes_name_as_the_trace_gives_i
         if frame.kind == 'forward':
             assert ('c', head) in parts[0][1]
             numbers = op_formula(node.op, [number(trace.nodes[c].data) for c in node.children], pretty=True)
-            assert frame_rules(trace, frame) == [f'{node.name} = {numbers} = {number(node.data)}']
+            (rule,) = frame_rules(trace, frame)  # '≈' where the numbers shown round away (test_numbers pins which)
+            assert rule in {f'{node.name} = {numbers} {sign} {number(node.data)}' for sign in '=≈'}
             continue
         assert ('b', head) in parts[0][1]
         assert f'passes its grad, {owner(node.name)}.grad = ' in text

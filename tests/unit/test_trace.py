@@ -303,7 +303,8 @@ def test_unlabelled_ops_are_named_by_their_formula_with_brackets_only_where_need
     out = p + q + r + (a + b) ** 2
     trace = trace_backward(out, [a, b, c])
     names = {node.name for node in trace.nodes}
-    assert {'a+b', 'a-b', '(a+b)*(a-b)', 'b*c', 'c/(b*c)', 'a*b', '-(a*b)', '(a+b)**2'} <= names
+    # the second a + b is a value of its own, computed again: marked apart from the first (named apart, below)
+    assert {'a+b', 'a-b', '(a+b)*(a-b)', 'b*c', 'c/(b*c)', 'a*b', '-(a*b)', '(a+b)′', '(a+b)′**2'} <= names
 
 
 ALIAS = re.compile(r'[a-z][0-9]+')  # n1, u2: what a value with neither a label nor a short formula is called
@@ -444,3 +445,59 @@ def test_tracing_the_ten_thousand_step_tanh_chain_matches_backward():
     backward(out)
     assert len(trace.steps) == 2 * 10_000 + 2
     assert [v.grad for v in traced_leaves] == [v.grad for v in leaves]
+
+
+# --- a subexpression typed twice is computed twice, as Python does, and named apart (issue 33, 7) --------------
+
+
+def traced_formula(text, values=None):
+    expression = parse_expression(text)
+    leaves, out = expression.build(values)
+    return trace_backward(out, leaves)
+
+
+def test_a_subexpression_typed_twice_is_two_values_named_apart():
+    # (x*w + b)*(x*w + b): Python builds x*w and x*w + b once for each bracket; the second of each is marked
+    trace = traced_formula('(x*w + b)*(x*w + b)')
+    assert [n.name for n in trace.nodes] == ['x', 'w', 'x*w', 'b', 'x*w+b', '(x*w)′', '(x*w)′+b', 'out']
+    copies = {n.name: trace.nodes[n.copy_of].name for n in trace.nodes if n.copy_of is not None}
+    assert copies == {'(x*w)′': 'x*w', '(x*w)′+b': 'x*w+b'}
+
+
+def test_the_two_copies_grads_add_up_to_what_one_value_used_twice_gets():
+    # out = h·h with h = x*w + b = 2·3 + 0.5 = 6.5: each copy's grad is the other's data, 6.5; one h used twice
+    # would get 2h = 13, and x.grad = 2h·w = 39
+    trace = traced_formula('(x*w + b)*(x*w + b)', {'x': 2.0, 'w': 3.0, 'b': 0.5})
+    grads = dict(zip((n.name for n in trace.nodes), trace.final_grads()))
+    assert (grads['x*w+b'], grads['(x*w)′+b']) == (6.5, 6.5)
+    assert grads['x*w+b'] + grads['(x*w)′+b'] == 13.0 and grads['x'] == 39.0
+
+
+@pytest.mark.parametrize(
+    'text',
+    [
+        'tanh(a) + tanh(a)',
+        'exp(a)*exp(a)*exp(a)',
+        '(a+b)*(a+b) + (a+b)',
+        'x*2 + x*2',
+        '(x1*w1 + x2*w2 + b)**2 + (x1*w1 + x2*w2 + b)',
+        'sin(a*b)*cos(a*b) - sin(a*b)',
+        '-a + -a + -a + -a + -a',
+    ],  # fmt: skip
+)
+def test_no_two_values_an_op_makes_share_a_name(text):
+    trace = traced_formula(text)
+    names = [n.name for n in trace.nodes if n.op]
+    assert len(set(names)) == len(names), names
+    for node in trace.nodes:  # a copy computes what its first does, from the same inputs' values
+        if node.copy_of is not None:
+            first = trace.nodes[node.copy_of]
+            assert (node.op, node.data) == (first.op, first.data) and node.copy_of < trace.nodes.index(node)
+
+
+@pytest.mark.parametrize('key', PRESETS)
+def test_no_preset_computes_anything_twice_so_their_names_stay_as_they_were(key):
+    leaves, out = PRESETS[key].build()
+    trace = trace_backward(out, leaves)
+    assert all(n.copy_of is None for n in trace.nodes)
+    assert not any(mark in n.name for n in trace.nodes for mark in '′″‴')
