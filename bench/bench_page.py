@@ -5,6 +5,11 @@
     python -m bench.bench_page --quick         # fewer steps, loads and students
     python -m bench.bench_page --modes         # the teaching modes beside the same graphs watched ('dot' only);
                                                # writes bench/results/modes.{json,txt}
+    python -m bench.bench_page --forward       # forward mode beside the same graphs watched ('dot' only);
+                                               # writes bench/results/modes_forward.{json,txt}
+    python -m bench.bench_page --forward --case 'mlp, forward' --out /tmp/mlp
+                                               # only these cases of the set (--case again for more), each with
+                                               # the graph watched beside it; to --out, never to bench/results/
 
 The layout sources (bench.serve.LAYOUT_SOURCES): 'dot', the server lays the graph out with its dot and sends the
 SVG; 'browser', a server without dot sends the DOT and the player lays it out with Graphviz compiled to WebAssembly
@@ -23,7 +28,7 @@ For each case (the exercise's neuron, reuse and chain, the MLP, chains of 100 an
 - play at 10 steps per second: the frames the screen showed, sampled at every animation frame: a frame never
   painted is dropped;
 - server time per rerun: the script's run in AppTest for one step (a frame reported by the player), median.
-Then, not for --modes:
+Then, not for --modes or --forward:
 - the WebAssembly's download: /app/static/graphviz/index.js as sent plain and with Accept-Encoding: gzip, and
   what Chromium's cold load transferred;
 - layout per graph (every preset, chain(100), chain(500)) of the same DOT the player is sent: in a Web Worker
@@ -86,6 +91,17 @@ MODE_CASES = {
     **{f'{name}, your _backward': f'{query}&mode=code&{SWAPPED_MUL}' for name, query in
        (('reuse', 'expr=reuse'), ('mlp', 'expr=mlp'), ('chain 100', 'expr=chain&n=100'))},
 }  # fmt: skip
+# forward mode (issue 32), each beside the same graph watched, in one run: carrying a tangent forward may not make a
+# step slower. A set and a results file of its own (bench/results/modes_forward): the teaching modes' file is one
+# run of MODE_CASES, which docs/teaching.md's table is made from
+FORWARD_CASES = {
+    'reuse': 'expr=reuse',
+    'reuse, forward': 'expr=reuse&mode=forward',
+    'mlp': 'expr=mlp',
+    'mlp, forward': 'expr=mlp&mode=forward',
+    'chain 500': 'expr=chain&n=500',
+    'chain 500, forward': 'expr=chain&n=500&mode=forward',
+}
 CLASS_SIZE = 30
 CLASS_CASES = {'neuron': 'expr=neuron', 'chain 100': 'expr=chain&n=100'}
 TANGLED_FORMULA = sum_of_products(0, 31, 62)  # 247 characters; dot's own layout 2.4 s (bench/results/layout.txt)
@@ -466,6 +482,18 @@ def server_rerun_times(cases, runs, sources):
     return times
 
 
+def chosen(cases, names):
+    """The cases named (all where none is), in the set's order, each mode's with the case watching its graph (the
+    name before ', '), so that every row is measured beside its watched one in the same run."""
+    if not names:
+        return dict(cases)
+    unknown = [name for name in names if name not in cases]
+    if unknown:
+        raise SystemExit(f'no such case: {", ".join(map(repr, unknown))}; the set has {", ".join(map(repr, cases))}')
+    wanted = {part for name in names for part in (name, name.partition(', ')[0])}
+    return {name: query for name, query in cases.items() if name in wanted}
+
+
 def _text_table(head, rows):
     widths = [max(len(str(x)) for x in col) for col in zip(head, *rows, strict=True)]
     lines = [' | '.join(h.ljust(w) for h, w in zip(head, widths, strict=True))]
@@ -551,12 +579,22 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--quick', action='store_true', help='fewer steps, loads and students')
     parser.add_argument('--source', choices=LAYOUT_SOURCES, action='append', help='only these (default both)')
-    parser.add_argument('--modes', action='store_true', help='the teaching modes beside the same graphs watched')
-    parser.add_argument('--out', help='path stem for .json and .txt (default bench/results/page, or modes)')
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument('--modes', action='store_true', help='the teaching modes beside the same graphs watched')
+    which.add_argument('--forward', action='store_true', help='forward mode beside the same graphs watched')
+    parser.add_argument(
+        '--case', action='append', metavar='NAME', help='only this case, with its graph watched (again for more)'
+    )
+    parser.add_argument('--out', help='path stem for .json and .txt (default bench/results/page, modes, modes_forward)')
     args = parser.parse_args()
-    args.out = args.out or str(ROOT / 'bench' / 'results' / ('modes' if args.modes else 'page'))
-    sources = args.source or (['dot'] if args.modes else list(LAYOUT_SOURCES))
-    all_cases = MODE_CASES if args.modes else CASES
+    stem = 'modes' if args.modes else 'modes_forward' if args.forward else 'page'
+    results = ROOT / 'bench' / 'results'  # each file there is a whole set from one run: the docs' tables say so
+    if args.case and (not args.out or Path(args.out).resolve().parent == results):
+        parser.error('--case measures part of a set: give --out a path outside bench/results/')
+    args.out = args.out or str(results / stem)
+    modes = args.modes or args.forward  # a mode beside its graph watched: the page benchmark's steps alone
+    sources = args.source or (['dot'] if modes else list(LAYOUT_SOURCES))
+    all_cases = chosen(MODE_CASES if args.modes else FORWARD_CASES if args.forward else CASES, args.case)
     steps, play_seconds, runs, reps, size = (10, 3, 5, 3, 10) if args.quick else (20, 5, 10, 5, CLASS_SIZE)
     started = time.monotonic()
     out = {'machine': {'cores': os.cpu_count(), 'load_average_at_start': os.getloadavg(),
@@ -566,7 +604,7 @@ def main():
         for source in sources:
             print(f'{source}:', flush=True)
             out['pages'][source] = measure_source(browser, source, all_cases, steps, play_seconds)
-        if not args.modes:
+        if not modes:
             with serve_app(timeout=120, source='browser') as url:
                 out['download'] = download(url)
                 print('layouts, WebAssembly in a worker against native dot:', flush=True)
@@ -582,7 +620,7 @@ def main():
     out['machine'] |= {'load_average_at_end': os.getloadavg(), 'dot_chain_500_s_at_end': machine_speed(),
                        'run_minutes': (time.monotonic() - started) / 60}  # fmt: skip
     text = table(out)
-    readme_tables.write_results('modes' if args.modes else 'page', text, out, out=args.out)
+    readme_tables.write_results(stem, text, out, out=args.out)
 
 
 if __name__ == '__main__':
