@@ -239,7 +239,10 @@ def tangent_line(trace, frame, numbers=True):
                     pretty=True)
         for t in terms
     ]  # fmt: skip
-    return f'{partial(trace, i, frame.wrt)} = {" + ".join(products)} = {shown(grads_at(trace, frame)[i], asked)}'
+    tangent = grads_at(trace, frame)[i]
+    sign = '=' if asked else equals(tangent, sum(as_shown(t.local_grad) * as_shown(t.tangent_in) for t in terms))
+    summed = products[0] + ''.join(f' − {p[1:]}' if p.startswith('−') else f' + {p}' for p in products[1:])
+    return f'{partial(trace, i, frame.wrt)} = {summed} {sign} {shown(tangent, asked)}'
 
 
 def repeats(trace):
@@ -484,8 +487,9 @@ def explain_tangent(trace, frame):
         coming = partial(trace, t.child, wrt)
         product = ops.formula('*', [HIDDEN if asked else number(t.local_grad),
                                     shown(t.tangent_in, t.child in frame.hidden)], pretty=True)  # fmt: skip
+        sign = '=' if asked else equals(t.amount, as_shown(t.local_grad) * as_shown(t.tangent_in))
         rows.append([*runs, ('br', ''), ('', f'× the tangent coming in, {coming}: '),
-                     ('c', f'{product} = {shown(t.amount, asked)}')])  # fmt: skip
+                     ('c', f'{product} {sign} {shown(t.amount, asked)}')])  # fmt: skip
     said = [('b', 'Forward mode. '), ('c', f'{node.name} = {written}'), ('', f' = {numbers} = '),
             ('b', number(node.data)), ('', '. Its tangent is the chain rule run forward: for each input, the local '
             'gradient its '), ('c', '_backward'), ('', ' uses, times that input’s tangent, summed:')]  # fmt: skip

@@ -10,7 +10,7 @@ import pandas as pd
 
 from engine import forward
 from view.explanation import agrees, partial
-from view.numbers import fmt, number
+from view.numbers import as_shown, equals, fmt, number
 
 PATHS_UP_TO = 60  # values: a graph this small has its paths listed; a bigger one, its count of paths alone
 MAX_PATHS = 12  # the paths listed at most: past them the page says how many more there are
@@ -74,6 +74,13 @@ def costs_words(trace, params=()):
     )
 
 
+def shown_product(path):
+    """A path's product as its table writes it, with '≈' where the local gradients as shown do not multiply out to
+    it (numbers.equals)."""
+    sign = equals(path.product, math.prod(as_shown(g) for g in path.local_grads))
+    return number(path.product) if sign == '=' else f'≈ {number(path.product)}'
+
+
 def path_name(trace, path):
     """The values along a path, an op that uses a value twice with the use it goes through: 'a → a*a (use 2) → out'."""
     names = [trace.nodes[path.nodes[0]].name]
@@ -94,7 +101,7 @@ def paths_text(trace, wrt):
         {
             'path': [path_name(trace, p) for p in found.shown],
             'local gradients': [' × '.join(number(g) for g in p.local_grads) for p in found.shown],
-            'product': [number(p.product) for p in found.shown],
+            'product': [shown_product(p) for p in found.shown],
         }
     )
     tangent = forward.tangents(trace, wrt)[-1]

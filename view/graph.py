@@ -134,7 +134,8 @@ def tangent_edges(trace, frame, width, local_width=None):
         tangent = HIDDEN.center(width) if t.child in frame.hidden else padded(t.tangent_in, width)
         product = f'{local} × {tangent}'
         amount = HIDDEN.center(width) if asked else padded(t.amount, width)
-        labels[frame.node, t.slot] = f'{product}\n{" " * len(product)}\n{f"= {amount}".rjust(len(product))}'
+        sign = '=' if asked else equals(t.amount, as_shown(t.local_grad) * as_shown(t.tangent_in))
+        labels[frame.node, t.slot] = f'{product}\n{" " * len(product)}\n{f"{sign} {amount}".rjust(len(product))}'
     return labels
 
 

@@ -15,6 +15,7 @@ const MOST = 1.6; // a small graph is not blown up beyond this
 // player's bar and caption, whole where its numbers stay this size, else scrolled in the view to follow the active
 // node; a step scrolls the page to show the bar and the graph together (player.css has the same width)
 const NARROW_PX = 640;
+const EDGE_PX = 12; // a box brought into the window on a wide screen stands this far inside its edge
 const PHONE_TEXT_PX = 12.2; // 12 px and a margin for the SVG's rounding
 const RULES_PX = 56; // room for the sums over a graph without labels: two lines, whichever shape is shown
 const BETTER = 1.1; // the presentation view takes a later shape only for numbers this much larger
@@ -299,9 +300,11 @@ class Player {
 
   // on a phone, after a step: the page scrolled as little as brings the player's bar and its graph into the window
   // below the header (the graph alone, with the active node in it, if the two are taller than the window). The
-  // view was made to fit there (room), so the buttons stay in reach and the active node is in sight
+  // view was made to fit there (room), so the buttons stay in reach and the active node is in sight. On a wider
+  // screen the page moves only where the active node would be out of the window (the heading above the player
+  // pushes a view that fits the window's height partly below it)
   intoWindow() {
-    if (this.present || window.innerWidth > NARROW_PX || !this.svg) return;
+    if (this.present || !this.svg) return;
     let page = this.root.parentElement || this.root.getRootNode().host;
     for (; page; page = page.parentElement || page.getRootNode().host) {
       if (page === document.body || page === document.documentElement) { page = document.scrollingElement; break; }
@@ -310,6 +313,15 @@ class Player {
     }
     if (!page) return;
     const top = this.covered(), bottom = window.innerHeight;
+    if (window.innerWidth > NARROW_PX) {
+      const active = this.values[this.body?.patches[this.cur]?.a];
+      if (!active) return;
+      const box = active.g.getBoundingClientRect();
+      const by = box.bottom > bottom ? Math.min(box.bottom - bottom + EDGE_PX, box.top - top)
+        : box.top < top ? box.top - top - EDGE_PX : 0;
+      if (Math.abs(by) >= 1) page.scrollTop += by;
+      return;
+    }
     const end = (this.overview.hidden ? this.view : this.overview).getBoundingClientRect().bottom;
     const view = this.view.getBoundingClientRect().top;
     const start = end - this.root.getBoundingClientRect().top <= bottom - top ? this.root.getBoundingClientRect().top : view;

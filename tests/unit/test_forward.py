@@ -3,6 +3,7 @@ not run it: derivatives worked out by hand, central finite differences of each v
 the paths counted by walking the Values themselves."""
 
 import math
+import re
 
 import pytest
 from hypothesis import given
@@ -11,6 +12,17 @@ from hypothesis import strategies as st
 from engine import PRESETS, chain, parse_expression, trace_backward
 from engine.forward import counts, paths, tangents, terms
 from engine.frames import frames, tangent_frames
+from tests.unit.test_arithmetic_lines import (
+    CASES,
+    NUMBER,
+    ROUNDED,
+    ROUNDED_AT,
+    check_line,
+    decimal,
+    traced,
+    work_out,
+    works_out,
+)
 from tests.unit.test_parse import formulas
 from view.explanation import caption, explain, frame_rules, plain_text, tangent_line
 from view.forward import MAX_PATHS, PATHS_UP_TO, costs, path_name, paths_text, summary_html
@@ -260,3 +272,43 @@ def test_the_last_frames_check_names_the_three_ways():
     trace = trace_of(PRESETS['reuse'])
     html = summary_html(trace, index(trace, 'a'), {'a': 4.000000000004, 'b': 3.0})
     assert 'a.grad' in html and 'finite difference' in html and html.count('4.0000') == 3
+
+
+# --- forward mode's arithmetic works out to its last digit, or says ≈ ----------------------------------------------
+
+PRODUCT = re.compile(rf'(^| [+−] )\(?({NUMBER})\)? × \(?({NUMBER})\)?')
+
+
+def check_tangent_line(line):
+    """'∂o/∂x = A × B + C × D = E': the products, read back from the text and worked out in exact decimals, round
+    to E where the sign is '=', and do not where it is '≈'."""
+    _, right_side = line.split(' = ', 1)
+    terms, sign, result = re.fullmatch(rf'(.*) ([=≈]) ({NUMBER})', right_side).groups()
+    found = PRODUCT.findall(terms)
+    assert len(found) == terms.count('×'), line
+    total = sum((-1 if s.strip() == '−' else 1) * decimal(a) * decimal(b) for s, a, b in found)
+    assert (sign == '=') == works_out(total, result), line
+
+
+@pytest.mark.parametrize('key', CASES)
+def test_every_tangent_line_edge_and_explanation_works_out_or_says_approximately(key):
+    expression, values = CASES[key]
+    trace = traced(expression, values)
+    for i in inputs_of(trace):
+        width = max(number_width(trace), tangent_width(trace, i))
+        for frame in tangent_frames(trace, i)[1:]:
+            check_tangent_line(tangent_line(trace, frame))
+            for line in plain_text(explain(trace, frame)).split('\n'):
+                check_line(line)
+            for label in hot_edges(trace, frame, width).values():
+                product, _, result = label.split('\n')
+                a, _, b = product.split()
+                assert ('≈' not in result) == works_out(work_out(a, '×', b), result.split()[-1]), label
+
+
+def test_a_tangent_of_rounded_factors_says_approximately():
+    # (a*b)*c at a = 1, b = −2, c = 0.419956, by a: ∂(a*b)/∂a = b = −2, then × c: −0.839912, shown −0.8399, where
+    # the factors as shown, 0.4200 × (−2.0000), make −0.8400
+    trace = traced(ROUNDED, ROUNDED_AT)
+    last = tangent_frames(trace, index(trace, 'a'))[-1]
+    assert tangent_line(trace, last) == '∂out/∂a = 0.4200 × (−2.0000) − 2.0000 × 0.0000 ≈ −0.8399'
