@@ -305,8 +305,14 @@ def right_grad(trace, frame, i, assigns=False, right=None):
         return plus_equals_grads(trace)[i] if wrong else None
     if right is None:
         return None
-    yours, ok = grads_at(trace, frame)[i], grads_at(right, frame)[i]
-    return None if yours is None or ok is None or same(yours, ok) else ok
+    yours, ok = grads_at(trace, frame)[i], grads_at(right, frame)[i]  # yours None: never written, where it should be
+    return None if ok is None or (yours is not None and same(yours, ok)) else ok
+
+
+def unwritten(trace, frame, i):
+    """', never written' where the grad of node i that `frame` shows was never written (a student's body that leaves
+    its input out): the 0.0 every Value starts with, which the graph shows as not computed; else ''."""
+    return ', never written' if grads_at(trace, frame)[i] is None else ''
 
 
 def wrong_words(x, assigns):
@@ -345,7 +351,7 @@ def frame_rules(trace, frame, assigns=False, right=None):
             return [f'{owner(node.name)}.grad = {grad}']
         if ok is not None:
             said = f'wrong, the right engine gives ∂{trace.nodes[-1].name}/∂{node.name} = {number(ok)}'
-            return [f'{owner(node.name)}.grad = {grad}: {said}']
+            return [f'{owner(node.name)}.grad = {grad}{unwritten(trace, frame, frame.node)}: {said}']
         return [f'∂{trace.nodes[-1].name}/∂{node.name} = {owner(node.name)}.grad = {grad}']
     lines = chain_rule_lines(trace, step, hidden)
     for j, c in enumerate(step.contributions):  # the grad a step leaves: said wrong, where it is, by its last write
@@ -415,9 +421,10 @@ def explain(trace, frame, assigns=False, right=None):
         if ok is not None:  # wrong: said so, with the right one
             said = f'wrong: {"+=" if assigns else "the right engine"} gives ∂{output}/∂{node.name} = {number(ok)}'
             means = f', is what the last = left, and {said}.' if assigns else f', is {said}.'
+        never = unwritten(trace, frame, frame.node) and ' (never written: the 0 every Value starts with)'
         return [('p', [('b', node.name), ('', f' is {kind} (a leaf): its '), ('c', '_backward'),
                        ('', ' does nothing. Its grad, '), ('b', shown(step.out_grad, frame.node in hidden)),
-                       ('', means)])]  # fmt: skip
+                       ('', never + means)])]  # fmt: skip
     fn = trace.backward_fn(step.node)
     final_after = trace.final_after()
     where = [f'self = {trace.nodes[node.children[0]].name}']
