@@ -23,7 +23,7 @@ class Term:
     amount: float  # local_grad × tangent_in
 
 
-@functools.lru_cache(maxsize=64)  # a trace is read-only: the frames, the explanations and the exports ask again
+@functools.lru_cache(maxsize=16)  # a trace is read-only: the frames, the explanations and the exports ask again
 def tangents(trace, wrt):
     """Each node's tangent ∂node/∂(node wrt), in forward order."""
     out = []
