@@ -64,7 +64,7 @@ def costs_words(trace, params=()):
         f'One forward-mode pass gives the derivative by one input, multiplying a local gradient by a tangent at each '
         f'of the graph’s {edges}: {what} take {many:,} pass{"es" if many != 1 else ""}, '
         f'{many * n.edges:,} multiplications. One backward pass gives every input’s grad at once, with '
-        f'{n.edges:,} multiplications. '
+        f'{n.edges:,} multiplications. (Counted as a plain pass runs: every multiplication, a zero tangent’s too.) '
     )
     if many > 1:
         said += 'So training, one loss and many parameters, runs backward. '
