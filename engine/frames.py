@@ -88,6 +88,14 @@ def grads_at(trace, frame):
     return trace.grads(frame.steps_done) if frame.steps_done >= 0 else [None] * len(trace.nodes)
 
 
+def grad_at(trace, frame, i):
+    """Node i's grad (in forward mode its tangent) as `frame` shows it: grads_at's for that node alone, without
+    making the whole graph's."""
+    if frame.wrt >= 0:
+        return tangents(trace, frame.wrt)[i] if frame.has_data(trace, i) else None
+    return trace.grad(i, frame.steps_done) if frame.steps_done >= 0 else None
+
+
 def _written(trace, frame, hide):
     """The grads `frame`'s step writes, where it hides them: a question's, or each step's with hide=new."""
     if frame.ask or (hide == 'new' and frame.kind == 'backward'):

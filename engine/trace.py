@@ -117,6 +117,11 @@ class Trace:
                 grads[child] = grad
         return grads
 
+    def grad(self, i, steps_done):
+        """Node i's grad after the seed and the first `steps_done` steps, as grads(steps_done)[i] has it, found among
+        that node's own writes (a search, not a walk of the graph)."""
+        return 1.0 if i == self.output else self._grad_before(i, steps_done)
+
     def _written(self, i):
         """[(child, its grad after)] for each input node i's _backward writes (every input, but in a student's body
         that leaves one out: engine/sandbox.py)."""

@@ -15,7 +15,7 @@ import re
 
 from engine import Value, exercise, forward, ops
 from engine.code import backward_source, grad_writes, shown_source
-from engine.frames import grads_at
+from engine.frames import grad_at
 from engine.ieee import same
 from view.graph import LOST_MARK, plus_equals_grads, wrong_grads
 from view.numbers import HIDDEN, as_shown, equals, number
@@ -229,7 +229,7 @@ def partial(trace, i, wrt):
     return f'∂{name if name.isidentifier() else f"({name})"}/∂{by}'
 
 
-def tangent_line(trace, frame, numbers=True):
+def tangent_line(trace, frame):
     """Forward mode: an op's tangent, its terms (local gradient × the tangent coming in) summed:
     '∂(x1*w1)/∂x1 = −3.0000 × 1.0000 + 2.0000 × 0.0000 = −3.0000'; '?' where the frame hides it."""
     i, asked = frame.node, frame.node in frame.hidden
@@ -239,7 +239,7 @@ def tangent_line(trace, frame, numbers=True):
                     pretty=True)
         for t in terms
     ]  # fmt: skip
-    tangent = grads_at(trace, frame)[i]
+    tangent = forward.tangents(trace, frame.wrt)[i]  # computed at its own frame
     sign = '=' if asked else equals(tangent, sum(as_shown(t.local_grad) * as_shown(t.tangent_in) for t in terms))
     summed = products[0] + ''.join(f' − {p[1:]}' if p.startswith('−') else f' + {p}' for p in products[1:])
     return f'{partial(trace, i, frame.wrt)} = {summed} {sign} {shown(tangent, asked)}'
@@ -305,14 +305,14 @@ def right_grad(trace, frame, i, assigns=False, right=None):
         return plus_equals_grads(trace)[i] if wrong else None
     if right is None:
         return None
-    yours, ok = grads_at(trace, frame)[i], grads_at(right, frame)[i]  # yours None: never written, where it should be
+    yours, ok = grad_at(trace, frame, i), grad_at(right, frame, i)  # yours None: never written, where it should be
     return None if ok is None or (yours is not None and same(yours, ok)) else ok
 
 
 def unwritten(trace, frame, i):
     """', never written' where the grad of node i that `frame` shows was never written (a student's body that leaves
     its input out): the 0.0 every Value starts with, which the graph shows as not computed; else ''."""
-    return ', never written' if grads_at(trace, frame)[i] is None else ''
+    return ', never written' if grad_at(trace, frame, i) is None else ''
 
 
 def wrong_words(x, assigns):

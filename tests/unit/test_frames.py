@@ -10,8 +10,8 @@ import dataclasses
 
 import pytest
 
-from engine import PRESETS, Value, parse_expression, trace_backward
-from engine.frames import HIDE, Frame, frames, grads_at
+from engine import ENGINES, PRESETS, Value, exercise, parse_expression, trace_backward
+from engine.frames import HIDE, Frame, frames, grad_at, grads_at
 
 A, B, AB, AA, OUT = range(5)  # reuse's nodes
 X1, W1, X1W1, X2, W2, X2W2, SUM, BIAS, N, OUTPUT = range(10)  # the neuron's
@@ -227,3 +227,16 @@ def test_a_question_hides_what_its_step_writes_whatever_else_is_hidden(reuse):
     new = [f.hidden for f in frames(reuse, ask=True, hide='new') if f.kind == 'backward']
     assert new == [{AB, AA}, {AB, AA}, {A}, {A}, {A, B}, {A, B}, set(), set()]
     assert all(f.hidden == {A, B, AB, AA} for f in frames(reuse, ask=True, hide='all'))
+
+
+@pytest.mark.parametrize('key', list(PRESETS))
+@pytest.mark.parametrize('engine', ['', 'bodies'])
+def test_one_nodes_grad_at_a_frame_is_the_one_the_whole_graphs_list_gives(key, engine):
+    # on the exercise's own bodies (its × a TODO), some grads are never written: None in both
+    todo = tuple((name, exercise.TODO) for name in exercise.OPS)
+    leaves, out = PRESETS[key].build(value_type=ENGINES[engine](todo))
+    trace = trace_backward(out, leaves)
+    inputs = [i for i, node in enumerate(trace.nodes) if node.is_input]
+    for frame in frames(trace) + [f for i in inputs for f in frames(trace, wrt=i)]:
+        whole = grads_at(trace, frame)
+        assert [grad_at(trace, frame, i) for i in range(len(trace.nodes))] == whole, frame
