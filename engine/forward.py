@@ -55,25 +55,16 @@ def _summed(terms):
 
 @dataclass(frozen=True)
 class Counts:
-    """What getting every grad costs each way, on one graph."""
+    """What getting every grad costs each way, on one graph: a pass either way makes one local-gradient
+    multiplication an edge, and forward mode needs a pass per input (view/forward.costs)."""
 
-    inputs: int  # the leaves a user sets: forward mode needs a pass for each
-    edges: int  # an op's inputs, summed over the ops: one local-gradient multiplication each, in a pass either way
-    ops: int
-
-    @property
-    def forward_multiplications(self):
-        return self.inputs * self.edges
-
-    @property
-    def reverse_multiplications(self):
-        return self.edges
+    inputs: int  # the leaves a user sets
+    edges: int  # an op's inputs, summed over the ops
 
 
 def counts(trace):
-    ops = [node for node in trace.nodes if node.op]
-    edges = sum(len(node.children) for node in ops)
-    return Counts(inputs=sum(node.is_input for node in trace.nodes), edges=edges, ops=len(ops))
+    edges = sum(len(node.children) for node in trace.nodes if node.op)
+    return Counts(inputs=sum(node.is_input for node in trace.nodes), edges=edges)
 
 
 @dataclass(frozen=True)

@@ -315,10 +315,11 @@ def unwritten(trace, frame, i):
     return ', never written' if grad_at(trace, frame, i) is None else ''
 
 
-def wrong_words(x, assigns):
+def wrong_words(x, assigns, derivative='', mark='wrong,'):
     """What a wrong grad's line adds, with the right one, `x`: 'wrong, += gives 4.0000' (on the `=` engine), or
-    'wrong, the right engine gives 4.0000' (beside a student's bodies)."""
-    return f'wrong, {"+=" if assigns else "the right engine"} gives {number(x)}'
+    'wrong, the right engine gives 4.0000' (beside a student's bodies); naming the `derivative` it should be,
+    'wrong, the right engine gives ∂out/∂a = 4.0000'."""
+    return f'{mark} {"+=" if assigns else "the right engine"} gives {derivative and f"{derivative} = "}{number(x)}'
 
 
 def frame_rules(trace, frame, assigns=False, right=None):
@@ -350,7 +351,7 @@ def frame_rules(trace, frame, assigns=False, right=None):
         if frame.node in hidden and right is not None:  # a student's grad, asked for: not said to be the derivative
             return [f'{owner(node.name)}.grad = {grad}']
         if ok is not None:
-            said = f'wrong, the right engine gives ∂{trace.nodes[-1].name}/∂{node.name} = {number(ok)}'
+            said = wrong_words(ok, assigns, f'∂{trace.nodes[-1].name}/∂{node.name}')
             return [f'{owner(node.name)}.grad = {grad}{unwritten(trace, frame, frame.node)}: {said}']
         return [f'∂{trace.nodes[-1].name}/∂{node.name} = {owner(node.name)}.grad = {grad}']
     lines = chain_rule_lines(trace, step, hidden)
@@ -419,7 +420,7 @@ def explain(trace, frame, assigns=False, right=None):
         elif right is not None and frame.node in hidden:  # a student's grad, asked for: not said to be right
             means = ', is what the pass left here.'
         if ok is not None:  # wrong: said so, with the right one
-            said = f'wrong: {"+=" if assigns else "the right engine"} gives ∂{output}/∂{node.name} = {number(ok)}'
+            said = wrong_words(ok, assigns, f'∂{output}/∂{node.name}', mark='wrong:')
             means = f', is what the last = left, and {said}.' if assigns else f', is {said}.'
         never = unwritten(trace, frame, frame.node) and ' (never written: the 0 every Value starts with)'
         return [('p', [('b', node.name), ('', f' is {kind} (a leaf): its '), ('c', '_backward'),
