@@ -386,21 +386,9 @@ def explain(trace, frame, assigns=False, right=None):
                         ('', f' = {numbers} {sign} '), ('b', number(node.data))])]  # fmt: skip
         if node.copy_of is not None:  # which is which: this one is the formula's second (third …) of the same
             first = trace.nodes[node.copy_of].name
-            parts.append(
-                (
-                    'p',
-                    [
-                        ('c', node.name),
-                        ('', ' computes '),
-                        ('c', first),
-                        (
-                            '',
-                            ' again: the formula has it '
-                            'more than once, and Python computes each one it reads, as a value of its own.',
-                        ),
-                    ],
-                )
-            )
+            parts.append(('p', [('c', node.name), ('', ' computes '), ('c', first),
+                                ('', ' again: the formula has it more than once, and Python computes each one it '
+                                     'reads, as a value of its own.')]))  # fmt: skip
         return parts
     if frame.kind == 'seed':
         return [('p', [('b', 'Backward pass starts. '), ('c', f'{owner(output)}.grad = 1'),
