@@ -8,6 +8,7 @@ nodes with it, and the page's captions and explanation write their formulas with
 
 import functools
 import math
+import operator
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -153,6 +154,21 @@ def formula(op, args, pretty=False):
     right = entry.precedence if entry.associative else entry.precedence + 1  # a-(b-c) is not a-b-c
     left, right = bracket(args[0], entry.precedence), bracket(args[1], right, after_operator=True)
     return f'{left} {written} {right}' if pretty else f'{left}{written}{right}'
+
+
+INFIX = {'+': operator.add, '-': operator.sub, '*': operator.mul, '/': operator.truediv}  # an infix op's text
+
+
+def apply(op, args):
+    """The op applied to Values, as a formula writes it (formula): the method of a call, a**n for a power, -a, a*b."""
+    entry = op_of(op)
+    if entry.form == 'call':
+        return getattr(args[0], entry.text)()
+    if entry.form == 'prefix':
+        return -args[0]
+    if entry.form == 'postfix':
+        return args[0] ** float(exponent(op))
+    return INFIX[entry.text](*args)
 
 
 def bracket(text, below, after_operator=False):

@@ -10,7 +10,6 @@ slides' notes take the plain text (plain_text).
 
 import ast
 import html
-import operator
 import re
 
 from engine import Value, exercise, forward, ops
@@ -41,23 +40,13 @@ def node_formula(trace, i, numbers=False):
     return ops.formula(node.op, args, pretty=True)
 
 
-BINARY = {'+': operator.add, '-': operator.sub, '*': operator.mul, '/': operator.truediv}  # an infix op's text
-
-
 def forward_sign(trace, i):
     """'=' or '≈' before node i's data where a forward line writes its inputs' numbers ('3.0000 × (−2.0000) =
     −6.0000'): the op run again on the engine's own Value, on those numbers as shown (numbers.equals)."""
     node = trace.nodes[i]
-    entry, args = ops.op_of(node.op), [Value(as_shown(trace.nodes[c].data)) for c in node.children]
+    args = [Value(as_shown(trace.nodes[c].data)) for c in node.children]
     try:
-        if entry.form == 'call':
-            out = getattr(args[0], entry.text)()
-        elif entry.form == 'prefix':
-            out = -args[0]
-        elif entry.form == 'postfix':
-            out = args[0] ** float(ops.exponent(node.op))
-        else:
-            out = BINARY[entry.text](*args)
+        out = ops.apply(node.op, args)
     except (ArithmeticError, ValueError):
         return '≈'  # not worked out again: not said to be exact
     return equals(node.data, out.data)

@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from test_presets import chain_reference
 
-from engine import Value, backward, build, parse_expression, topological_order
+from engine import Value, backward, build, ops, parse_expression, topological_order
 from engine.ops import OPS
 
 FAST = settings(max_examples=150, deadline=None)
@@ -552,3 +552,18 @@ def test_every_op_writes_one_grad_line_per_input_in_prev_order(name):
         f'{name}: its _backward must have one `.grad +=` line per input, in _prev order (engine/value.py)'
     )
     assert source.count('.grad') == len(targets) + source.count('out.grad'), f'{name}: only += may write a grad'
+
+
+# every op as engine.ops.apply applies it (the page works a forward line out again with it), against Python's floats
+BY_HAND = {
+    '+': lambda a, b: a + b, '-': lambda a, b: a - b, '*': lambda a, b: a * b, '/': lambda a, b: a / b,
+    'neg': lambda a: -a, '**3': lambda a: a**3, 'tanh': math.tanh, 'exp': math.exp, 'log': math.log,
+    'relu': lambda a: max(a, 0.0), 'sigmoid': sigmoid_float, 'sin': math.sin, 'cos': math.cos,
+}  # fmt: skip
+
+
+def test_apply_gives_every_op_its_own_result():
+    assert {ops.op_of(name) for name in BY_HAND} == set(ops.OPS.values())  # every op, '**3' standing for powers
+    for name, by_hand in BY_HAND.items():
+        args = (1.5, 0.75)[: ops.op_of(name).arity]
+        assert ops.apply(name, [Value(x) for x in args]).data == pytest.approx(by_hand(*args), rel=1e-15), name
