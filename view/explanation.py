@@ -17,7 +17,7 @@ from engine.code import backward_source, grad_writes, shown_source
 from engine.frames import grad_at
 from engine.ieee import same
 from view.graph import LOST_MARK, plus_equals_grads, wrong_grads
-from view.numbers import HIDDEN, as_shown, equals, number
+from view.numbers import HIDDEN, as_shown, equals, number, product_sign
 from view.worked import (
     INPUTS,
     Scope,
@@ -174,7 +174,7 @@ def chain_rule_lines(trace, step, hidden=frozenset(), results=True):
         elif sign is None:
             product = ops.formula('*', [number(minus * c.local_grad), upstream], pretty=True)
             if step.node not in hidden:
-                last = equals(minus * c.amount, as_shown(minus * c.local_grad) * as_shown(step.out_grad))
+                last = product_sign(minus * c.amount, minus * c.local_grad, step.out_grad)
         else:
             product = upstream if sign > 0 else ops.formula('neg', [upstream], pretty=True)
         numbers = f' = {product}' if product != amount else ''
@@ -472,7 +472,7 @@ def explain_tangent(trace, frame):
         coming = partial(trace, t.child, wrt)
         product = ops.formula('*', [HIDDEN if asked else number(t.local_grad),
                                     shown(t.tangent_in, t.child in frame.hidden)], pretty=True)  # fmt: skip
-        sign = '=' if asked else equals(t.amount, as_shown(t.local_grad) * as_shown(t.tangent_in))
+        sign = '=' if asked else product_sign(t.amount, t.local_grad, t.tangent_in)
         rows.append([*runs, ('br', ''), ('', f'× the tangent coming in, {coming}: '),
                      ('c', f'{product} {sign} {shown(t.amount, asked)}')])  # fmt: skip
     said = [('b', 'Forward mode. '), ('c', f'{node.name} = {written}'), ('', f' = {numbers} = '),

@@ -10,7 +10,7 @@ import pandas as pd
 
 from engine import forward
 from view.explanation import agrees, partial
-from view.numbers import as_shown, equals, fmt, number
+from view.numbers import fmt, number, product_sign
 
 PATHS_UP_TO = 60  # values: a graph this small has its paths listed; a bigger one, its count of paths alone
 MAX_PATHS = 12  # the paths listed at most: past them the page says how many more there are
@@ -77,7 +77,7 @@ def costs_words(trace, params=()):
 def shown_product(path):
     """A path's product as its table writes it, with '≈' where the local gradients as shown do not multiply out to
     it (numbers.equals)."""
-    sign = equals(path.product, math.prod(as_shown(g) for g in path.local_grads))
+    sign = product_sign(path.product, *path.local_grads)
     return number(path.product) if sign == '=' else f'≈ {number(path.product)}'
 
 

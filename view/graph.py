@@ -9,7 +9,7 @@ from engine import ops
 from engine.forward import terms
 from engine.frames import Frame, grads_at
 from engine.ieee import same
-from view.numbers import HIDDEN, NOT_COMPUTED, as_shown, equals, fmt, padded
+from view.numbers import HIDDEN, NOT_COMPUTED, fmt, padded, product_sign
 from view.palette import (
     ACCUMULATING_FILL,
     ACTIVE,
@@ -116,10 +116,16 @@ def hot_edges(trace, frame, width, local_width=None):
         amount = HIDDEN.center(width) if c.child in hidden else padded(sign * c.amount, width)
         how = c.how  # and '≈' after it where the factors as shown do not work out to the amount: '+= ≈ -0.8399'
         if c.child not in hidden and step.node not in hidden:
-            how += ' ≈' * (equals(sign * c.amount, as_shown(sign * c.local_grad) * as_shown(step.out_grad)) == '≈')
+            how += ' ≈' * (product_sign(sign * c.amount, sign * c.local_grad, step.out_grad) == '≈')
         # a body that writes one input on two lines: its edge shows the last (the explanation gives each)
-        labels[step.node, c.slot] = f'{product}\n{" " * len(product)}\n{f"{how} {amount}".rjust(len(product))}'
+        labels[step.node, c.slot] = edge_label(product, f'{how} {amount}')
     return labels
+
+
+def edge_label(product, result):
+    """An edge's label: the product over a blank line (where the edge runs through, build_dot) over the result,
+    right-aligned under it, every line as wide as the product."""
+    return f'{product}\n{" " * len(product)}\n{result.rjust(len(product))}'
 
 
 def tangent_edges(trace, frame, width, local_width=None):
@@ -134,8 +140,8 @@ def tangent_edges(trace, frame, width, local_width=None):
         tangent = HIDDEN.center(width) if t.child in frame.hidden else padded(t.tangent_in, width)
         product = f'{local} × {tangent}'
         amount = HIDDEN.center(width) if asked else padded(t.amount, width)
-        sign = '=' if asked else equals(t.amount, as_shown(t.local_grad) * as_shown(t.tangent_in))
-        labels[frame.node, t.slot] = f'{product}\n{" " * len(product)}\n{f"{sign} {amount}".rjust(len(product))}'
+        sign = '=' if asked else product_sign(t.amount, t.local_grad, t.tangent_in)
+        labels[frame.node, t.slot] = edge_label(product, f'{sign} {amount}')
     return labels
 
 
@@ -175,11 +181,11 @@ def lost_label(label):
     """A label (hot_edges) whose contribution was thrown away: its product as it was, and its amount after LOST_MARK
     in place of the `=`, '1.0000 × -6.0000' over '✗ lost -6.0000', as wide as it was. Nothing is struck through: a
     line through the middle of the digits covers a minus sign, and -6 reads as 6."""
-    product, gap, result = label.split('\n')
+    product, _, result = label.split('\n')
     amount = result.split(maxsplit=1)[1]
     for mark in (LOST_MARK, LOST_MARK[0]):  # '✗ lost', or '✗' alone where a label is too narrow for the word
         if len(f'{mark} {amount}') <= len(product):
-            return f'{product}\n{gap}\n{f"{mark} {amount}".rjust(len(product))}'
+            return edge_label(product, f'{mark} {amount}')
     return label
 
 

@@ -53,6 +53,11 @@ def equals(result, worked):
     return '=' if abs(worked - as_shown(result)) <= half * (1 + 1e-9) else '≈'
 
 
+def product_sign(result, *factors):
+    """equals() for a product written out: '=' where the factors, as shown, multiply out to `result` as shown."""
+    return equals(result, math.prod(as_shown(f) for f in factors))
+
+
 def number_width(trace):
     """The widest number any frame of this trace will show, nan and ±inf included."""
     numbers = [node.data for node in trace.nodes] + [1.0] + trace.final_grads()
