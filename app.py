@@ -75,10 +75,10 @@ with st.container():  # the heading, or the presentation view's controls: the gr
     if expression is None:
         show_formula_error(printable(s.formula), formula_error)
         st.stop()
+    trace, width, numeric = traced(expression=expression, values=tuple(values.items()))
     if not s.present:
-        show_heading(expression)
+        show_heading(expression, trace)
 page = state.from_session(s, expression.defaults)
-trace, width, numeric = traced(expression=expression, values=tuple(values.items()))
 mode = mode_in_force(page.mode, expression, trace)  # a row of view/modes.py
 right = learning = None
 bodies = ()

@@ -3,8 +3,8 @@
 import streamlit as st
 
 from components.markdown import md
-from engine import PRESETS, ExpressionError, chain, parse_expression, trace_backward
-from engine.parse import FORMULA_KEY, FUNCTIONS
+from engine import PRESETS, ExpressionError, chain, parse_expression
+from engine.parse import FUNCTIONS
 from state import CUSTOM, EXPRESSIONS, MAX_CHAIN
 from view.explanation import repeats_note
 
@@ -48,16 +48,15 @@ def chosen_expression():
         return None, e
 
 
-def show_heading(expression):
-    """The expression's whole title, and what it teaches; for a typed formula that repeats a subexpression, that
-    Python computes each one it reads (view.explanation.repeats_note), with the names the graph gives them."""
+def show_heading(expression, trace):
+    """The expression's whole title, and what it teaches; where a typed formula repeats a subexpression, that
+    Python computes each one it reads (view.explanation.repeats_note), with the names the graph (`trace`) gives them."""
     st.subheader(md(expression.title), anchor=False)
     if expression.lesson:
         st.caption(expression.lesson)
-    if expression.key.startswith(FORMULA_KEY):  # the names depend on the formula alone, not on its inputs
-        note = repeats_note(trace_backward(*reversed(expression.build())))
-        if note:
-            st.caption(md(note))
+    note = repeats_note(trace)
+    if note:
+        st.caption(md(note))
 
 
 def show_formula_error(text, error):

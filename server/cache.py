@@ -72,7 +72,7 @@ def _layout_or_refusal(*, expression, width, lay_out, source, shape, rows):
         raise
 
 
-def laid_out(*, expression, width, lay_out, source='dot', shape='wide', rows=('data', 'grad')):
+def laid_out(*, expression, width, lay_out, rows, source='dot', shape='wide'):
     """The graph's layout (layout.Layout) in `shape` (graph.SHAPES) as `lay_out()` makes it, or LayoutRefused: the
     same for every input value and frame, so kept by the expression, the number width and the boxes' row titles
     (`rows`: forward mode's say tangent) alone, and made with no one's values in it. `source` 'browser': what the
