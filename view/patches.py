@@ -1,6 +1,6 @@
 """The player's patches: frame 0 whole, then for each frame only what changed on the graph."""
 
-from engine.forward import tangents
+from engine.frames import grad_at
 from view.graph import hot_edges, label_width, lost_edges, value_look
 from view.numbers import HIDDEN, fmt
 
@@ -30,9 +30,8 @@ def frame_patches(trace, all_frames, width, right=None, every_frame=False):
 
     for frame in all_frames:
         if frame.wrt >= 0:  # forward mode: the leaves' tangents are given, each op's comes at its own frame
-            known = tangents(trace, frame.wrt)
             for i in range(len(trace.nodes)) if frame.kind == 'inputs' else (frame.node,):
-                grads[i] = known[i] if frame.has_data(trace, i) else None
+                grads[i] = grad_at(trace, frame, i)
         elif frame.kind == 'seed':
             grads[trace.output] = right_grads[trace.output] = 1.0
         elif frame.kind == 'backward':
