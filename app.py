@@ -9,7 +9,15 @@ from components.export_panel import share_panel
 from components.forward import chosen_input, forward_panel
 from components.inputs import input_values, show_learned
 from components.learning import learning_after, learning_panel
-from components.live import class_link, class_panel, joined, lecturer_room, send_bodies_button, take_back_class
+from components.live import (
+    class_link,
+    class_panel,
+    class_places,
+    joined,
+    lecturer_room,
+    send_bodies_button,
+    take_back_class,
+)
 from components.markdown import md, printable
 from components.modes import mode_control, mode_in_force
 from components.nonfinite import show_nonfinite
@@ -115,10 +123,13 @@ scene = Scene(
     numeric=numeric, right=right, learning=learning,
 )  # fmt: skip
 
+graph_place, panel_place = class_places(page.present)  # a class's panel beside the projector's graph
 if page.present:  # a live class: the projector's panel, and the player leads the class; or the player follows it
-    class_panel(scene)
+    with panel_place:
+        class_panel(scene)
 room = lecturer_room(s) if page.present else joined(s)
-share_at, quick, player_said = show_player(scene, page, room=room)
+with graph_place:
+    share_at, quick, player_said = show_player(scene, page, room=room)
 if page.present and room is None:  # a lecturer's page reloaded: the class it led, again
     take_back_class(player_said['lead'])
 if bodies and not page.present:  # the grader's verdict on the student's bodies, and hints; in a class, sent to it

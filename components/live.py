@@ -8,7 +8,6 @@ it): never in a link. A student is the id their browser keeps for the room (play
 their answers go from the player to the routes, their bodies from this page to the rooms."""
 
 import functools
-import html
 from collections import Counter
 
 import streamlit as st
@@ -66,7 +65,8 @@ def joined(session):
         session.room = ''
         session.pop(JOINED, None)
         return None
-    st.caption(f'In the class **{code}**: this page follows the lecturer’s steps.')
+    with st.container(key='class-line'):  # on a phone, the player's switch says it (components/picker.HEADING_STYLE)
+        st.caption(f'In the class **{code}**: this page follows the lecturer’s steps.')
     return {'code': code, 'follow': True, 'api': api_path(code)}
 
 
@@ -126,6 +126,29 @@ def class_controls(column):
         st.warning(md(session.pop('class_error')), icon=':material/group_off:')
 
 
+# the panel beside the projector's graph: everything a room reads there at least 28 px on a 1920 px wide screen (20 px
+# at 1280), the code larger; it scrolls on its own, so that the graph beside it keeps its whole place in the window
+PANEL_STYLE = (
+    '<style>.st-key-class-panel{--room:max(20px,1.5vw);max-height:calc(100vh - 5rem);overflow-y:auto;'
+    'overflow-x:hidden;padding-right:0.25rem}'
+    '.st-key-class-panel :is(p,li,code,pre,button,label,[data-testid="stMarkdownContainer"]){'
+    'font-size:var(--room) !important;line-height:1.3}'
+    '.st-key-class-panel .class-code{font-size:calc(var(--room) * 1.6) !important;font-weight:700;line-height:1.1}'
+    '.st-key-class-panel .class-code b{letter-spacing:0.15em}'
+    '.st-key-class-panel pre code{white-space:pre-wrap !important;overflow-wrap:anywhere}</style>'
+)
+
+
+def class_places(present):
+    """Where the player and the projector's class panel go: side by side while this page leads a class in the
+    presentation view (the panel's answers never push the graph down out of the window), else one place for both."""
+    if present and LECTURER in st.session_state:
+        graph, panel = st.columns([3, 2], gap='medium')
+        return graph, panel.container(key='class-panel')
+    here = st.container()
+    return here, here
+
+
 def class_panel(scene):
     """On the projector, above the graph, while the page leads a class: the room's code, how many students follow,
     and its questions (or, in code mode, the bodies sent). Read again every PANEL_EVERY_S; nothing is drawn when the
@@ -151,6 +174,7 @@ def _panel(scene):
         st.warning(md(error), icon=':material/group_off:')
         del session[LECTURER]
         return
+    st.html(PANEL_STYLE)
     _join_block(code, students, qr=question is None)
     if scene.right is not None:  # code mode (or the `=` engine): the bodies the room sent
         if scene.mode == 'code':
@@ -166,29 +190,23 @@ def _panel(scene):
 
 
 def _join_block(code, students, qr):
-    """The room's code, large to read aloud, how many students follow, and the students' join link as text and as a
-    QR code; while a question is open (not `qr`), all of it on one line, so that the answers and the graph stay in
-    view."""
+    """The room's code, large to read aloud, how many students follow, and the students' join link as text and with
+    a QR code; while a question is open (not `qr`), the code, the count and the link alone, so that the answers stay
+    in view."""
     links, warning = links_to_share(link_url(st.context.url or '', {'class': code}), network_url())
     shown = next((link for link in links if link.scan), links[0])
     noun = 'student follows' if students == 1 else 'students follow'
     count = f'<span data-testid="class-students">{students} {noun}</span>'
     spaced = f'<span data-testid="class-code">{" ".join(code)}</span>'
+    st.markdown(f'<div class="class-code">Class <b>{spaced}</b></div>', unsafe_allow_html=True)
+    st.markdown(count, unsafe_allow_html=True)
+    st.code(shown.url, language=None, wrap_lines=True)
     if not qr:
-        line = f'Class <b style="letter-spacing:0.2em">{spaced}</b> · {count} · <code>{html.escape(shown.url)}</code>'
-        st.markdown(f'<div class="class-code" style="font-size:1.3rem">{line}</div>', unsafe_allow_html=True)
         return
-    words, picture = st.columns([4, 1], vertical_alignment='center')
-    words.markdown(
-        f'<div class="class-code" style="font-size:2.4rem;font-weight:700;letter-spacing:0.2em;line-height:1.1">'
-        f'Class code: {spaced}</div><div style="font-size:1.5rem;margin-top:0.3rem">{count}</div>',
-        unsafe_allow_html=True,
-    )
-    words.code(shown.url, language=None, wrap_lines=True)
     if warning:
-        words.warning(warning, icon=':material/wifi_off:')
+        st.warning(warning, icon=':material/wifi_off:')
     if _qr_picture(shown.url) is not None:
-        picture.image(_qr_picture(shown.url), width=200)
+        st.image(_qr_picture(shown.url), width=240)
 
 
 @functools.lru_cache(maxsize=16)
@@ -246,22 +264,19 @@ def _question(scene, code, secret, question, given, students):
     st.markdown(
         f'**Question {question["id"]}**: {md(names)}{whose} · **{len(given)} of {max(students, len(given))}** answered'
     )
-    table = tally(given, question['asked'])
-    chart, words = st.columns([3, 2])
-    chart.vega_lite_chart(spread_spec(given, question['asked'], question['revealed']))
-    with words:
-        for line in groups_lines(table):
-            st.markdown(md(line))
-        if question['revealed'] and frame is not None:
-            rights = ', '.join(f'{item["label"]} = {number(item["candidates"][0][1])}' for item in question['asked'])
-            st.markdown(f'**Right:** {md(rights)}')
-            st.code('\n'.join(chain_rule_lines(scene.trace, scene.trace.steps[frame.steps_done - 1])), language=None)
-        reveal, done = st.columns(2)
-        if not question['revealed'] and reveal.button('Reveal', icon=':material/visibility:', key='reveal_room',
-                                                      type='primary', width='stretch'):  # fmt: skip
-            _then_rerun(ROOMS.reveal, code, secret)
-        if done.button('Done with this question', icon=':material/done_all:', key='close_question', width='stretch'):
-            _then_rerun(ROOMS.close_question, code, secret)
+    reveal, done = st.columns(2)
+    if not question['revealed'] and reveal.button('Reveal', icon=':material/visibility:', key='reveal_room',
+                                                  type='primary', width='stretch'):  # fmt: skip
+        _then_rerun(ROOMS.reveal, code, secret)
+    if done.button('Done with this question', icon=':material/done_all:', key='close_question', width='stretch'):
+        _then_rerun(ROOMS.close_question, code, secret)
+    if question['revealed'] and frame is not None:
+        rights = ', '.join(f'{item["label"]} = {number(item["candidates"][0][1])}' for item in question['asked'])
+        st.markdown(f'**Right:** {md(rights)}')
+        st.code('\n'.join(chain_rule_lines(scene.trace, scene.trace.steps[frame.steps_done - 1])), language=None)
+    for line in groups_lines(tally(given, question['asked'])):
+        st.markdown(md(line))
+    st.vega_lite_chart(spread_spec(given, question['asked'], question['revealed']), width='content')
 
 
 def _then_rerun(action, code, secret):

@@ -1,4 +1,6 @@
-"""Choosing what to draw: a preset, the chain's length, or a typed formula."""
+"""Choosing what to draw: a preset, the chain's length, or a typed formula; and its heading."""
+
+import html
 
 import streamlit as st
 
@@ -48,15 +50,39 @@ def chosen_expression():
         return None, e
 
 
+# On a phone (player.js NARROW_PX) the heading and what it teaches fold into one line that opens on a tap, and
+# Streamlit's top margin is only its header's height: the player's bar and the graph take the window. Wider, the
+# heading in full
+HEADING_STYLE = (
+    '<style>[data-testid="stLayoutWrapper"]:has(> .st-key-heading-line){display:none}'
+    '@media (max-width: 640px){[data-testid="stLayoutWrapper"]:has(> :is(.st-key-heading,.st-key-class-line))'
+    '{display:none}[data-testid="stLayoutWrapper"]:has(> .st-key-heading-line){display:block}'
+    '[data-testid="stMainBlockContainer"]{padding-top:3.9rem !important}}'
+    '.heading-line summary{font-weight:600;font-size:1.05rem;white-space:nowrap;overflow:hidden;text-overflow:ellipsis;'
+    'cursor:pointer;min-height:44px;display:flex;align-items:center;gap:0.35rem}'
+    '.heading-line summary::after{content:"▸ more";font-weight:400;font-size:0.85rem;color:#31333f;flex:none}'
+    '.heading-line[open] summary::after{content:"▾ less"}'
+    '.heading-line summary span{overflow:hidden;text-overflow:ellipsis}'
+    '.heading-line p{margin:0.2rem 0 0.4rem;font-size:0.9rem;color:#31333f}</style>'
+)
+
+
 def show_heading(expression, trace):
     """The expression's whole title, and what it teaches; where a typed formula repeats a subexpression, that
-    Python computes each one it reads (view.explanation.repeats_note), with the names the graph (`trace`) gives them."""
-    st.subheader(md(expression.title), anchor=False)
-    if expression.lesson:
-        st.caption(expression.lesson)
+    Python computes each one it reads (view.explanation.repeats_note), with the names the graph (`trace`) gives them.
+    On a phone, all of it in one line that opens on a tap."""
     note = repeats_note(trace)
-    if note:
-        st.caption(md(note))
+    with st.container(key='heading'):
+        st.subheader(md(expression.title), anchor=False)
+        if expression.lesson:
+            st.caption(expression.lesson)
+        if note:
+            st.caption(md(note))
+    said = ''.join(f'<p>{html.escape(text)}</p>' for text in (expression.lesson, note) if text)
+    title = f'<span>{html.escape(expression.title)}</span>'
+    line = f'<details class="heading-line"><summary>{title}</summary>{said}</details>' if said else f'<b>{title}</b>'
+    with st.container(key='heading-line'):
+        st.html(HEADING_STYLE + line)
 
 
 def show_formula_error(text, error):

@@ -32,10 +32,10 @@ COLOURS = {  # by group (a blank answer has no dot); the palette's Okabe-Ito col
 }
 UNREVEALED, UNREVEALED_LABEL = palette.INK, 'answer'  # every dot's colour and group, before the answer is revealed
 
-FONT = 20  # px: the axis, the legend, the subtitle; read from the back of a lecture hall (18 px at the least)
-TITLE = 26  # px: each plot's title, the grad asked
-WIDTH = 900  # px: the plots side by side and the spaces between them (the projector's chart column, 1600 px wide)
-SPACING = 40  # px between two grads' plots
+FONT = 28  # px: the axis, the legend, the subtitle; read from the back of a lecture hall
+TITLE = 32  # px: each plot's title, the grad asked
+WIDTH = 420  # px: each grad's plot, in the class panel beside the projector's graph (480 px wide at 1280×720)
+SPACING = 30  # px between two grads' plots, one above the other
 DOT = 20  # px: a dot's width; answers within one dot's width of each other stack
 STACK = 18  # px between the dots of a stack, until the plot reaches its tallest
 HEIGHT = (100, 200)  # px: the shortest and the tallest a grad's plot is: the graph stays in view under them
@@ -131,10 +131,9 @@ def _plot(answers, question, colour, revealed, width):
 
 
 def spread_spec(answers, asked, revealed):
-    """The room's answers as a Vega-Lite spec (a dict, JSON as it is): a dot plot per asked grad, side by side.
+    """The room's answers as a Vega-Lite spec (a dict, JSON as it is): a dot plot per asked grad, one above the other.
     `answers` {student: {node: number}}, `asked` engine.answers.candidates()' list; `revealed`: the dots take their
     group's colour, under a legend of the groups the plots can show, and a rule marks the right value."""
-    width = (WIDTH - SPACING * (len(asked) - 1)) // max(1, len(asked))
     if revealed:  # the groups any asked grad has a value for, and other
         groups = [g for g in COLOURS if g == 'other' or any(g == c for q in asked for c, _ in q['candidates'])]
         colour = {'field': 'group', 'type': 'nominal', 'title': None,
@@ -145,7 +144,7 @@ def spread_spec(answers, asked, revealed):
                   'scale': {'domain': [UNREVEALED_LABEL], 'range': [UNREVEALED]}}  # fmt: skip
     return {
         '$schema': 'https://vega.github.io/schema/vega-lite/v6.json',  # Streamlit's
-        'hconcat': [_plot(answers, question, colour, revealed, width) for question in asked],
+        'vconcat': [_plot(answers, question, colour, revealed, WIDTH) for question in asked],
         'resolve': {'scale': {'x': 'independent', 'y': 'independent', 'color': 'shared'}},  # a scale per grad
         'spacing': SPACING,
         'config': {

@@ -9,7 +9,6 @@ const HIDDEN = '?'; // a grad the class is asked to work out (view/numbers.py)
 // back row): a graph too big for that is shown at it and scrolled to follow the active node. "Fit" shows it whole.
 const TEXT_PX = (14 * 4) / 3;
 const MIN_TEXT_PX = 16.5; // 16 px and a margin for the SVG's rounding
-const READABLE = MIN_TEXT_PX / TEXT_PX;
 const MOST = 1.6; // a small graph is not blown up beyond this
 // a phone held upright: its numbers may be smaller, read at arm's length. The graph fits the window below the
 // player's bar and caption, whole where its numbers stay this size, else scrolled in the view to follow the active
@@ -21,12 +20,13 @@ const RULES_PX = 56; // room for the sums over a graph without labels: two lines
 const BETTER = 1.1; // the presentation view takes a later shape only for numbers this much larger
 const OVERVIEW_GAP_PX = 8; // the overview's margin above it
 const SWIPE_PX = 50; // a swipe on a phone's graph steps once it has moved this far sideways
+const BUSY_MS = 1200; // the visitor scrolled the page this recently: it is not moved under them
+const SETTLE_MS = [150, 400, 800, 1500]; // a frame reached by a link or the class is looked for again after these
+// where the visitor types: the page is never scrolled, nor the keys taken, there
+const TYPING = 'textarea, select, [contenteditable="true"], [role="listbox"], input:not([type="checkbox"]):not([type="range"])';
 // on a phone, Streamlit's margins beside the page are halved: room for the graph (the page's style, not the player's)
 const PHONE_PAGE_STYLE = `@media (max-width: ${NARROW_PX}px) {
   [data-testid="stMainBlockContainer"] { padding-left: 0.5rem; padding-right: 0.5rem; } }`;
-// the presentation view fits a graph whole down to this share of its natural size (its numbers 10 px), below it
-// as tall as the window, scrolled sideways
-const PRESENT_READABLE = 0.55;
 const PRESENT_MOST = 2.5; // the presentation view blows a small graph up to at most this
 const BOTTOM_PX = 12; // the presentation view's graph ends this far above the window's bottom edge
 const SCROLLBAR_PX = 16; // room for the sideways scrollbar of a graph too big to fit
@@ -111,20 +111,19 @@ class Player {
   constructor(root) {
     root.innerHTML = `
       <div class="bar">
-        <button class="prev" title="Previous frame (←)">‹ Prev</button>
-        <button class="play primary" title="Play / Pause (space)">▶ Play</button>
-        <button class="next" title="Next frame (→)">Next ›</button>
+        <button class="prev" title="Previous frame (←)" aria-label="Previous frame"><span aria-hidden="true">‹</span><span class="word"> Prev</span></button>
+        <button class="play primary" title="Play / Pause (space)" aria-label="Play"><span aria-hidden="true">▶</span><span class="word"> Play</span></button>
+        <button class="next" title="Next frame (→)" aria-label="Next frame"><span class="word">Next </span><span aria-hidden="true">›</span></button>
         <input class="slider" type="range" min="0" max="0" value="0" aria-label="Frame"><datalist class="marks"></datalist>
-        <button class="follow" hidden title="A live class: follow the lecturer's steps, or step on your own"></button>
-        <button class="share" title="A link and a QR code to this frame, and exports for slides">Share…</button>
-        <span class="zoom"><button class="out" title="Zoom out">−</button><button class="fit" title="Fit the width">Fit</button><button class="in" title="Zoom in">+</button></span>
+        <button class="share" title="A link and a QR code to this frame, and exports for slides" aria-label="Share…"><span class="word">Share…</span><span class="icon" aria-hidden="true">↗</span></button>
+        <span class="zoom"><button class="out" title="Zoom out" aria-label="Zoom out">−</button><button class="fit" title="Fit the width">Fit</button><button class="in" title="Zoom in" aria-label="Zoom in">+</button></span>
       </div>
       <div class="notice" hidden></div>
       <div class="ask" hidden></div>
       <div class="laying" hidden></div>
-      <div class="caption" aria-live="polite"></div>
+      <div class="line"><div class="caption" aria-live="polite"></div><button class="follow" hidden title="A live class: follow the lecturer's steps, or step on your own"></button></div>
       <div class="rules"></div>
-      <div class="view" tabindex="0"></div>
+      <div class="stage"><div class="view" tabindex="0"></div><div class="more left" hidden>‹</div><div class="more right" hidden>›</div><div class="more up" hidden>⌃</div><div class="more down" hidden>⌄</div></div>
       <div class="overview" hidden title="The whole graph: click to look there"><div class="map"></div></div>
       <div class="legend"></div>
       <div class="below">
@@ -187,7 +186,6 @@ class Player {
     this.layouts = new Map(); // DOT -> {svg, quick, ms}: the graphs this browser laid out, the newest last
     this.lastFrame = 0; // the frame shown before a new layout: the next one opens there
     this.stem = 'graph'; // the name of a saved frame's file, before its frame (exports.file_stem)
-    this.rulesHeight = RULES_PX; // the room room() keeps for the sums over the graph (a phone's: their longest)
     this.classRoom = null; // a live class (components/live.py): {code, secret, lead} posts each frame, {code, follow} follows
     this.events = null; // a follower's EventSource on the class's events
     this.classState = null; // the class's latest state, {version, scenario, frame}
@@ -200,6 +198,13 @@ class Player {
     this.posted = null; // the lead's last frame posted (scenario and frame, as JSON)
     this.followButton = $('.follow');
     this.followButton.onclick = () => this.setFollowing(!this.following);
+    this.stage = $('.stage'); // the view, and over its edges the signs that more of the graph lies beyond
+    this.more = Object.fromEntries(['left', 'right', 'up', 'down'].map((side) => [side, $(`.more.${side}`)]));
+    this.reserve = RULES_PX; // the room room() keeps under the player's bar for the caption and the sums at their longest
+    this.touching = false; // a finger is on the screen
+    this.scrolledAt = -Infinity; // when the visitor last scrolled the page (performance.now())
+    this.ownScrollAt = -Infinity; // when the player last scrolled it
+    this.settleTimer = null; // the next look for the active node while the page settles (keepInSight)
 
     $('.prev').onclick = () => { this.stop(); this.step(this.cur - 1); };
     $('.next').onclick = () => { this.stop(); this.step(this.cur + 1); };
@@ -214,7 +219,15 @@ class Player {
     new ResizeObserver(() => this.refit()).observe(this.view);
     window.addEventListener('resize', () => (this.present ? this.fitStage() : this.refit()));
     this.swipes();
-    this.view.addEventListener('scroll', () => this.markOverview(), { passive: true });
+    this.view.addEventListener('scroll', () => { this.markOverview(); this.markEdges(); }, { passive: true });
+    // the visitor's own scrolling and touching: the page is not moved under them (busy)
+    window.addEventListener('touchstart', () => { this.touching = true; }, { passive: true, capture: true });
+    for (const end of ['touchend', 'touchcancel']) window.addEventListener(end, () => { this.touching = false; }, { passive: true, capture: true });
+    document.addEventListener('scroll', () => {
+      if (performance.now() - this.ownScrollAt < 150) return;
+      this.scrolledAt = performance.now();
+      clearTimeout(this.settleTimer); // a page the visitor scrolls is theirs
+    }, { passive: true, capture: true });
     this.overview.onclick = (e) => this.lookAt(e);
     document.fonts.ready.then(() => this.present && this.fitStage()); // the title's height, in its own font
     // the player's own keys; in the presentation view the whole page's, except in a field or a menu
@@ -222,8 +235,7 @@ class Player {
       if (!this.root.isConnected || e.defaultPrevented) return;
       const path = e.composedPath();
       const target = path[0]; // inside the shadow root too
-      const typing = 'textarea, select, [contenteditable="true"], [role="listbox"], input:not([type="checkbox"]):not([type="range"])';
-      if ((!path.includes(root) || target.closest?.('.ask')) && (!this.present || target.closest?.(typing))) return;
+      if ((!path.includes(root) || target.closest?.('.ask')) && (!this.present || target.closest?.(TYPING))) return;
       const keys = { ArrowLeft: -1, ArrowRight: 1 };
       if (e.key in keys) { this.stop(); this.step(this.cur + keys[e.key]); e.preventDefault(); }
       else if (e.key === ' ' && !target.closest?.('button, input[type="checkbox"]')) { this.timer ? this.stop() : this.play(); e.preventDefault(); }
@@ -248,6 +260,7 @@ class Player {
       this.sizes[name] = { width: (box[1] * 4) / 3, height: (box[2] * 4) / 3 }; // pt to px
     }
     this.drawShape(this.pickShape());
+    this.drawnAnew = true; // a new graph: apply looks for its active node
   }
 
   // frames the slider marks with a tick and names in its title: a student's first difference from the right engine
@@ -260,36 +273,49 @@ class Player {
     this.slider.title = marks.length ? `First difference from the right engine: ${this.body.labels[marks[0]]}` : '';
   }
 
-  // the shape whose numbers this screen shows largest: in the page's view micrograd's wide one while its numbers
-  // are readable there. The layout never changes between frames, only when the window does
+  // the shape this screen shows best: the whole graph, with its numbers as large as they can be, wherever a shape
+  // shows it whole with its numbers at the floor (floorPx); in the page's view micrograd's wide one while it does. Else
+  // the one that needs the least scrolling, followed at the floor. The layout never changes between frames, only when
+  // the window does
   pickShape() {
     if (this.shapes[this.pinned]) return this.pinned;
     return this.bestShape(this.view.clientWidth || window.innerWidth)[0];
   }
 
-  // [the shape, its numbers' size in px] for a view `width` px wide
+  // [the shape, its numbers' size in px when shown whole] for a view `width` px wide
   bestShape(width) {
     const names = Object.keys(this.shapes);
-    const narrow = window.innerWidth <= NARROW_PX;
-    let height = this.present ? this.view.clientHeight || window.innerHeight : this.room();
+    const height = this.present ? this.view.clientHeight || window.innerHeight : this.room();
     const most = this.present ? PRESENT_MOST : MOST;
-    const text = (name) => TEXT_PX * Math.min(width / this.sizes[name].width, height / this.sizes[name].height, most);
-    // a phone's graph that no shape shows whole at its numbers' size: the one whose numbers its width shows largest,
-    // scrolled down in the view
-    if (narrow && !this.present && names.every((name) => text(name) < PHONE_TEXT_PX)) height = Infinity;
-    if (!this.present && text('wide') >= (narrow ? PHONE_TEXT_PX : MIN_TEXT_PX)) return ['wide', text('wide')];
-    const best = names.reduce((a, name) => (text(name) > text(a) * (this.present ? BETTER : 1) ? name : a));
-    return [best, text(best)];
+    const whole = (name) => TEXT_PX * Math.min(width / this.sizes[name].width, height / this.sizes[name].height, most);
+    const fits = names.filter((name) => whole(name) >= this.floorPx());
+    if (!this.present && fits.includes('wide')) return ['wide', whole('wide')]; // the chain rule on its edges
+    const best = (fits.length ? fits : names).reduce((a, name) => (whole(name) > whole(a) * (this.present ? BETTER : 1) ? name : a));
+    return [best, whole(best)];
   }
 
-  // the page's view: the window's height below the player's bar and caption, and the sums a shape without labels
-  // shows over the graph (whichever shape is shown, so that choosing one never changes the room)
+  // the least size of the graph's numbers on this screen: a phone's, read at arm's length, or a laptop's and a
+  // projector's
+  floorPx() {
+    return window.innerWidth <= NARROW_PX ? PHONE_TEXT_PX : MIN_TEXT_PX;
+  }
+
+  // the page's view: the window's height below the player's bar, less the caption and the sums at their longest
+  // (whichever shape is shown, so that choosing one never changes the room, and no frame pushes the graph out of the
+  // window). On a phone, where the player stands near the page's top (a heading line above it), the room counts from
+  // there, so that the page opens with the bar and the whole view in the window; else from the window's top, once
+  // the page is scrolled to the player (intoWindow)
   room() {
-    const top = this.captionBox.getBoundingClientRect().bottom - this.root.getBoundingClientRect().top;
+    const root = this.root.getBoundingClientRect().top;
+    const top = this.captionBox.parentElement.getBoundingClientRect().top - root;
     const overview = this.overview.hidden ? 0 : this.overview.offsetHeight + OVERVIEW_GAP_PX; // under the view
-    const covered = window.innerWidth <= NARROW_PX ? this.covered() : 0;
-    const rules = this.rulesHeight || RULES_PX;
-    return Math.max(160, window.innerHeight - covered - top - rules - overview - BOTTOM_PX - SCROLLBAR_PX);
+    let above = this.covered();
+    if (window.innerWidth <= NARROW_PX) {
+      const page = this.pageScroller();
+      const atTop = root + (page ? page.scrollTop - Math.max(0, page === document.scrollingElement ? 0 : page.getBoundingClientRect().top) : 0);
+      if (atTop <= window.innerHeight / 4) above = Math.max(above, atTop);
+    }
+    return Math.max(160, window.innerHeight - above - top - this.reserve - overview - BOTTOM_PX - SCROLLBAR_PX);
   }
 
   // the window's top that Streamlit's header covers, over the page as it scrolls (its own style, not the player's)
@@ -298,35 +324,63 @@ class Player {
     return header ? Math.max(0, Math.min(window.innerHeight / 4, header.getBoundingClientRect().bottom)) : 0;
   }
 
-  // on a phone, after a step: the page scrolled as little as brings the player's bar and its graph into the window
-  // below the header (the graph alone, with the active node in it, if the two are taller than the window). The
-  // view was made to fit there (room), so the buttons stay in reach and the active node is in sight. On a wider
-  // screen the page moves only where the active node would be out of the window (the heading above the player
-  // pushes a view that fits the window's height partly below it)
-  intoWindow() {
-    if (this.present || !this.svg) return;
-    let page = this.root.parentElement || this.root.getRootNode().host;
-    for (; page; page = page.parentElement || page.getRootNode().host) {
-      if (page === document.body || page === document.documentElement) { page = document.scrollingElement; break; }
-      const y = getComputedStyle(page).overflowY;
-      if ((y === 'auto' || y === 'scroll') && page.scrollHeight > page.clientHeight) break;
+  // the box the page scrolls in: Streamlit's main area, or the document
+  pageScroller() {
+    for (let e = this.root.parentElement || this.root.getRootNode().host; e; e = e.parentElement || e.getRootNode().host) {
+      if (e === document.body || e === document.documentElement) break;
+      const y = getComputedStyle(e).overflowY;
+      if (y === 'auto' || y === 'scroll') return e;
     }
+    return document.scrollingElement;
+  }
+
+  // the visitor is scrolling the page, touching the screen or typing: the page is not moved under them
+  busy() {
+    if (this.touching || performance.now() - this.scrolledAt < BUSY_MS) return true;
+    let focused = document.activeElement;
+    while (focused?.shadowRoot?.activeElement) focused = focused.shadowRoot.activeElement;
+    return !!focused?.matches?.(TYPING);
+  }
+
+  // the frame's active node into the window, the page scrolled as little as that takes, never under a visitor who is
+  // scrolling, touching or typing. On a phone the player's bar comes with the graph (the graph alone, with the active
+  // node in it, if the two are taller than the window): the view was made to fit there (room), so the buttons stay in
+  // reach. On a wider screen the page moves only where the active node would be out of the window
+  intoWindow() {
+    if (this.present || !this.svg || this.busy()) return;
+    const page = this.pageScroller();
     if (!page) return;
     const top = this.covered(), bottom = window.innerHeight;
+    let by = 0;
     if (window.innerWidth > NARROW_PX) {
       const active = this.values[this.body?.patches[this.cur]?.a];
       if (!active) return;
       const box = active.g.getBoundingClientRect();
-      const by = box.bottom > bottom ? Math.min(box.bottom - bottom + EDGE_PX, box.top - top)
+      by = box.bottom > bottom ? Math.min(box.bottom - bottom + EDGE_PX, box.top - top - EDGE_PX)
         : box.top < top ? box.top - top - EDGE_PX : 0;
-      if (Math.abs(by) >= 1) page.scrollTop += by;
-      return;
+    } else {
+      const end = (this.overview.hidden ? this.view : this.overview).getBoundingClientRect().bottom;
+      const view = this.view.getBoundingClientRect().top;
+      const root = this.root.getBoundingClientRect().top;
+      const start = end - root <= bottom - top ? root : view;
+      by = start < top ? start - top : end > bottom ? Math.min(end - bottom, start - top) : 0;
     }
-    const end = (this.overview.hidden ? this.view : this.overview).getBoundingClientRect().bottom;
-    const view = this.view.getBoundingClientRect().top;
-    const start = end - this.root.getBoundingClientRect().top <= bottom - top ? this.root.getBoundingClientRect().top : view;
-    const by = start < top ? start - top : end > bottom ? Math.min(end - bottom, start - top) : 0;
-    if (Math.abs(by) >= 1) page.scrollTop += by;
+    if (Math.abs(by) < 1) return;
+    this.ownScrollAt = performance.now();
+    page.scrollTop += by;
+  }
+
+  // a frame reached by a link, a goto, the class or a new layout: the active node into the window now, and again while
+  // the page around the player settles (Streamlit draws the rest of the page, a font loads), until the visitor scrolls
+  keepInSight() {
+    clearTimeout(this.settleTimer);
+    this.intoWindow();
+    const again = (i) => {
+      if (i >= SETTLE_MS.length) return;
+      this.settleTimer = setTimeout(() => { this.followActive(this.cur); this.intoWindow(); again(i + 1); },
+        SETTLE_MS[i] - (SETTLE_MS[i - 1] || 0));
+    };
+    again(0);
   }
 
   // the screen changed: another shape if another reads better (the frame shown is drawn again in it), else the zoom
@@ -478,6 +532,7 @@ class Player {
     this.seek(k);
     this.followActive(k); // before writing texts and colours (they never move a node), so no layout is forced
     this.markOverview(k);
+    this.markEdges();
     this.render();
     const row = this.values[this.body.patches[k].a]?.row || null;
     if (row !== this.activeRow) {
@@ -517,7 +572,7 @@ class Player {
 
   play() {
     if (this.cur >= this.n - 1) this.step(0);
-    this.playButton.textContent = '❚❚ Pause';
+    labelButton(this.playButton, '❚❚', 'Pause');
     this.timer = setInterval(() => (this.cur >= this.n - 1 ? this.stop() : this.step(this.cur + 1)), 1000 / this.speed);
   }
 
@@ -525,7 +580,7 @@ class Player {
     if (!this.timer) return;
     clearInterval(this.timer);
     this.timer = null;
-    this.playButton.textContent = '▶ Play';
+    labelButton(this.playButton, '▶', 'Play');
   }
 
   // the address bar always links to the frame shown: replaced in place, so Back never walks through frames
@@ -568,48 +623,51 @@ class Player {
   }
 
   // the presentation view: the graph takes the window's height below the title and the sums, which keep the room
-  // their longest texts need, so that no frame moves the graph
+  // their longest texts need, so that no frame moves the graph, and above the legend
   fitStage() {
     this.captionBox.style.minHeight = this.rulesBox.style.minHeight = this.view.style.height = '';
     if (!this.present || !this.body) return this.zoom(this.scale);
-    const longest = (texts) => texts.reduce((a, b) => (b.length > a.length ? b : a), '');
-    const most = (a, b) => (b.length > a.length || (b.length === a.length && longest(b).length > longest(a).length) ? b : a);
-    const shown = this.captionBox.textContent;
-    this.captionBox.textContent = `${longest(this.body.labels)} · ${longest(this.body.captions)}`;
-    this.captionBox.style.minHeight = `${this.captionBox.offsetHeight}px`;
-    this.captionBox.textContent = shown;
-    this.showRules(this.body.rules.reduce(most, []));
-    this.rulesBox.style.minHeight = `${this.rulesBox.offsetHeight}px`;
-    this.showRules(this.rulesAt(this.cur));
+    const [caption, rules] = this.longest();
+    this.captionBox.style.minHeight = `${caption}px`;
+    this.rulesBox.style.minHeight = `${rules}px`;
     let scrolled = 0; // the page scrolls inside Streamlit's own containers
     for (let e = this.view; e; e = e.parentElement || e.getRootNode().host) scrolled += e.scrollTop || 0;
     const top = this.view.getBoundingClientRect().top + scrolled;
-    this.view.style.height = `${Math.max(120, window.innerHeight - top - BOTTOM_PX)}px`;
+    const legend = this.legendBox.offsetHeight + (parseFloat(getComputedStyle(this.legendBox).marginTop) || 0);
+    this.view.style.height = `${Math.max(120, window.innerHeight - top - legend - BOTTOM_PX)}px`;
     if (this.pickShape() !== this.shape) this.refit();
     else this.zoom(this.scale);
   }
 
-  // on a phone the caption and the sums keep the height of their longest, so that no frame moves the graph down
-  // out of the window; room() counts the sums' height whichever shape is shown
+  // [the caption's height, the sums' height, and the sums' margins] at their longest over the frames, as this screen
+  // draws them (the sums as a shape without labels shows them)
+  longest() {
+    const longest = (texts) => texts.reduce((a, b) => (b.length > a.length ? b : a), '');
+    const most = (a, b) => (b.length > a.length || (b.length === a.length && longest(b).length > longest(a).length) ? b : a);
+    const shown = this.captionBox.textContent;
+    this.captionBox.textContent = `${longest(this.body.labels)} · ${longest(this.body.captions)}`;
+    const caption = this.captionBox.offsetHeight;
+    this.captionBox.textContent = shown;
+    const sums = this.root.classList.contains('sums');
+    this.root.classList.add('sums');
+    this.showRules(this.body.rules.reduce(most, []));
+    const rules = this.rulesBox.offsetHeight;
+    const margins = outerMargins(this.rulesBox);
+    this.root.classList.toggle('sums', sums);
+    this.showRules(this.rulesAt(this.cur));
+    return [caption, rules, margins];
+  }
+
+  // the page's view keeps room under the bar for the caption and the sums at their longest (room), so that no frame's
+  // texts push the active node out of the window; they take only this frame's height, so no blank band stands
+  // over the graph
   holdCaption() {
     if (this.present) return;
     this.captionBox.style.minHeight = this.rulesBox.style.minHeight = '';
-    this.rulesHeight = RULES_PX;
-    if (window.innerWidth > NARROW_PX || !this.body) return;
-    const shown = this.captionBox.textContent;
-    const longest = (texts) => texts.reduce((a, b) => (b.length > a.length ? b : a), '');
-    this.captionBox.textContent = `${longest(this.body.labels)} · ${longest(this.body.captions)}`;
-    this.captionBox.style.minHeight = `${this.captionBox.offsetHeight}px`;
-    this.captionBox.textContent = shown;
-    const sums = this.root.classList.contains('sums');
-    const most = (a, b) => (b.length > a.length || (b.length === a.length && longest(b).length > longest(a).length) ? b : a);
-    this.root.classList.add('sums');
-    this.showRules(this.body.rules.reduce(most, []));
-    const margin = parseFloat(getComputedStyle(this.rulesBox).marginBottom) || 0;
-    this.rulesHeight = Math.max(RULES_PX, this.rulesBox.offsetHeight + margin);
-    if (sums) this.rulesBox.style.minHeight = `${this.rulesBox.offsetHeight}px`;
-    this.root.classList.toggle('sums', sums);
-    this.showRules(this.rulesAt(this.cur));
+    if (!this.body) return;
+    const [caption, rules, margins] = this.longest();
+    const line = Math.max(caption + outerMargins(this.captionBox), this.followButton.hidden ? 0 : this.followButton.offsetHeight);
+    this.reserve = line + Math.max(RULES_PX, rules + margins);
   }
 
   fitScale() {
@@ -621,16 +679,15 @@ class Player {
   // size), scrolled sideways to follow the active node
   readableScale() {
     const tall = (this.view.clientHeight - SCROLLBAR_PX) / this.naturalHeight;
-    return Math.max(PRESENT_READABLE, Math.min(1, tall));
+    return Math.max(this.floorPx() / TEXT_PX, Math.min(1, tall));
   }
 
-  // the page's view: the graph as large as the view's width and the room below the bar allow, between READABLE (a
+  // the page's view: the graph as large as the view's width and the room below the bar allow, between the floor (a
   // phone's own) and MOST
   pageScale() {
-    const narrow = window.innerWidth <= NARROW_PX;
     const across = this.view.clientWidth / this.natural;
     const down = this.room() / this.naturalHeight;
-    return Math.max(narrow ? PHONE_TEXT_PX / TEXT_PX : READABLE, Math.min(across, down, MOST));
+    return Math.max(this.floorPx() / TEXT_PX, Math.min(across, down, MOST));
   }
 
   shownScale() {
@@ -643,7 +700,7 @@ class Player {
     this.holdCaption();
     this.scale = scale;
     if (scale !== undefined) this.shown = scale;
-    else if (this.present) this.shown = this.fitScale() < PRESENT_READABLE ? this.readableScale() : null;
+    else if (this.present) this.shown = this.fitScale() < this.floorPx() / TEXT_PX ? this.readableScale() : null;
     else this.shown = this.pageScale();
     const fitted = this.present ? `${this.natural * Math.min(this.fitScale(), PRESENT_MOST)}px` : '100%';
     this.svg.style.width = this.shown ? `${this.natural * this.shown}px` : fitted;
@@ -665,6 +722,18 @@ class Player {
     this.followActive(this.cur);
     this.makeRoom();
     this.markOverview();
+    this.markEdges();
+  }
+
+  // a graph bigger than its view: at each edge beyond which more of it lies, a shade and an arrow, so that a box cut
+  // there reads as cut
+  markEdges() {
+    const v = this.view;
+    const beyond = {
+      left: v.scrollLeft > 1, right: v.scrollLeft + v.clientWidth < v.scrollWidth - 1,
+      up: v.scrollTop > 1, down: v.scrollTop + v.clientHeight < v.scrollHeight - 1,
+    };
+    for (const [side, more] of Object.entries(beyond)) this.more[side].hidden = !more;
   }
 
   // the overview: the graph as laid out, as a picture (a big graph's SVG is large: a copy in the page would double
@@ -715,8 +784,8 @@ class Player {
     if (this.present || this.sidebarClosedFor === this.shapes.wide || window.innerWidth <= NARROW_PX) return;
     const sidebar = document.querySelector('[data-testid="stSidebar"][data-collapsed="false"]');
     const close = sidebar?.querySelector('[data-testid="stSidebarCollapseButton"] button');
-    if (!close || this.bestShape(this.view.clientWidth)[1] >= MIN_TEXT_PX) return;
-    if (this.bestShape(this.view.clientWidth + sidebar.offsetWidth)[1] < MIN_TEXT_PX) return; // it would not help
+    if (!close || this.bestShape(this.view.clientWidth)[1] >= this.floorPx()) return;
+    if (this.bestShape(this.view.clientWidth + sidebar.offsetWidth)[1] < this.floorPx()) return; // it would not help
     this.sidebarClosedFor = this.shapes.wide;
     close.click();
   }
@@ -964,7 +1033,7 @@ class Player {
       this.go(k);
     }
     if (shown !== !this.askBox.hidden) this.refit(); // the box takes room above the graph, or gives it back
-    if (!this.askBox.hidden && question?.id !== before?.id) this.intoWindow();
+    if (!this.askBox.hidden && question?.id !== before?.id) this.keepInSight();
   }
 
   // on a follower's phone: the question's boxes, then, once revealed, each answer against the right grad
@@ -1092,7 +1161,7 @@ class Player {
     const held = this.classState;
     if (!held || !this.classRoom?.follow) return;
     if (Player.sameScenario(this.scenario(), held.scenario)) {
-      if (this.body) this.go(held.frame);
+      if (this.body && held.frame !== this.cur) { this.go(held.frame); this.keepInSight(); } // the lecturer's step
       return;
     }
     const own = {}; // the student's own work (their bodies), which the class never moves
@@ -1112,8 +1181,13 @@ class Player {
     if (on) this.toClass();
   }
 
+  // on a phone, in short: '● Following', or '↺ Rejoin' (player.css leaves the words out and shows the icon)
   showFollowing() {
-    this.followButton.textContent = this.following ? '● Following the class' : 'On my own · back to the class';
+    const [icon, word, full] = this.following ? ['● Following', ' the class', '● Following the class']
+      : ['↺ Rejoin', 'On my own · back to the class', 'On my own · back to the class'];
+    const short = Object.assign(document.createElement('span'), { textContent: icon, className: this.following ? '' : 'icon' });
+    this.followButton.replaceChildren(short, Object.assign(document.createElement('span'), { textContent: word, className: 'word' }));
+    this.followButton.setAttribute('aria-label', full);
     this.followButton.classList.toggle('primary', !this.following);
     this.root.dataset.following = this.classRoom?.follow ? String(this.following) : '';
   }
@@ -1133,14 +1207,19 @@ class Player {
       this.speed = head.speed;
       if (wasPlaying && this.timer) { this.stop(); this.play(); }
     }
+    const before = this.cur;
     let target = this.cur < 0 ? this.lastFrame : this.cur;
+    let sent = false; // the page sent the player somewhere: a link's frame, a quiz's question, a learning step
     if (head.goto.id !== this.gotoId) {
       this.gotoId = head.goto.id;
-      if (fresh || !head.goto.open) target = head.goto.frame;
+      sent = fresh || !head.goto.open;
+      if (sent) target = head.goto.frame;
     }
     const k = Math.max(0, Math.min(this.n - 1, target));
     this.cur = -1; // a new layout, or a goto: draw frame k whole
     this.go(k);
+    if (sent || k !== before || this.drawnAnew) this.keepInSight();
+    this.drawnAnew = false;
     this.joinRoom(head.room);
     if (this.following && this.classState) this.toClass();
     if (present || this.present) {
@@ -1200,6 +1279,20 @@ function standalone(svg, width, height) {
   copy.setAttribute('width', `${width}px`);
   copy.setAttribute('height', `${height}px`);
   return copy;
+}
+
+// an element's margins above and below, in px
+function outerMargins(e) {
+  const style = getComputedStyle(e);
+  return (parseFloat(style.marginTop) || 0) + (parseFloat(style.marginBottom) || 0);
+}
+
+// a button's look: its icon, and its word, which a phone leaves out (player.css); its name says both
+function labelButton(button, icon, word) {
+  const mark = Object.assign(document.createElement('span'), { textContent: icon });
+  mark.setAttribute('aria-hidden', 'true');
+  button.replaceChildren(mark, Object.assign(document.createElement('span'), { textContent: ` ${word}`, className: 'word' }));
+  button.setAttribute('aria-label', word);
 }
 
 function download(blob, name) {
