@@ -123,7 +123,7 @@ class Player {
       <div class="laying" hidden></div>
       <div class="line"><div class="caption" aria-live="polite"></div><button class="follow" hidden title="A live class: follow the lecturer's steps, or step on your own"></button></div>
       <div class="rules"></div>
-      <div class="stage"><div class="view" tabindex="0"></div><div class="more left" hidden>‹</div><div class="more right" hidden>›</div><div class="more up" hidden>⌃</div><div class="more down" hidden>⌄</div></div>
+      <div class="stage"><div class="view" tabindex="0"></div><div class="more left" hidden><span>‹</span></div><div class="more right" hidden><span>›</span></div><div class="more up" hidden><span>‹</span></div><div class="more down" hidden><span>›</span></div></div>
       <div class="overview" hidden title="The whole graph: click to look there"><div class="map"></div></div>
       <div class="legend"></div>
       <div class="below">
@@ -205,6 +205,7 @@ class Player {
     this.scrolledAt = -Infinity; // when the visitor last scrolled the page (performance.now())
     this.ownScrollAt = -Infinity; // when the player last scrolled it
     this.settleTimer = null; // the next look for the active node while the page settles (keepInSight)
+    this.drawnAnew = false; // a new graph was drawn: apply looks for its active node
 
     $('.prev').onclick = () => { this.stop(); this.step(this.cur - 1); };
     $('.next').onclick = () => { this.stop(); this.step(this.cur + 1); };
@@ -260,7 +261,7 @@ class Player {
       this.sizes[name] = { width: (box[1] * 4) / 3, height: (box[2] * 4) / 3 }; // pt to px
     }
     this.drawShape(this.pickShape());
-    this.drawnAnew = true; // a new graph: apply looks for its active node
+    this.drawnAnew = true;
   }
 
   // frames the slider marks with a tick and names in its title: a student's first difference from the right engine

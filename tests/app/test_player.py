@@ -165,7 +165,8 @@ def test_the_player_gets_the_layout_every_frame_and_the_frame_to_start_at():
     assert data['captions'][6].startswith('backward pass: a*a')
     assert data['table']['names'] == ['a', 'b', 'a*b', 'a*a', 'out']
     assert not at.get('graphviz_chart') and not at.slider  # the player steps itself: no chart, no page slider
-    assert not at.dataframe and not at.get('html')  # and draws the words and the table itself
+    assert not at.dataframe  # and draws the words and the table itself: the page's only HTML is a phone's heading line
+    assert [h.proto.body.count('class="heading-line"') for h in at.get('html')] == [1]
 
 
 def test_step_end_opens_the_last_frame():

@@ -5,8 +5,14 @@ mode's too). Its box lies wholly inside the window (below Streamlit's header), i
 it that clips, with its numbers at least 12 px on a phone and 16 px elsewhere, once the page has settled as a student
 waits for it, and with no scroll of the test's own."""
 
+import asyncio
+import re
+
 import pytest
+from playwright.sync_api import expect
 from test_browser_demo import wait_for_player
+
+from bench.follow import Follower, post_answer
 
 pytestmark = pytest.mark.browser
 
@@ -182,3 +188,164 @@ def test_a_lecturers_step_brings_the_active_node_into_sight_on_every_follower(br
         for page, _ in followers.values():
             page.context.close()
         lecturer.context.close()
+
+
+# --- a graph too big for its view: the edges beyond which it goes on are marked ---------------------------------
+
+# every value box the view cuts, the sides it is cut on, and which of the view's edge marks are shown
+CUT = """root => {
+  const p = root.__player, view = p.view.getBoundingClientRect();
+  const w = p.view.clientWidth, h = p.view.clientHeight;
+  const cut = [];
+  for (const { g } of p.values) {
+    const r = g.getBoundingClientRect();
+    const sides = [r.left < view.left - 1 && r.right > view.left && 'left', r.right > view.left + w + 1 && r.left < view.left + w && 'right',
+                   r.top < view.top - 1 && r.bottom > view.top && 'up', r.bottom > view.top + h + 1 && r.top < view.top + h && 'down'];
+    const across = r.right > view.left && r.left < view.left + w && r.bottom > view.top && r.top < view.top + h;
+    if (across) cut.push(...sides.filter(Boolean));
+  }
+  const marks = Object.fromEntries(Object.entries(p.more).map(([side, e]) => [side, !e.hidden && e.getBoundingClientRect().width > 0]));
+  return { cut: [...new Set(cut)], marks };
+}"""
+
+
+@pytest.mark.parametrize('name', ['phone', 'laptop-1366', 'laptop-1600', 'projector-1280'])
+@pytest.mark.parametrize('link', ['expr=mlp', 'expr=mlp&mode=forward&wrt=x1', 'expr=chain'])
+def test_a_box_the_view_cuts_stands_under_a_sign_that_the_graph_goes_on(browser, served, name, link):
+    options, present, _ = SCREENS[name]
+    context = browser.new_context(**options)
+    try:
+        page = context.new_page()
+        page.goto(f'{served}/?{link}&step=0' + ('&present=1' if present else ''))
+        settled(page, 0)
+        n = frames_of(page)
+        for k in sorted({0, n // 4, n // 2, (3 * n) // 4, n - 1}):
+            page.locator('.player').evaluate(f'root => root.__player.step({k})')
+            wait_for_player(page, k)
+            shown = page.locator('.player').evaluate(CUT)
+            for side in shown['cut']:
+                assert shown['marks'][side], f'{name} {link} frame {k}: a box is cut at the {side} with no sign: {shown}'
+        page.locator('.player .view').evaluate('v => { v.scrollLeft = 0; v.scrollTop = 0; }')
+        page.wait_for_timeout(100)
+        marks = page.locator('.player').evaluate(CUT)['marks']
+        assert not marks['left'] and not marks['up'], f'{name} {link}: a sign at an edge with nothing beyond: {marks}'
+    finally:
+        context.close()
+
+
+# --- the projector in a class, and a phone at its question -------------------------------------------------------
+
+
+def answered(served, code, question, answers):
+    """Students join the class's events (bench/follow.py's Followers, as a phone's page does) and each sends its
+    answer; the node's grad asked, as typed."""
+    port = int(served.rsplit(':', 1)[1])
+
+    async def run():
+        students = [Follower('127.0.0.1', port, code, student=f'student-{i:04d}') for i in range(len(answers))]
+        tasks = [asyncio.create_task(student.run()) for student in students]
+        try:
+            for student in students:
+                await student.wait_for(connection=1)
+            for student, said in zip(students, answers):
+                status, body, _ = await post_answer('127.0.0.1', port, code, student.student, question, said)
+                assert status == 200, body
+        finally:
+            for student in students:
+                await student.close()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    asyncio.run(run())
+
+
+# every text the class panel shows a room, and its size in px (the answers' plot is a picture of its own: left out)
+PANEL_TEXTS = """() => {
+  const panel = document.querySelector('.st-key-class-panel');
+  const out = [];
+  const walk = (e) => {
+    for (const child of e.childNodes) {
+      if (child.nodeType === Node.TEXT_NODE && child.textContent.trim()) {
+        const box = e.getBoundingClientRect();
+        if (box.width && box.height && getComputedStyle(e).visibility !== 'hidden')
+          out.push({ text: child.textContent.trim().slice(0, 40), px: parseFloat(getComputedStyle(e).fontSize) });
+      } else if (child.nodeType === Node.ELEMENT_NODE && !child.matches('[data-testid="stVegaLiteChart"], [role="tooltip"], svg, canvas')) walk(child);
+    }
+  };
+  walk(panel);
+  return out;
+}"""
+
+# where the projector's graph is: the view's box and the whole graph's, the asked node's, and the legend's
+PLACE = """root => {
+  const p = root.__player;
+  const box = (e) => e.getBoundingClientRect().toJSON();
+  return { view: box(p.view), svg: box(p.view.querySelector('svg')), legend: box(p.legendBox),
+           a: box(p.values[p.body.patches[p.cur].a].g), window: { left: 0, top: 0, right: innerWidth, bottom: innerHeight },
+           legendText: p.legendBox.textContent };
+}"""
+
+
+@pytest.mark.parametrize('size', [(1920, 1080, 28), (1280, 720, 20)])
+def test_the_projectors_graph_keeps_its_place_and_the_room_reads_the_panel_from_the_back(browser, served, size):
+    width, height, least = size
+    lecturer, code = start_class(browser, served, 'expr=reuse')
+    phone = browser.new_context(**PHONE).new_page()
+    try:
+        lecturer.set_viewport_size({'width': width, 'height': height})
+        phone.goto(f'{served}/?class={code}')
+        settled(phone, 0)
+        for k in range(1, 6):
+            lecturer.locator('.player .next').click()
+            wait_for_player(lecturer, k)
+        before = lecturer.locator('.player').evaluate(PLACE)
+        texts = lecturer.evaluate(PANEL_TEXTS)
+        assert texts and all(t['px'] >= least - 0.5 for t in texts), [t for t in texts if t['px'] < least - 0.5]
+
+        lecturer.get_by_role('button', name=re.compile('Ask the room')).click()
+        asked = int(lecturer.locator('.player .explain').get_attribute('data-frame'))
+        # the phone at the question: its answer boxes and the graph in one window, the asked node in it
+        settled(phone, asked)
+        ask, view = (phone.locator(f'.player {part}').bounding_box() for part in ('.ask', '.view'))
+        assert ask['y'] >= 0 and view['y'] + view['height'] <= 844 + 1, (ask, view)
+        check(settled(phone, asked), 12, f'phone at the question, frame {asked}')
+
+        question = lecturer.get_by_text(re.compile(r'Question \d+')).first.inner_text()
+        number = int(re.search(r'Question (\d+)', question).group(1))
+        nodes = lecturer.locator('.player').evaluate(
+            'root => { const p = root.__player; return p.question.asked.map((item) => item.node); }'
+        )
+        answers = [{node: str(v) for node in nodes} for v in [1, 1, 2, -3, 1, 4, 9, 1, 1, 2, 1, 0.5, 1, 1, 3, -1]]
+        answered(served, code, number, answers)
+        expect(lecturer.get_by_text(re.compile(r'16 of \d+'))).to_be_visible(timeout=10_000)
+        for stage in ('answered', 'revealed'):
+            lecturer.wait_for_timeout(1500)  # the panel reads the room each second
+            now = lecturer.locator('.player').evaluate(PLACE)
+            assert now['view'] == before['view'], f'{stage}: the graph moved: {before["view"]} → {now["view"]}'
+            for part in ('view', 'svg', 'a', 'legend'):
+                assert inside(now[part], now['window']), f'{width}×{height} {stage}: the {part} leaves the window'
+            texts = lecturer.evaluate(PANEL_TEXTS)
+            small = [t for t in texts if t['px'] < least - 0.5]
+            assert not small, f'{width}×{height} {stage}: texts under {least} px: {small}'
+            if stage == 'answered':
+                lecturer.get_by_role('button', name='Reveal').click()
+                expect(lecturer.get_by_text('Right:')).to_be_visible()
+    finally:
+        phone.context.close()
+        lecturer.context.close()
+
+
+def test_the_presentation_view_draws_the_pages_legend(browser, served):
+    context = browser.new_context(viewport={'width': 1920, 'height': 1080})
+    try:
+        page = context.new_page()
+        for link in ('expr=neuron', 'expr=reuse&mode=bug', 'expr=neuron&mode=forward&wrt=x1'):
+            page.goto(f'{served}/?{link}&step=4')
+            wait_for_player(page, 4)
+            words = page.locator('.player .legend').inner_text()
+            page.goto(f'{served}/?{link}&step=4&present=1')
+            wait_for_player(page, 4)
+            shown = page.locator('.player').evaluate(PLACE)
+            assert shown['legendText'].split() == words.split(), link  # the page's words
+            assert inside(shown['legend'], shown['window']) and shown['legend']['height'] > 0, link
+    finally:
+        context.close()
