@@ -378,7 +378,7 @@ class Player {
     this.intoWindow();
     const again = (i) => {
       if (i >= SETTLE_MS.length) return;
-      this.settleTimer = setTimeout(() => { this.followActive(this.cur); this.intoWindow(); again(i + 1); },
+      this.settleTimer = setTimeout(() => { this.intoWindow(); again(i + 1); },
         SETTLE_MS[i] - (SETTLE_MS[i - 1] || 0));
     };
     again(0);
@@ -1024,6 +1024,7 @@ class Player {
     if (was === now) return;
     const before = this.question;
     this.question = question;
+    this.root.dataset.asked = question ? question.frame : ''; // for tests and screenshots: the frame the class is asked
     if (!question || question.id !== before?.id) this.askBox.replaceChildren();
     if (question && this.classRoom?.follow !== false && this.student) this.showQuestion(question, question.id !== before?.id);
     const shown = !this.askBox.hidden;
