@@ -226,8 +226,9 @@ class Room:
 
 
 def live_class(browser, url):
-    """class-projector-asked.png, class-projector-revealed.png (the projector, 1920x1080), class-phone-asked.png,
-    class-phone-revealed.png (a student's phone), class-laptop-revealed.png (another student's laptop)."""
+    """class-projector-asked.png, class-projector-revealed.png (the projector, 1920x1080), class-phone-following.png,
+    class-phone-asked.png, class-phone-revealed.png (a student's phone), class-laptop-revealed.png (another student's
+    laptop)."""
     projector = browser.new_context(viewport=PROJECTOR)
     phone_context, laptop_context = browser.new_context(**PHONE), browser.new_context(**LAPTOP)
     lecturer = projector.new_page()
@@ -239,6 +240,8 @@ def live_class(browser, url):
     for student in (phone, laptop):
         student.goto(f'{url}/?class={code}')
         expect(student.locator('.player .explain')).to_have_attribute('data-frame', str(REUSE_AT_A_TIMES_A))
+    phone.wait_for_timeout(1500)  # the phone brings the lecturer's step into its window
+    phone.screenshot(path=str(DOCS / 'class-phone-following.png'))
     room = Room(url, code, len(ROOM_SAYS) - 2)
     try:
         expect(lecturer.get_by_test_id('class-students')).to_have_text(f'{len(ROOM_SAYS)} students follow')
@@ -266,7 +269,8 @@ def live_class(browser, url):
         laptop.screenshot(path=str(DOCS / 'class-laptop-revealed.png'))
         for name in ('start', 'asked', 'revealed'):
             print(f'wrote docs/class-projector-{name}.png')
-        print('wrote docs/class-phone-asked.png, docs/class-phone-revealed.png, docs/class-laptop-revealed.png')
+        print('wrote docs/class-phone-following.png, docs/class-phone-asked.png, docs/class-phone-revealed.png, '
+              'docs/class-laptop-revealed.png')
     finally:
         room.close()
         for context in (projector, phone_context, laptop_context):

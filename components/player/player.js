@@ -372,14 +372,14 @@ class Player {
   }
 
   // a frame reached by a link, a goto, the class or a new layout: the active node into the window now, and again while
-  // the page around the player settles (Streamlit draws the rest of the page, a font loads), until the visitor scrolls
+  // the page around the player settles (Streamlit draws the rest of the page, a font loads); not at all once the
+  // visitor scrolls, touches or types: the page is theirs
   keepInSight() {
     clearTimeout(this.settleTimer);
-    this.intoWindow();
     const again = (i) => {
-      if (i >= SETTLE_MS.length) return;
-      this.settleTimer = setTimeout(() => { this.intoWindow(); again(i + 1); },
-        SETTLE_MS[i] - (SETTLE_MS[i - 1] || 0));
+      if (this.busy()) return;
+      this.intoWindow();
+      if (i < SETTLE_MS.length) this.settleTimer = setTimeout(() => again(i + 1), SETTLE_MS[i] - (SETTLE_MS[i - 1] || 0));
     };
     again(0);
   }
@@ -564,17 +564,25 @@ class Player {
     this.postStep();
   }
 
-  // a step the visitor took (a button, a key, a swipe, playing): the frame, and on a phone the graph in the window
+  // a step the visitor took (a button, a key, a swipe, playing): the frame, and its active node in the window
   step(k) {
     this.onOwn();
     this.go(k);
     this.intoWindow();
   }
 
+  // playing follows the active node down the page until the visitor scrolls it elsewhere (to read the words under
+  // the graph, say): then the frames go on where they are
   play() {
     if (this.cur >= this.n - 1) this.step(0);
     labelButton(this.playButton, '❚❚', 'Pause');
-    this.timer = setInterval(() => (this.cur >= this.n - 1 ? this.stop() : this.step(this.cur + 1)), 1000 / this.speed);
+    const started = performance.now();
+    this.timer = setInterval(() => {
+      if (this.cur >= this.n - 1) return this.stop();
+      if (this.scrolledAt < started) return this.step(this.cur + 1);
+      this.onOwn();
+      this.go(this.cur + 1);
+    }, 1000 / this.speed);
   }
 
   stop() {
@@ -662,7 +670,7 @@ class Player {
   // the page's view keeps room under the bar for the caption and the sums at their longest (room), so that no frame's
   // texts push the active node out of the window; they take only this frame's height, so no blank band stands
   // over the graph
-  holdCaption() {
+  reserveRoom() {
     if (this.present) return;
     this.captionBox.style.minHeight = this.rulesBox.style.minHeight = '';
     if (!this.body) return;
@@ -698,7 +706,7 @@ class Player {
   // scale: a number, null to fit the width, or undefined for the default (pageScale; in the presentation view, fit
   // unless that is too small to read)
   zoom(scale) {
-    this.holdCaption();
+    this.reserveRoom();
     this.scale = scale;
     if (scale !== undefined) this.shown = scale;
     else if (this.present) this.shown = this.fitScale() < this.floorPx() / TEXT_PX ? this.readableScale() : null;

@@ -356,3 +356,62 @@ def test_the_presentation_view_draws_the_pages_legend(browser, served):
             assert inside(shown['legend'], shown['window']) and shown['legend']['height'] > 0, link
     finally:
         context.close()
+
+
+# --- a phone's page, made for the phone ---------------------------------------------------------------------------
+
+
+def test_a_phones_page_is_one_heading_line_and_one_bar_over_the_graph_and_a_pinch_zooms(browser, served):
+    context = browser.new_context(**PHONE)
+    try:
+        page = context.new_page()
+        page.goto(f'{served}/?expr=reuse&step=4')
+        settled(page, 4)
+        line = page.locator('.st-key-heading-line summary')
+        box = line.bounding_box()
+        assert box['height'] <= 48 and box['width'] <= 390, box  # one line
+        expect(page.locator('.st-key-heading')).to_be_hidden()  # the wide screen's heading
+        lesson = page.locator('.st-key-heading-line p').filter(has_text='a is used three times')
+        expect(lesson).to_be_hidden()  # folded
+        line.tap()
+        expect(lesson).to_be_visible()
+        line.tap()
+        # one bar: every button on one row, 44 px to tap, named; the zoom left to a pinch
+        buttons = page.locator('.player .bar button:visible')
+        boxes = [buttons.nth(i).bounding_box() for i in range(buttons.count())]
+        assert len(boxes) == 4 and len({round(b['y']) for b in boxes}) == 1, boxes  # ‹ ▶ › ↗
+        assert all(b['height'] >= 44 and b['width'] >= 44 and b['x'] + b['width'] <= 390 for b in boxes), boxes
+        names = [buttons.nth(i).get_attribute('aria-label') for i in range(buttons.count())]
+        assert names == ['Previous frame', 'Play', 'Next frame', 'Share…'], names
+        slider = page.locator('.player .slider').bounding_box()
+        assert slider['width'] >= 100 and abs(slider['y'] + slider['height'] / 2 - boxes[0]['y'] - 22) < 4, slider
+        # the graph starts under the bar and the caption: no blank band (the frame's sums, none here, take no room)
+        caption = page.locator('.player .caption').bounding_box()
+        view = page.locator('.player .view').bounding_box()
+        assert view['y'] - (caption['y'] + caption['height']) < 20, (caption, view)
+        # a pinch zooms: the page allows it, and so does the graph's view
+        meta = page.evaluate("() => document.querySelector('meta[name=viewport]').content")
+        assert 'user-scalable=no' not in meta.replace(' ', '') and 'maximum-scale=1' not in meta.replace(' ', ''), meta
+        touch = page.locator('.player .view').evaluate('v => getComputedStyle(v).touchAction')
+        assert touch == 'auto' or 'pinch-zoom' in touch, touch
+    finally:
+        context.close()
+
+
+def test_a_step_on_a_phone_never_moves_the_page_under_a_visitor_scrolling_it(browser, served):
+    context = browser.new_context(**PHONE)
+    try:
+        page = context.new_page()
+        page.goto(f'{served}/?expr=neuron&step=3')
+        settled(page, 3)
+        scroll = 'root => root.__player.pageScroller().scrollTop'  # Streamlit's main area, or the document
+        cdp = page.context.new_cdp_session(page)  # the visitor's finger scrolls down to the words under the graph
+        cdp.send('Input.synthesizeScrollGesture', {'x': 200, 'y': 700, 'yDistance': -400, 'speed': 2000})
+        page.wait_for_timeout(100)
+        scrolled = page.locator('.player').evaluate(scroll)
+        assert scrolled > 100
+        page.locator('.player').evaluate('root => root.__player.keepInSight()')  # as a class's step would
+        page.wait_for_timeout(2000)  # and past player.js's last look while the page settles
+        assert page.locator('.player').evaluate(scroll) == scrolled  # still reading
+    finally:
+        context.close()
