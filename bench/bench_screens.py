@@ -19,7 +19,8 @@ from playwright.sync_api import sync_playwright
 from bench import readme_tables
 from bench.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / 'tests'))
+TESTS = Path(__file__).resolve().parent.parent / 'tests'
+sys.path[:0] = [str(TESTS / 'browser'), str(TESTS / 'app')]  # test_browser_fit, and what it imports
 from test_browser_fit import GRAPHS, SCREENS, TEXTS, inside, settle  # noqa: E402
 
 WIDE = "root => { const p = root.__player; p.pinned = 'wide'; p.refit(); }"
