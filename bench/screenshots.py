@@ -269,8 +269,10 @@ def live_class(browser, url):
         laptop.screenshot(path=str(DOCS / 'class-laptop-revealed.png'))
         for name in ('start', 'asked', 'revealed'):
             print(f'wrote docs/class-projector-{name}.png')
-        print('wrote docs/class-phone-following.png, docs/class-phone-asked.png, docs/class-phone-revealed.png, '
-              'docs/class-laptop-revealed.png')
+        print(
+            'wrote docs/class-phone-following.png, docs/class-phone-asked.png, docs/class-phone-revealed.png, '
+            'docs/class-laptop-revealed.png'
+        )
     finally:
         room.close()
         for context in (projector, phone_context, laptop_context):

@@ -47,7 +47,8 @@ STEPPED = [*GRAPHS, 'expr=mlp']
 SEEN = """root => {
   const p = root.__player, a = p.body.patches[p.cur].a;
   const header = document.querySelector('[data-testid="stHeader"]');
-  const top = header && getComputedStyle(header).display !== 'none' ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
+  const shown = header && getComputedStyle(header).display !== 'none';
+  const top = shown ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
   const svg = root.querySelector('.view svg');
   const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
   const px = parseFloat(svg.querySelector('text.value').getAttribute('font-size')) * scale;
@@ -56,12 +57,14 @@ SEEN = """root => {
   for (let e = g && svg.parentElement; e; e = e.parentElement || e.getRootNode().host) {
     const s = getComputedStyle(e);
     const page = e.getBoundingClientRect().height >= innerHeight - 2; // the page's own scroller: the window says it
-    if (!page && (s.overflowX !== 'visible' || s.overflowY !== 'visible')) clips.push(e.getBoundingClientRect().toJSON());
+    const clipping = s.overflowX !== 'visible' || s.overflowY !== 'visible';
+    if (!page && clipping) clips.push(e.getBoundingClientRect().toJSON());
   }
   const main = document.querySelector('[data-testid="stMain"]');
   return { k: p.cur, a, box: g && g.getBoundingClientRect().toJSON(), clips, px,
            window: { left: 0, top, right: innerWidth, bottom: innerHeight },
-           scrolls: [main ? main.scrollTop : 0, document.scrollingElement.scrollTop, p.view.scrollLeft, p.view.scrollTop] };
+           scrolls: [main ? main.scrollTop : 0, document.scrollingElement.scrollTop,
+                     p.view.scrollLeft, p.view.scrollTop] };
 }"""
 
 
@@ -200,12 +203,17 @@ CUT = """root => {
   const cut = [];
   for (const { g } of p.values) {
     const r = g.getBoundingClientRect();
-    const sides = [r.left < view.left - 1 && r.right > view.left && 'left', r.right > view.left + w + 1 && r.left < view.left + w && 'right',
-                   r.top < view.top - 1 && r.bottom > view.top && 'up', r.bottom > view.top + h + 1 && r.top < view.top + h && 'down'];
+    const sides = [
+      r.left < view.left - 1 && r.right > view.left && 'left',
+      r.right > view.left + w + 1 && r.left < view.left + w && 'right',
+      r.top < view.top - 1 && r.bottom > view.top && 'up',
+      r.bottom > view.top + h + 1 && r.top < view.top + h && 'down',
+    ];
     const across = r.right > view.left && r.left < view.left + w && r.bottom > view.top && r.top < view.top + h;
     if (across) cut.push(...sides.filter(Boolean));
   }
-  const marks = Object.fromEntries(Object.entries(p.more).map(([side, e]) => [side, !e.hidden && e.getBoundingClientRect().width > 0]));
+  const shown = ([side, e]) => [side, !e.hidden && e.getBoundingClientRect().width > 0];
+  const marks = Object.fromEntries(Object.entries(p.more).map(shown));
   return { cut: [...new Set(cut)], marks };
 }"""
 
@@ -225,7 +233,8 @@ def test_a_box_the_view_cuts_stands_under_a_sign_that_the_graph_goes_on(browser,
             wait_for_player(page, k)
             shown = page.locator('.player').evaluate(CUT)
             for side in shown['cut']:
-                assert shown['marks'][side], f'{name} {link} frame {k}: a box is cut at the {side} with no sign: {shown}'
+                where = f'{name} {link} frame {k}'
+                assert shown['marks'][side], f'{where}: a box is cut at the {side} with no sign: {shown}'
         page.locator('.player .view').evaluate('v => { v.scrollLeft = 0; v.scrollTop = 0; }')
         page.wait_for_timeout(100)
         marks = page.locator('.player').evaluate(CUT)['marks']
@@ -285,7 +294,8 @@ PLACE = """root => {
   const p = root.__player;
   const box = (e) => e.getBoundingClientRect().toJSON();
   return { view: box(p.view), svg: box(p.view.querySelector('svg')), legend: box(p.legendBox),
-           a: box(p.values[p.body.patches[p.cur].a].g), window: { left: 0, top: 0, right: innerWidth, bottom: innerHeight },
+           a: box(p.values[p.body.patches[p.cur].a].g),
+           window: { left: 0, top: 0, right: innerWidth, bottom: innerHeight },
            legendText: p.legendBox.innerText };
 }"""
 
