@@ -1,9 +1,9 @@
 """The active node in sight on every screen and every frame, however the frame was reached: by opening a link at it,
-by stepping (Next, the slider, Play), and by a lecturer's step arriving on a page that follows a class. "Active" is
-the node the frame is about: the value whose _backward runs, the seeded output, the value just computed (forward
-mode's too). Its box lies wholly inside the window (below Streamlit's header), inside its view and every box around
-it that clips, with its numbers at least 12 px on a phone and 16 px elsewhere, once the page has settled as a student
-waits for it, and with no scroll of the test's own."""
+by stepping (Next, the arrow key, the slider, Play), and by a lecturer's step arriving on a page that follows a
+class. "Active" is the node the frame is about: the value whose _backward runs, the seeded output, the value just
+computed (forward mode's too). Its box lies wholly inside the window (below Streamlit's header), inside its view and
+every box around it that clips, with its numbers at least 12 px on a phone and 16 px elsewhere, once the page has
+settled as a student waits for it, and with no scroll of the test's own."""
 
 import asyncio
 import concurrent.futures
@@ -121,8 +121,8 @@ def test_stepping_keeps_the_active_node_in_sight(screen, link, served):
             elif k % 3 == 2:  # the keyboard's arrow, as the slider and the presentation view step
                 page.locator('.player .slider').focus()
                 page.keyboard.press('ArrowRight')
-            else:
-                page.locator('.player .next').click()
+            else:  # the slider, dragged there and let go
+                page.locator('.player .slider').fill(str(k))
             wait_for_player(page, k)
             page.wait_for_timeout(60)
             check(page.locator('.player').evaluate(SEEN), floor, f'{name} {link} stepped to frame {k}')
