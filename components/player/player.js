@@ -203,7 +203,7 @@ class Player {
     this.reserve = RULES_PX; // the room room() keeps under the player's bar for the caption and the sums at their longest
     this.touching = false; // a finger is on the screen
     this.scrolledAt = -Infinity; // when the visitor last scrolled the page (performance.now())
-    this.ownScrollAt = -Infinity; // when the player last scrolled it
+    this.ownScrollTop = null; // where the player last scrolled the page to: a scroll that ends there is its own
     this.settleTimer = null; // the next look for the active node while the page settles (keepInSight)
     this.drawnAnew = false; // a new graph was drawn: apply looks for its active node
 
@@ -224,8 +224,9 @@ class Player {
     // the visitor's own scrolling and touching: the page is not moved under them (busy)
     window.addEventListener('touchstart', () => { this.touching = true; }, { passive: true, capture: true });
     for (const end of ['touchend', 'touchcancel']) window.addEventListener(end, () => { this.touching = false; }, { passive: true, capture: true });
-    document.addEventListener('scroll', () => {
-      if (performance.now() - this.ownScrollAt < 150) return;
+    document.addEventListener('scroll', (e) => {
+      const scroller = e.target === document ? document.scrollingElement : e.target;
+      if (scroller?.scrollTop === this.ownScrollTop) return; // the player's own, however late its event comes
       this.scrolledAt = performance.now();
       clearTimeout(this.settleTimer); // a page the visitor scrolls is theirs
     }, { passive: true, capture: true });
@@ -367,8 +368,8 @@ class Player {
       by = start < top ? start - top : end > bottom ? Math.min(end - bottom, start - top) : 0;
     }
     if (Math.abs(by) < 1) return;
-    this.ownScrollAt = performance.now();
     page.scrollTop += by;
+    this.ownScrollTop = page.scrollTop;
   }
 
   // a frame reached by a link, a goto, the class or a new layout: the active node into the window now, and again while
