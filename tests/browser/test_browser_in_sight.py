@@ -12,19 +12,12 @@ import re
 import pytest
 from playwright.sync_api import expect
 from test_browser_demo import wait_for_player
+from test_browser_fit import PHONE, SCREENS, inside  # the screens, and what lies inside a box
 
 from bench.follow import Follower, post_answer
 
 pytestmark = pytest.mark.browser
 
-PHONE = {'viewport': {'width': 390, 'height': 844}, 'is_mobile': True, 'has_touch': True, 'device_scale_factor': 2}
-SCREENS = {  # name: (the browser's context, the presentation view, the numbers' least size in px)
-    'phone': (PHONE, False, 12),
-    'laptop-1366': ({'viewport': {'width': 1366, 'height': 768}}, False, 16),
-    'laptop-1600': ({'viewport': {'width': 1600, 'height': 1000}}, False, 16),
-    'projector-1920': ({'viewport': {'width': 1920, 'height': 1080}}, True, 16),
-    'projector-1280': ({'viewport': {'width': 1280, 'height': 720}}, True, 16),
-}
 FOLLOWERS = ('phone', 'laptop-1366', 'laptop-1600')  # the screens a student follows a class on
 
 # eight graphs stepped through frame by frame: presets and typed formulas, each mode's own boxes (learning's step,
@@ -66,11 +59,6 @@ SEEN = """root => {
            scrolls: [main ? main.scrollTop : 0, document.scrollingElement.scrollTop,
                      p.view.scrollLeft, p.view.scrollTop] };
 }"""
-
-
-def inside(box, outer):
-    return (box['left'] >= outer['left'] - 1 and box['right'] <= outer['right'] + 1
-            and box['top'] >= outer['top'] - 1 and box['bottom'] <= outer['bottom'] + 1)  # fmt: skip
 
 
 def settled(page, k):
