@@ -6,11 +6,19 @@ it has no slip to name."""
 import ast
 import functools
 from dataclasses import dataclass
+from math import isfinite
 
 from . import ieee as math  # as in value.py: inf and nan where Python's math raises
 from .bodies import Waiting
 from .exercise import OPS, right_lines
+from .ieee import same
 from .sandbox import INPUTS, evaluate
+
+# a grad that is not a finite number, in either form (local_grads.MISTAKES too): it is never close to the right one
+NONFINITE = {
+    'overflow': 'a wrong local gradient that overflows: the grad reaches inf (a float holds at most about 1.8e308)',
+    'nan': 'a wrong local gradient that is not a number: the grad becomes nan (as math.log(-1) gives, or inf - inf)',
+}
 
 # each kind of mistake a body can make for one input, checked in this order (diagnose)
 MISTAKES = {
@@ -22,6 +30,7 @@ MISTAKES = {
     'out_data': 'out.data where out.grad belongs: the chain rule scales by the grad coming back, not the value',
     'no_out_grad': 'out.grad missing from the product: the local gradient alone is not the chain rule',
     'swapped': "the inputs swapped: in a product each input's local gradient is the other input's data",
+    **NONFINITE,
     'local': 'a wrong local gradient',
 }
 
@@ -77,8 +86,20 @@ class _Probe:
     grad: float
 
 
-def _close(a, b):
+def close(a, b):
+    """Whether a and b are the same number to 9 digits; inf and nan only the same inf, or nan (ieee.same): never a
+    finite number, however large. Shared by both forms (local_grads)."""
+    if not (isfinite(a) and isfinite(b)):
+        return same(a, b)
     return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def not_finite(results):
+    """The kind of NONFINITE the results (what a line adds, or an entry gives, at each probe) show: 'nan' if one is
+    nan, else 'overflow' if one is inf; None if all are finite."""
+    if any(x != x for x in results):
+        return 'nan'
+    return None if all(isfinite(x) for x in results) else 'overflow'
 
 
 def diagnose(bodies):
@@ -116,7 +137,7 @@ def _mistake(op, body, lines, right, other):
     def adds(line, times=1, upstream=None):
         """Whether at every probe the lines add times × the line's E, with out.grad read as upstream(scope)."""
         return all(
-            _close(after - before, times * evaluate(line.value, _upstream(scope, upstream)))
+            close(after - before, times * evaluate(line.value, _upstream(scope, upstream)))
             for before, after, scope in runs
         )
 
@@ -134,7 +155,7 @@ def _mistake(op, body, lines, right, other):
         return 'no_out_grad'
     if 'swapped' in kinds(op) and adds(other):
         return 'swapped'
-    return 'local'
+    return not_finite([after - before for before, after, _ in runs]) or 'local'
 
 
 def _upstream(scope, upstream):

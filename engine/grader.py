@@ -7,21 +7,28 @@ from dataclasses import dataclass
 from . import value
 from .bodies import waiting
 from .exercise import OPS, yours
-from .ieee import same
+from .ieee import inf, same
 from .parse import parse_expression
 from .presets import PRESETS, chain
 
-# the exercise's three expressions and the pitfalls, at the page's inputs for them (a typed formula's: 1.0 each, as
-# the formula box draws it). Each pitfall uses a value twice, so that an op's `=` for `+=` throws a contribution
-# away: +'s line for other in b = a + a (a, written by its line for self first), its line for self in a·(a + b) (a,
-# written by × first), ×'s two lines in (a·b)·(a + b) (a and b, written by + first), tanh's in tanh(a) + a (a,
-# written by + first). tests/unit/test_grader.py checks that every slip engine/diagnosis.py names fails a line here.
+# the exercise's three expressions, then the pitfalls, at the page's inputs for them (a typed formula's: 1.0 each, as
+# the formula box draws it). b = a + a is the classic, a preset to pick and watch: its + reads a twice, and catches
+# `=` for `+=` only in the line that runs last. In the other two an op's inputs already hold a grad from elsewhere
+# when its _backward runs, and its out.grad is neither 1 nor its data, so that `=` for `+=` (its line first or last),
+# out.data or 1 for out.grad and every other slip engine/diagnosis.py and engine/local_grads.py name show, on either
+# input:
+# - a + tanh(a + a): the inner + (a twice, holding the outer +'s 1; its out.grad 1 - tanh²(2) ≈ 0.07, its data 2).
+#   Like b = a + a it runs no ×, so that a × that cannot run yet leaves it graded.
+# - tanh(a)·(a + a·a): the a·a (a twice, holding the +'s grad; out.grad tanh(1) ≈ 0.76, data 1) and the tanh (a
+#   holding the + and the a·a's; out.grad a + a·a = 2); the outer × multiplies two unlike numbers, neither 1 (0.76, 2),
+#   so that a swapped product and out.data for a local gradient show.
+# tests/unit/test_every_slip.py makes each slip in every line order and checks that a line here fails, against finite
+# differences.
 GRADED = {
-    'neuron': PRESETS['neuron'], 'reuse': PRESETS['reuse'], 'chain': chain(10),
-    'b = a + a': PRESETS['a_plus_a'], 'a·(a + b)': parse_expression('a*(a + b)'),
-    '(a·b)·(a + b)': PRESETS['ab_times_a_plus_b'], 'tanh(a) + a': parse_expression('tanh(a) + a'),
+    'neuron': PRESETS['neuron'], 'reuse': PRESETS['reuse'], 'chain': chain(10), 'b = a + a': PRESETS['a_plus_a'],
+    'a + tanh(a + a)': parse_expression('a + tanh(a + a)'), 'tanh(a)·(a + a·a)': parse_expression('tanh(a)*(a + a*a)'),
 }  # fmt: skip
-PITFALLS = ('b = a + a', 'a·(a + b)', '(a·b)·(a + b)', 'tanh(a) + a')
+PITFALLS = ('b = a + a', 'a + tanh(a + a)', 'tanh(a)·(a + a·a)')
 WAITS = 'waits for your {} to run (it cannot run yet: see the error above)'  # 'body', or microgpt's 'local_grads'
 
 
@@ -46,14 +53,22 @@ class Verdict:
 
     @property
     def line(self):
-        """As the exercise's grader says it: 'neuron: right', or 'reuse: wrong (a: 4.0, yours 7.0)'; for a body that
-        cannot run, 'mul: waits for your body to run (…)'."""
+        """As the exercise's grader says it: 'neuron: right', or 'reuse: wrong (a: 4.0, yours 7.0)' (a grad not finite:
+        'yours inf: overflowed', said()); for a body that cannot run, 'mul: waits for your body to run (…)'."""
         if self.waits:
             return f'{self.expression}: {WAITS.format(self.what)}'
         if not self.wrong:
             return f'{self.expression}: right'
         name, right, got = self.wrong[0]
-        return f'{self.expression}: wrong ({name}: {right!r}, yours {got!r})'
+        return f'{self.expression}: wrong ({name}: {right!r}, yours {said(got)})'
+
+
+def said(grad):
+    """A grad as the line says it: '7.0'; one that is not a finite number says why, 'inf: overflowed' (a float
+    holds at most about 1.8e308), 'nan: not a number'."""
+    if grad != grad:
+        return 'nan: not a number'
+    return f'{grad!r}: overflowed' if grad in (inf, -inf) else repr(grad)
 
 
 def grads_of(expression, value_type):

@@ -33,7 +33,7 @@ from . import bodies, exercise, sandbox, value
 from . import ieee as math  # as in value.py: inf and nan where Python's math raises
 from .bodies import Waiting
 from .code import factor
-from .diagnosis import Mistake, possible
+from .diagnosis import NONFINITE, Mistake, close, not_finite, possible
 from .exercise import OPS
 from .ops import symbol
 from .sandbox import INPUTS, BodyError
@@ -68,6 +68,7 @@ MISTAKES = {
     'out_grad': 'out.grad multiplied in: the loop already multiplies each local gradient by v.grad, so the grad '
     'coming back counts twice',
     'output': "the op's output (its data; tanh's t) where its local gradient belongs: tanh's is 1 - t**2, not t",
+    **NONFINITE,
     'local': 'a wrong local gradient',
 }
 
@@ -369,10 +370,6 @@ def _probes(op):
     return out
 
 
-def _close(a, b):
-    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
-
-
 def diagnose(grads):
     """The Slips in the tuples ({'add': Grads, …}, checked()'s), op by op and input by input; none where an entry
     gives what the right one gives (however it is written), nor in a tuple that waits, which never ran."""
@@ -399,7 +396,7 @@ def _slip(op, g, slot):
     runs = [(sandbox.evaluate(g.entries[slot], scope), scope) for scope in _probes(op)]
 
     def gives(e, times=lambda scope: 1.0):
-        return all(_close(got, times(scope) * sandbox.evaluate(e, scope)) for got, scope in runs)
+        return all(close(got, times(scope) * sandbox.evaluate(e, scope)) for got, scope in runs)
 
     if gives(right[slot]):
         return None
@@ -411,4 +408,4 @@ def _slip(op, g, slot):
         return 'swapped'
     if gives(ast.parse('out.data', mode='eval').body):
         return 'output'
-    return 'local'
+    return not_finite([got for got, _ in runs]) or 'local'
