@@ -1,9 +1,11 @@
 """The seed's build() and grads_of(), and the lecture's examples, each an Expression the page can show."""
 
+import math
+import sys
 from collections.abc import Callable
 from dataclasses import KW_ONLY, dataclass
 
-from .value import Value, backward
+from .value import Value, backward, topological_order
 
 NEURON_B = 6.8813735870195432  # the lecture's bias: makes n = 0.8814, so o = tanh(n) = 0.7071
 
@@ -194,16 +196,79 @@ PRESETS = {
 }
 
 
-def numeric_grads(expression, values, h=1e-6):
-    """Central finite differences (f(x+h) - f(x-h)) / 2h for each input: a check that never runs backward.
+class Difference(float):
+    """A central finite difference, with what it knows of its own error: `error`, an estimate of how far it may be
+    from the true slope (rounding's share, `rounding`, plus the step's), `size`, the largest value that moves with x
+    in computing f (rounding is relative to it), `output`, the larger |f(x ± h)|; and where no step would do (the
+    difference is nan), `corner`: whether a relu's corner was within ±2h of x (the slope jumps there)."""
 
-    Never raises: where the output is inf or nan near x, the difference is inf or nan too. A missing value
-    takes the expression's default.
+    def __new__(cls, value, error=math.inf, rounding=math.inf, size=math.nan, output=math.nan, corner=False):
+        self = super().__new__(cls, value)
+        self.error, self.rounding, self.size, self.output, self.corner = error, rounding, size, output, corner
+        return self
+
+
+# The step for x: STEP × max(1, |x|). Rounding puts an error of about EPS × |f| in each f(x ± h), so EPS × |f| / h in
+# the difference; the step's own error, the curve bending within ±h, is about |f'''| × h² / 6. Where f's derivatives
+# are of the size of f over x's scale, the two add up to the least at h = cbrt(EPS) × that scale: the standard choice.
+# Scaled to x, h is not lost against a large x (1e-6 is below the rounding of 1e12 = (1e6)²). A function's scale
+# need not be x's (sin at 1e6, log near 0): h goes on down by tenths to STEP × min(1, |x|) (STEPS at most), and the
+# difference kept is the one whose estimated error is the least for its size.
+EPS = sys.float_info.epsilon
+STEP = EPS ** (1 / 3)  # 6.06e-6
+STEPS = 16
+
+
+def numeric_grads(expression, values):
+    """Central finite differences (f(x+h) - f(x-h)) / 2h for each input, each a Difference: a check that never runs
+    backward.
+
+    Never raises: where the output is inf or nan within ±2h of x at every step tried, the difference is nan. A
+    missing value takes the expression's default.
     """
     values = {**expression.defaults, **values}
+    return {name: _difference(expression, values, name) for name in expression.defaults}
 
-    def output(name, delta):
-        shifted = {**values, name: values[name] + delta}
-        return expression.build(shifted)[1].data
 
-    return {name: (output(name, h) - output(name, -h)) / (2 * h) for name in expression.defaults}
+def _difference(expression, values, name):
+    """The difference for one input at the step whose estimated error is the least for its size: rounding's (EPS
+    times the largest value that moves with x, over h) plus how far the differences at h/2 and 2h are from it (by
+    Richardson's rule about 3/4 and 3 times the step's own error, and rounding's noise as it shows)."""
+    x = float(values[name])
+
+    def at(point):  # f there, the largest |value| that moves with x (an op on it), which side of 0 each relu is on
+        leaves, out = expression.build({**values, name: point})
+        moves, held, sides = {id(leaves[list(expression.defaults).index(name)])}, 0.0, []
+        for v in topological_order(out):
+            if any(id(child) in moves for child in v._prev):
+                moves.add(id(v))
+                held = max(held, abs(v.data))
+            if v._op == 'relu':
+                sides.append(v._prev[0].data > 0)
+        return out.data, held, tuple(sides)
+
+    def central(a, b):
+        return (f[b] - f[a]) / (b - a)  # the step as floats have it: (x + h) - x need not be h
+
+    best, key, corner, h = Difference(math.nan), math.inf, False, STEP * max(1.0, abs(x))
+    for _ in range(STEPS):
+        points = [x + k * h for k in (-2, -1, -0.5, 0.5, 1, 2)]
+        if not all(a < b for a, b in zip(points, points[1:])):  # h is below x's rounding: no smaller step will do
+            break
+        f, held, sides = {}, 0.0, set()
+        for p in points:  # a value that does not move with x rounds alike at every point: the difference is free of it
+            f[p], most, side = at(p)
+            held = max(held, most)
+            sides.add(side)
+        d = central(points[1], points[4])
+        rounding = 2 * EPS * held / (points[4] - points[1])
+        error = rounding + abs(d - central(points[0], points[5])) + abs(d - central(points[2], points[3]))
+        bent = len(sides) > 1  # a relu's corner within ±2h: the slope jumps there, and no estimate of the error holds
+        corner = corner or bent
+        if not bent and math.isfinite(d) and math.isfinite(error) and error / max(abs(d), 1e-9) < key:
+            key = error / max(abs(d), 1e-9)  # relative, down to the 9 decimals the exercise rounds to
+            best = Difference(d, error, rounding, held, max(abs(f[points[1]]), abs(f[points[4]])))
+        h /= 10
+        if x == 0 or h < STEP * min(1.0, abs(x)) / 2:
+            break
+    return best if not math.isnan(best) else Difference(math.nan, corner=corner)

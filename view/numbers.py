@@ -29,7 +29,32 @@ def fmt(x):
         return 'inf' if x > 0 else '−inf'  # a true minus sign, as the page writes −inf in words too
     if x != 0 and (abs(x) >= 1e6 or abs(x) < 1e-4):
         return f'{x:.3e}'
-    return f'{x:.4f}'
+    return f'{x + 0.0:.4f}'  # -0.0 + 0.0 is 0.0: zero has no sign on the page
+
+
+def needs_e(xs):
+    """Whether numbers shown together need e-notation, as fmt would write one of them: one that is finite and not
+    0 at a million or more, or below 1e-4."""
+    return any(x is not None and math.isfinite(x) and x != 0 and not 1e-4 <= abs(x) < 1e6 for x in xs)
+
+
+def fmt_all(xs, e=None):
+    """Numbers shown together, a table's or a column's compared by eye, in one style: fmt's 4 decimals for all, or,
+    where one needs it (needs_e; `e` says so where the group is more than xs), e-notation for all: never 1.000e+06
+    beside 999998.0000. In 4 decimals a number below 0.00005 is 0.0000, and a zero, in either, has no sign."""
+    e = needs_e(xs) if e is None else e
+    return [_in_style(x, e) if x is not None and math.isfinite(x) else fmt(x) for x in xs]
+
+
+def _in_style(x, e):
+    text = f'{x:.3e}' if e else f'{x:.4f}'
+    return text if float(text) else text.lstrip('-')  # -0.00001 in 4 decimals is 0.0000, not -0.0000
+
+
+def flushed(x):
+    """x, or 0.0 where it rounds to 0 at the 9 decimals the exercise rounds grads to (engine/grader.py): -3e-17 from
+    rounding is shown and judged as the 0 it stands for, as the grader sees it."""
+    return 0.0 if x is not None and math.isfinite(x) and round(x, 9) == 0 else x
 
 
 def as_shown(x):

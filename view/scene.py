@@ -12,7 +12,8 @@ from engine.frames import frames as frames_of
 
 def exact_key(key):
     """`key` (tuples of str, int, bool, float, None) with each float as its exact bits, so that two keys are equal only
-    where the files made from them are the same bytes: in Python -0.0 == 0.0, and a file shows -0.0000 or 0.0000."""
+    where the values are the same bits: in Python -0.0 == 0.0, and a file kept for one is not to be handed out for
+    the other, whatever the page writes for each (today 0.0000 for both)."""
     if isinstance(key, float):
         return ('float', key.hex())
     if isinstance(key, tuple | list):
@@ -60,6 +61,14 @@ class Scene:
             return []
         form = FORMS[self.form]
         return form.diagnose(form.checked(self.bodies))
+
+    @property
+    def verdicts(self):
+        """In mode 'code', the grader's verdicts on the student's bodies (or tuples: engine/grader.py); else none."""
+        if not self.bodies:
+            return []
+        form = FORMS[self.form]
+        return form.verdicts(form.checked(self.bodies))
 
     @property
     def in_pass(self):

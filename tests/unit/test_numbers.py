@@ -9,7 +9,7 @@ import math
 import pytest
 
 from engine import PRESETS, parse_expression, trace_backward
-from view.numbers import HIDDEN, NOT_COMPUTED, fmt, number_width, padded
+from view.numbers import HIDDEN, NOT_COMPUTED, flushed, fmt, fmt_all, number_width, padded
 
 MINUS = '\N{MINUS SIGN}'  # U+2212, as the page writes −inf; a finite negative number keeps the ASCII hyphen
 
@@ -65,11 +65,50 @@ def test_nan_inf_and_minus_inf_are_spelled_out():
     assert fmt(float('-inf')) != '-inf'  # the true minus sign, not a hyphen
 
 
-def test_negative_zero_keeps_its_sign_and_four_decimals():
-    # IEEE arithmetic (the engine's) makes -0.0, e.g. x2*w2 with x2 = 0 and w2 = -1. It is zero: no e-notation,
-    # and it prints as Python prints it, with its sign, in the width of the other four-decimal numbers.
-    assert fmt(0.0 * -1.0) == '-0.0000'
-    assert fmt(-0.0) == '-0.0000' and fmt(0.0) == '0.0000'
+def test_negative_zero_is_written_as_zero_with_no_sign():
+    # IEEE arithmetic (the engine's) makes -0.0, e.g. x2*w2 with x2 = 0 and w2 = -1. It is zero: no e-notation, and
+    # no sign, which would read as a negative number (or, beside 0.0000, as a different one)
+    assert fmt(0.0 * -1.0) == '0.0000'
+    assert fmt(-0.0) == fmt(0.0) == '0.0000'
+
+
+# --- fmt_all: one style for the numbers a table shows together ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ('xs', 'texts'),
+    [
+        ([1.5, -2.0, 0.0], ['1.5000', '-2.0000', '0.0000']),  # none needs e-notation: 4 decimals, as fmt
+        ([1e6, 999998.0], ['1.000e+06', '1.000e+06']),  # a million needs it: both, never 999998.0000 beside it
+        ([4.0, 2e6, -0.0], ['4.000e+00', '2.000e+06', '0.000e+00']),  # and a zero in e-notation has no sign either
+        ([0.5, 3e-5], ['5.000e-01', '3.000e-05']),  # below 1e-4 too
+        ([0.5, None, math.nan, -math.inf], ['0.5000', '·', 'nan', MINUS + 'inf']),  # not numbers: as fmt says them
+        ([1e9, math.inf], ['1.000e+09', 'inf']),
+    ],
+)
+def test_fmt_all_writes_a_group_in_the_style_its_most_extreme_number_needs(xs, texts):
+    assert fmt_all(xs) == texts
+    # each alone, where none needs e-notation, is what fmt writes; every text reads back within half its last digit
+    for x, text in zip(xs, texts):
+        if x is not None and math.isfinite(x):
+            last = 0.5 * 10.0 ** (int(text.partition('e')[2] or 0) - len(text.partition('.')[2].partition('e')[0]))
+            assert abs(float(text) - x) <= last * (1 + 1e-9), (x, text)
+
+
+def test_fmt_all_in_four_decimals_writes_a_tiny_negative_as_zero_with_no_sign():
+    # the style is the group's (e=False): -0.00001 at 4 decimals is 0, and zero has no sign
+    assert fmt_all([-0.00001, 1.0], e=False) == ['0.0000', '1.0000']
+    assert fmt_all([-0.00006, 1.0], e=False) == ['-0.0001', '1.0000']
+
+
+@pytest.mark.parametrize(
+    ('x', 'shown'),
+    [(-3e-17, 0.0), (4.9e-10, 0.0), (-4.9e-10, 0.0), (5.1e-10, 5.1e-10), (-1e-8, -1e-8), (2.0, 2.0)],
+)
+def test_flushed_gives_zero_where_the_exercise_rounding_to_9_decimals_gives_zero(x, shown):
+    assert flushed(x) == shown
+    assert str(flushed(x)) != '-0.0'  # a rounding-sized negative is the 0 it stands for, with no sign
+    assert math.isnan(flushed(math.nan)) and flushed(None) is None and flushed(math.inf) == math.inf
 
 
 def test_not_computed_and_hidden_are_one_character():
