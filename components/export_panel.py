@@ -102,9 +102,12 @@ def show_exports(shown, allowance, waiting):
     if not can_draw:  # the player laid this frame out in the browser, so the browser saves it; the DOT needs no dot
         browser_save_buttons([file for file in FRAME_FILES if file[3] is not None])
     served = FRAME_FILES if can_draw else [file for file in FRAME_FILES if file[3] is None]
+    # a PNG on its own (a slide, a chat) says what it shows: the expression, the frame, what it does
+    titled = {'png': {'title': exports.png_title(shown.trace, shown.frames, shown.index, shown.count)}}
     for column, (label, ext, mime, make) in zip(st.columns(len(FRAME_FILES)), served):
         # made when clicked, without a rerun; the DOT source at once
-        data = exports.frame_dot(**picture) if make is None else functools.partial(make, **picture, allowance=allowance)
+        made = {**picture, **titled.get(ext, {})}
+        data = exports.frame_dot(**picture) if make is None else functools.partial(make, **made, allowance=allowance)
         column.download_button(
             label, data, f'{name}.{ext}', mime, on_click='ignore', icon=':material/download:', width='stretch'
         )

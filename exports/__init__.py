@@ -17,6 +17,7 @@ from exports.render import (
     pass_pdf,
     pass_pptx,
     pass_zip,
+    png_title,
     speaker_notes,
     too_many,
 )
@@ -24,5 +25,5 @@ from exports.render import (
 __all__ = [
     'EXPORT_BUDGET', 'EXPORT_FRAMES', 'EXPORT_LANES', 'FRAME_CHOICES', 'GIF_SECONDS', 'ExportRefused', 'queue',
     'chosen_frames', 'frame_dot', 'frame_png', 'frame_svg', 'install_graphviz', 'no_dot', 'pass_contents', 'pass_gif',
-    'pass_pdf', 'pass_pptx', 'pass_zip', 'speaker_notes', 'too_many',
+    'pass_pdf', 'pass_pptx', 'pass_zip', 'png_title', 'speaker_notes', 'too_many',
 ]  # fmt: skip

@@ -10,17 +10,17 @@ Chromium and LibreOffice)."""
 import base64
 import functools
 import io
-import math
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from engine import ops
-from engine.forward import tangents
-from engine.frames import frames
-from view.graph import MARK_STYLE, STATE_STYLE, VALUE_TEXTS, wrong_grads
-from view.numbers import HIDDEN, NOT_COMPUTED
-from view.palette import COLOUR_MEANINGS, FAMILY, INK, KEYS, NOT_FINITE, SCREEN_FONT, TANGENT_KEYS, TEXT_COLOURS
+from engine.frames import frames as all_frames
+from view import graph
+from view.graph import VALUE_TEXTS
+from view.numbers import HIDDEN, NOT_COMPUTED, number_width
+from view.palette import COLOUR_MEANINGS, FAMILY, INK, NOT_FINITE, SCREEN_FONT
+from view.patches import frame_patches
 
 SVG_NS = 'http://www.w3.org/2000/svg'
 XML_SPACE = '{http://www.w3.org/XML/1998/namespace}space'
@@ -35,13 +35,13 @@ PAD = 4  # pt around the legend, as dot pads the graph
 TITLE_CHARS = 120  # the title's formula: a part that would make it longer is written by its name
 
 
-def page_svg(svg, title, legend=None, right=None, wrt=-1):
+def page_svg(svg, title, legend=None, right=None, wrt=-1, keys=None):
     """dot's SVG (bytes or text) as the page draws it, as an SVG file's text: every text in DejaVu Sans Mono, the
     glyphs it uses embedded, bold where the page makes it bold, its spaces kept (xml:space and white-space: pre: a
     leading space would collapse in Chromium and LibreOffice, and a padded number lose its right alignment); `title`
     (user text: escaped here) as its title in place of dot's '%3'. `legend`: a trace, whose colour legend
     (legend_svg, `right` the right trace beside it, `wrt` forward mode's input) goes under the graph, the picture
-    made taller to hold it; None for none."""
+    made taller to hold it, its rows `keys` where given; None for none."""
     root = ET.fromstring(svg)
     root.set(XML_SPACE, 'preserve')
     _resize(root, *_size(root))  # dot rounds its width and height, not its viewBox: 1552pt for 1552.49, the page's
@@ -57,7 +57,7 @@ def page_svg(svg, title, legend=None, right=None, wrt=-1):
             for text in texts:
                 text.set('fill', INK)
     if legend is not None:
-        _append(root, legend_svg(legend, _size(root)[0], right, wrt))
+        _append(root, legend_svg(legend, _size(root)[0], right, wrt, keys))
     for text in root.iter(f'{{{SVG_NS}}}text'):
         text.attrib.pop('font-family', None)  # dot's 'Courier,monospace': the page's font is set once, for them all
         _anchor_at_start(text)
@@ -156,46 +156,34 @@ def _face(weight):
 
 
 def legend_colours(trace, right=None):
-    """The colours of palette.COLOUR_MEANINGS that some frame of the trace's pass shows (engine.frames.frames, as the
-    page steps through it by default), in that table's order: a grad final, wrong (wrong_grads, against `right`),
-    with more += to come (a grad written by two steps or more), a _backward running, the seed, a value just computed
-    and a number not finite (a data or any grad a step leaves)."""
-    nodes = trace.nodes
-    wrong = wrong_grads(trace, right)
-    kinds = {frame.kind for frame in frames(trace)}
-    states = {'final'} if len(wrong) < len(nodes) else set()
-    states |= {'wrong'} if wrong else set()
-    states |= {'accumulating'} if any(len(trace.grad_history(i)) > 1 for i in range(len(nodes))) else set()
-    marks = {mark for kind, mark in (('backward', 'active'), ('seed', 'seed'), ('forward', 'forward')) if kind in kinds}
-    numbers = [node.data for node in nodes] + [grad for i in range(len(nodes)) for _, grad in trace.grad_history(i)]
-    texts = {'nan'} if not all(math.isfinite(x) for x in numbers) else set()
-    shown = {STATE_STYLE[s]['fillcolor'] for s in states} | {MARK_STYLE[m]['color'] for m in marks}
-    shown |= {TEXT_COLOURS[t] for t in texts}
+    """The colours of palette.COLOUR_MEANINGS that some frame of the trace's pass shows (legend_keys), in that table's
+    order."""
+    shown = {key.colour for key in legend_keys(trace, right)}
     return [colour for colour in COLOUR_MEANINGS if colour in shown]
 
 
-def legend_keys(trace, right=None, wrt=-1):
-    """The legend's rows (palette.Key) for the trace's pass: the colours it shows (legend_colours); in forward mode
-    (`wrt`, its input), its tangents' rows, nan / inf among them only where a data or a tangent is not finite."""
-    if wrt < 0:
-        return [KEYS[colour] for colour in legend_colours(trace, right)]
-    numbers = [node.data for node in trace.nodes] + list(tangents(trace, wrt))
-    finite = all(math.isfinite(x) for x in numbers)
-    return [key for key in TANGENT_KEYS if not (finite and key.sample)]
+def legend_keys(trace, right=None, wrt=-1, frames=None, at=None, every_frame=False):
+    """The legend's rows (palette.Key) for what the frames `at` (indices into `frames`; all by default) draw, as the
+    page's legend has them (graph.legend_keys over their patches): `frames` by default the pass as the page steps
+    through it, in forward mode (`wrt`, its input) said of tangents. `right`, `every_frame`: the right trace beside
+    this one, and whether a grad not its at any frame is drawn wrong (view/modes.py's view module's EVERY_FRAME)."""
+    frames = all_frames(trace, wrt=wrt) if frames is None else frames
+    patches = frame_patches(trace, frames, width=number_width(trace), right=right, every_frame=every_frame)
+    return graph.legend_keys(patches, tangents=frames[0].wrt >= 0, at=at)
 
 
-def legend_svg(trace, width_pt, right=None, wrt=-1):
+def legend_svg(trace, width_pt, right=None, wrt=-1, keys=None):
     """The colour legend of the trace (legend_colours, in the words of palette.COLOUR_MEANINGS) as an <svg> element's
     text, `width_pt` wide and as tall as its lines, in the units of the picture it goes into (pt, in dot's and a
     slide's): each colour drawn as the graph draws it (a box's fill and border, or a number's colour), its meaning
     beside it, side by side while they fit, a long one wrapped. In the page's font at LEGEND_PT (page_svg embeds it
-    in a file)."""
+    in a file). `keys`: its rows, where given; by default the pass's (legend_keys)."""
     em, advance = LEGEND_PT, text_width('0', 'normal', LEGEND_PT)  # every glyph of a meaning is as wide
     line_h, box_w, box_h, gap, space = 1.6 * em, 1.4 * em, 0.9 * em, 0.5 * em, 1.2 * em
     room = width_pt - 2 * PAD
     items, x, y, lines = [], 0, PAD, 1  # where the next item goes, and the lines of the one before it
-    for key in legend_keys(trace, right, wrt):
-        sample = ' / '.join(key.sample)  # 'nan / inf / −inf', written in the colour in place of a box
+    for key in legend_keys(trace, right, wrt) if keys is None else keys:
+        sample = ' / '.join(key.sample)  # 'nan / inf / −inf', written in its colour in place of a box
         key_w = len(sample) * advance if sample else box_w
         words = _wrap(key.words, max(10, int((room - key_w - gap) / advance)))
         width = key_w + gap + max(len(line) for line in words) * advance
@@ -212,7 +200,7 @@ def legend_svg(trace, width_pt, right=None, wrt=-1):
     for key, sample, x, y, key_w, words in items:
         left, base = PAD + x, y + line_h / 2 + 0.35 * em  # a line's text centred on it
         if sample:
-            _text(svg, left, base, sample, key.colour, bold=True)
+            _text(svg, left, base, sample, key.colour or key.border, bold=True)
         else:
             _swatch(svg, key, left, y + (line_h - box_h) / 2, box_w, box_h)
         for k, line in enumerate(words):

@@ -14,6 +14,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+import graphviz
 from PIL import Image, ImageColor, ImageDraw, ImageFont
 
 from exports import picture, queue, slides
@@ -23,7 +24,7 @@ from view.explanation import caption, explain, local_gradient_lines, plain_text
 from view.graph import SHAPES, build_dot, row_titles
 from view.modes import MODE
 from view.names import frame_labels, frame_numbers, frame_suffixes
-from view.palette import ACCUMULATING_FILL, ACTIVE, FAINT, FINAL_FILL, FORWARD, INK, SECONDARY, SEED, UNDEFINED
+from view.palette import ACCUMULATING_FILL, ACTIVE, FAINT, FINAL_FILL, FONT, FORWARD, INK, SECONDARY, SEED, UNDEFINED
 
 EXPORT_FRAMES = 200  # frames in a whole-pass export: chain(30) with its forward pass has 123, chain(100) 404
 PNG_DPI = 192  # twice the screen's 96 px per inch: sharp on a projector and when a slide is zoomed
@@ -31,6 +32,7 @@ GIF_DPI = 96  # the page's own size at 100 %
 GIF_PIXELS = 30_000_000  # width x height x frames: Pillow's memory grows with them (bench/results/exports.txt)
 GIF_SECONDS = (1, 2, 4)  # s a GIF frame, to choose from: 2 by default, time to read a step's arithmetic aloud
 LAST_MS = 4000  # the last frame is held at least this long, for the class to read the grads
+TITLE_PT = '18'  # a frame's PNG's title over the graph: larger than its 14 pt numbers
 CAPTION_PX = 24  # the GIF's caption, px at GIF_DPI: larger than the graph's 14 pt (19 px) labels
 # a deck's pictures: a 1080p projector's own pixels, 1920 across the slide. PNG_DPI's 192 takes rsvg-convert markedly
 # longer a slide, for pixels no projector shows
@@ -114,12 +116,14 @@ def too_many(pictures):
     )
 
 
-def frame_dot(trace, frame, width, quick=False, shape='wide', right=None, rows=None):
+def frame_dot(trace, frame, width, quick=False, shape='wide', right=None, rows=None, title=None):
     """The DOT source of the graph at `frame`, as the page draws it in `shape` (graph.SHAPES; with layout.QUICK when
     the page's layout was quick). `right`: the right trace beside this one, where the mode has one (view/modes.py):
     every export takes it, and the whole-pass ones the mode's name too. `rows`: with frame None, the boxes' row
-    titles (graph.build_dot), which size them as the frames' do."""
+    titles (graph.build_dot), which size them as the frames' do. `title`: drawn over the graph (png_title), if given."""
     graph = build_dot(trace, frame, width=width, shape=shape, right=right, rows=rows)
+    if title:  # user text (a typed formula): neither HTML nor dot's escapes (\\n) to dot
+        graph.attr(label=graphviz.escape(title), labelloc='t', labeljust='l', fontname=FONT, fontsize=TITLE_PT)
     return (layout.quickened(graph) if quick else graph).source
 
 
@@ -131,17 +135,34 @@ def frame_svg(
     trace, frame, width, quick=False, allowance=None, waiting=lambda: True, shape='wide', legend=False, right=None
 ):  # fmt: skip
     """The frame as an SVG file (bytes), the page's picture in `shape` (picture.page_svg: its layout, colours, labels
-    and font, titled by the expression); with `legend`, the colour legend under it."""
+    and font, titled by the expression); with `legend`, the colour legend of what its pass draws under it."""
     svg = queue.Dot(allowance, waiting).run(
         frame_dot(trace, frame, width=width, quick=quick, shape=shape, right=right), ['-Tsvg']
     )
     return picture.page_svg(svg, picture.expression(trace), trace if legend else None, right, frame.wrt).encode()
 
 
-def frame_png(trace, frame, width, quick=False, allowance=None, waiting=lambda: True, shape='wide', right=None):
-    """The frame as a PNG at PNG_DPI (twice its size on the screen), on white, in `shape`."""
-    dot = frame_dot(trace, frame, width=width, quick=quick, shape=shape, right=right)
+def frame_png(
+    trace, frame, width, quick=False, allowance=None, waiting=lambda: True, shape='wide', right=None, title=None
+):  # fmt: skip
+    """The frame as a PNG at PNG_DPI (twice its size on the screen), on white, in `shape`, `title` (png_title) over
+    it: a picture on its own says what it shows."""
+    dot = frame_dot(trace, frame, width=width, quick=quick, shape=shape, right=right, title=title)
     return queue.Dot(allowance, waiting).run(dot, _png_args(PNG_DPI))
+
+
+# what a frame's kind is called in a picture's title (png_title)
+KIND_WORDS = {
+    'inputs': 'inputs', 'forward': 'forward pass', 'seed': 'seed', 'backward': 'backward', 'tangent': 'forward mode',
+}  # fmt: skip
+
+
+def png_title(trace, frames, index, count=None):
+    """A frame's picture's title: the expression, the frame as the page numbers it, and what the frame does,
+    'o = tanh(x1 × w1 + x2 × w2 + b) · Frame 7 of 12 · backward' (a question's: 'question')."""
+    frame = frames[index]
+    kind = 'question' if frame.ask else KIND_WORDS.get(frame.kind, frame.kind)
+    return f'{picture.expression(trace)} · {frame_labels(frames, count)[index]} · {kind}'
 
 
 # --- the whole pass ----------------------------------------------------------------------------------------------
@@ -297,7 +318,10 @@ def _slides(
     chosen, labels = [frames[k] for k in keep], frame_labels(frames, count)
     titles = [f'{labels[k]}: {caption(trace, frames[k])}' for k in keep]
     lines = slides.texts(trace, chosen, titles, MODE[mode].engine == 'assigns', right)
-    key = functools.partial(picture.legend_svg, trace, right=right, wrt=frames[0].wrt) if legend else None
+    beside = MODE[mode].view
+    every_frame = beside is not None and beside.EVERY_FRAME
+    keys = picture.legend_keys(trace, right, frames=frames, at=keep, every_frame=every_frame) if legend else None
+    key = functools.partial(picture.legend_svg, trace, keys=keys) if legend else None  # the frames chosen draw
     plan = slides.plan({shape: slides.size_of(svg) for shape, svg in laid.items()}, lines, key)
     layout_drawing = slides.Drawing(laid[plan.shape])
     views = slides.views(plan, layout_drawing, trace, chosen)

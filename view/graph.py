@@ -17,15 +17,19 @@ from view.palette import (
     FINAL_FILL,
     FONT,
     FORWARD,
+    HIDDEN_KEY,
     HOT_WIDTH,
     INK,
     KEYS,
+    LOST_KEY,
+    NOT_COMPUTED_KEY,
     PAGE_KEYS,
     PLAYER_STYLE,
     SECONDARY,
     SEED,
     TANGENT_KEYS,
     TEXT_COLOURS,
+    UNDEFINED,
     WRONG_FILL,
 )
 
@@ -37,7 +41,8 @@ def value_look(trace, frame, i, grads, final_after, width, right=None, right_gra
     grad, wrong_grads: on the `=` engine what += gives, beside a student's bodies `right`'s; and where `right_grads`
     are given, not the right engine's grad at this frame, one not computed where the right one is included) or
     'hidden' (shows '?');
-    mark: 'active' (its _backward runs), 'seed' (out.grad = 1 is set), 'forward' (just computed) or ''.
+    mark: 'active' (its _backward runs), 'seed' (out.grad = 1 is set), 'forward' (just computed), 'lost' (an `=` wrote
+    over its grad now, throwing a contribution away: lost) or ''.
     A grad in frame.hidden shows '?'.
     """
     grad = grads[i]
@@ -58,9 +63,20 @@ def value_look(trace, frame, i, grads, final_after, width, right=None, right_gra
         mark = {'seed': 'seed', 'backward': 'active', 'tangent': 'active'}.get(frame.kind, 'forward')
     elif frame.kind == 'inputs' and i == frame.wrt:  # forward mode's seed: the input's own tangent, 1
         mark = 'seed'
+    elif any(c.child == i for _, c in lost(trace, frame)):  # on its box, which every shape shows: not every shape
+        mark = 'lost'  # labels its edges, and a*a's edge from a can be a stub too short to see
     data = trace.nodes[i].data if frame.has_data(trace, i) else None
     grad_text = HIDDEN.center(width) if grad is not None and i in frame.hidden else padded(grad, width)
     return padded(data, width), grad_text, state, mark
+
+
+def frame_looks(trace, frame, width, right=None):
+    """Every value's look at `frame` (value_look), in node order."""
+    grads, final_after = grads_at(trace, frame), trace.final_after()
+    return [
+        value_look(trace, frame, i=i, grads=grads, final_after=final_after, width=width, right=right)
+        for i in range(len(trace.nodes))
+    ]
 
 
 def label_width(trace, width):
@@ -189,11 +205,14 @@ def lost_label(label):
     return label
 
 
-def blank_label(width, local_width=None):
+THROUGH = '─'  # the blank label's middle line: its edge drawn on through it (it meets the label at its sides)
+
+
+def blank_label(width, local_width=None, through=THROUGH):
     """What an edge into an op shows when it carries nothing now: as wide and tall as any label (hot_edges), so
-    labels never move nodes."""
+    labels never move nodes; its middle line the edge run on through it (`through`), in the edge's colour."""
     line = ' ' * ((local_width or width) + 3 + width)
-    return f'{line}\n{line}\n{line}'
+    return f'{line}\n{through * len(line)}\n{line}'
 
 
 def _filled(key):
@@ -213,7 +232,22 @@ STATE_STYLE = {
     'final': _filled(KEYS[FINAL_FILL]),
     'wrong': _filled(KEYS[WRONG_FILL]),
 }
-MARK_STYLE = {'': {}, 'active': _marked(KEYS[ACTIVE]), 'forward': _marked(KEYS[FORWARD]), 'seed': _marked(KEYS[SEED])}
+MARK_STYLE = {
+    '': {}, 'active': _marked(KEYS[ACTIVE]), 'forward': _marked(KEYS[FORWARD]), 'seed': _marked(KEYS[SEED]),
+    'lost': _marked(LOST_KEY),
+}  # fmt: skip
+
+
+def box_style(state, mark):
+    """A value box's look: its grad state's fill and border (STATE_STYLE), its mark's pen; a lost mark's border dashed
+    whatever the state's, as its thrown-away edge is drawn (LOST)."""
+    look = {**STATE_STYLE[state], **MARK_STYLE[mark]}
+    if mark == 'lost':
+        pens = [part for part in look['style'].split(',') if part not in ('dashed', 'dotted')]
+        look['style'] = ','.join([*pens, 'dashed'])
+    return look
+
+
 HOT = {'color': ACTIVE, 'penwidth': HOT_WIDTH, 'fontcolor': ACTIVE}
 LOST = {'color': INK, 'style': 'dashed', 'penwidth': HOT_WIDTH, 'fontcolor': INK}  # a contribution `=` threw away
 # an edge's label is a node of its own on the edge, its lines above and below the line: no amount can be read off
@@ -247,14 +281,13 @@ def build_dot(trace, frame, width, shape='wide', right=None, rows=None):
         looks = [(blank, blank, 'none', '')] * len(trace.nodes)
         hot, thrown = {}, {}
     else:
-        grads, final_after = grads_at(trace, frame), trace.final_after()
-        looks = [
-            value_look(trace, frame, i=i, grads=grads, final_after=final_after, width=width, right=right)
-            for i in range(len(trace.nodes))
-        ]
+        looks = frame_looks(trace, frame, width, right)
         hot = hot_edges(trace, frame, width, local_width)
         thrown = lost_edges(trace, frame, width, local_width)
     active_op = frame.node if hot else None
+    # the layout's blank labels in ASCII: the browser's Graphviz measures THROUGH by its three bytes in UTF-8, three
+    # times as wide as dot does; the player draws it in (player_body's blank)
+    blank = blank_label(width, local_width, through=' ' if frame is None else THROUGH)
     big = {'nslimit': BIG_NSLIMIT} if len(trace.nodes) > EXACT_UP_TO else {}
     dot = graphviz.Digraph(
         graph_attr={
@@ -287,7 +320,7 @@ def build_dot(trace, frame, width, shape='wide', right=None, rows=None):
             titles=rows,
         )
         tight = {} if labelled else {'margin': '0.04,0.02'}
-        dot.node(node.id, label=label, id=node.id, shape='box', **tight, **STATE_STYLE[state], **MARK_STYLE[mark])
+        dot.node(node.id, label=label, id=node.id, shape='box', **tight, **box_style(state, mark))
         if node.op:
             op_id = f'{node.id}_op'
             op_hot = HOT if i == active_op else {}
@@ -299,18 +332,21 @@ def build_dot(trace, frame, width, shape='wide', right=None, rows=None):
                 text = hot.get((i, slot))
                 source = bus_stops.get((i, slot), trace.nodes[child].id)
                 label_id, edge_id = f'l{i}_{slot}', f'e{i}_{slot}'
-                label = (text or blank_label(width, local_width)).replace('\n', '\\n')  # dot's line break
+                label = (text or blank).replace('\n', '\\n')  # dot's line break
                 if (i, slot) in thrown:
                     label = thrown[i, slot].replace('\n', '\\n')
-                ink = {'fontcolor': INK} if (i, slot) in thrown else {}
+                ink = {'fontcolor': INK if (i, slot) in thrown else ACTIVE if text else FAINT}
                 if labelled:
                     dot.node(label_id, label=label, id=label_id, **{**EDGE_LABEL, **ink})
                 else:
                     dot.node(label_id, label='', id=label_id, **NO_LABEL)
                 look = {**(HOT if text else {}), **(LOST if (i, slot) in thrown else {})}
                 look |= straight if row.get(i) == slot else {}
-                dot.edge(source, label_id, id=f'{edge_id}_in', arrowhead='none', headclip='false', **look)
-                dot.edge(label_id, op_id, id=edge_id, tailclip='false', **look)
+                # where it has one, into its label's left side and on from its right, each at the blank middle
+                # line: an edge that ran to the label's centre came in at an angle across its own numbers
+                sides = ({'headport': 'w'}, {'tailport': 'e'}) if labelled else ({}, {})
+                dot.edge(source, label_id, id=f'{edge_id}_in', arrowhead='none', headclip='false', **sides[0], **look)
+                dot.edge(label_id, op_id, id=edge_id, tailclip='false', **sides[1], **look)
             dot.edge(op_id, node.id, id=f'e{i}_out', **op_hot, **straight)
     return dot
 
@@ -402,7 +438,11 @@ def _swatch(key):
     """A legend row (palette.Key) in HTML: its box, or its sample texts in its colour, and its words."""
     if key.sample:  # 'nan / inf': −inf is inf with a sign, left out of the page's short row
         sample = ' / '.join(key.sample[:2])
-        return f'<span style="white-space:nowrap"><b style="color:{key.colour}">{sample}</b> {key.words}</span>'
+        colour = key.colour or key.border
+        return (
+            f'<span style="margin-right:1.2em;white-space:nowrap"><b style="color:{colour}">{sample}</b> '
+            f'{key.words}</span>'
+        )
     width = 2 if key.line == 'dotted' else key.pen  # a 1px dotted border on a screen reads as a faint grey line
     box = (
         'display:inline-block;width:1.4em;height:0.9em;border-radius:3px;'
@@ -411,17 +451,42 @@ def _swatch(key):
     return f'<span style="margin-right:1.2em;white-space:nowrap"><span style="{box}"></span> {key.words}</span>'
 
 
-LEGEND = PLAYER_STYLE + '<div style="font-size:0.85rem;color:#444">' + ''.join(map(_swatch, PAGE_KEYS)) + '</div>'
-TANGENT_LEGEND = (  # forward mode's: the same looks, said of tangents
-    PLAYER_STYLE + '<div style="font-size:0.85rem;color:#444">' + ''.join(map(_swatch, TANGENT_KEYS)) + '</div>'
-)
-# the `=` engine's two more looks (view/bug.py): an edge whose contribution an assignment threw away, in ink and
-# dashed, its amount after LOST_MARK (a negative one as plain as on any edge); and a final grad that is wrong
-LOST_LEGEND = (
-    '<div style="font-size:0.85rem;color:#444;margin-top:0.2rem">'
-    + _swatch(KEYS[WRONG_FILL])
-    + '<span style="white-space:nowrap">'
-    f'<code style="color:{INK};background:none">{LOST_MARK} −6.0000</code> <span style="border-top:2px dashed {INK};'
-    'display:inline-block;width:1.6em;vertical-align:middle"></span> a contribution that = threw away</span>'
-    ' (with =, a grad with more to come is written again, not added to)</div>'
-)
+# which legend row each look of a box stands for: its grad state, its mark, or a text in a number's place
+LOOK_KEYS = {
+    NOT_COMPUTED: NOT_COMPUTED_KEY, 'accumulating': KEYS[ACCUMULATING_FILL], 'final': KEYS[FINAL_FILL],
+    'seed': KEYS[SEED], 'active': KEYS[ACTIVE], 'forward': KEYS[FORWARD], 'hidden': HIDDEN_KEY, HIDDEN: HIDDEN_KEY,
+    'lost': LOST_KEY, 'wrong': KEYS[WRONG_FILL], **{text: KEYS[UNDEFINED] for text in TEXT_COLOURS if text != HIDDEN},
+}  # fmt: skip
+# forward mode's: the same looks, said of tangents (TANGENT_KEYS, in its order)
+TANGENT_LOOK_KEYS = {
+    **LOOK_KEYS, **dict(zip((NOT_COMPUTED, 'final', 'seed', 'active', 'nan'), TANGENT_KEYS)),
+    **{text: TANGENT_KEYS[-1] for text in TEXT_COLOURS if text != HIDDEN},
+}  # fmt: skip
+
+
+def legend_keys(patches, tangents=False, at=None):
+    """The legend's rows (palette.Key) for the looks `patches` draw (view.patches.frame_patches: each look a box has at
+    some frame is in the patch of the first frame it has it), and no other: a key to the graph shown, not to every
+    graph. `at`: the indices of the frames drawn (a whole-pass file's chosen ones), all by default. `tangents`:
+    forward mode's, its rows said of tangents."""
+    if at is None:
+        looks = [look[1:] for patch in patches for look in patch['v']]
+    else:  # the looks in force at each frame drawn: the patches up to it, applied in turn
+        now, looks, at = {}, [], set(at)
+        for k, patch in enumerate(patches):
+            now.update((look[0], look[1:]) for look in patch['v'])
+            looks += now.values() if k in at else []
+    drawn = {look[2] for look in looks} | {look[3] for look in looks}  # grad states and marks
+    drawn |= {text.strip() for look in looks for text in look[:2]}  # data and grad texts
+    table = TANGENT_LOOK_KEYS if tangents else LOOK_KEYS
+    shown = {table[name] for name in drawn if name in table}
+    order = (*TANGENT_KEYS, *PAGE_KEYS) if tangents else PAGE_KEYS
+    return [key for key in dict.fromkeys(order) if key in shown]
+
+
+def legend_html(keys):
+    """The legend under the player: the rows `keys` (legend_keys), after the graph's colours as CSS variables."""
+    return PLAYER_STYLE + '<div style="font-size:0.85rem;color:#444">' + ''.join(map(_swatch, keys)) + '</div>'
+
+
+LEGEND = legend_html(PAGE_KEYS)  # every row a legend may have

@@ -1,8 +1,8 @@
 """The page's colours, fonts and pens, in one place: the graph (view/graph.py), the player's stylesheet (its CSS
 variables), the node table's tints, the plots (view/depth_plot.py, view/learning.py), the exports and the slides all
 take theirs from here. And the legend's rows, what each colour of the graph means and how a key to it is drawn,
-from which both legends are drawn: the page's in HTML (view/graph.LEGEND, LOST_LEGEND) and the files' in SVG
-(exports/picture.legend_svg)."""
+from which both legends are drawn: the page's in HTML (view/graph.legend_html) and the files' in SVG
+(exports/picture.legend_svg), each with the rows its frames draw (view/graph.legend_keys)."""
 
 from dataclasses import dataclass
 
@@ -87,6 +87,10 @@ def _key(colour, **look):
 
 
 NOT_COMPUTED_KEY = Key(None, 'grad not computed yet (·)')
+HIDDEN_KEY = Key(None, 'grad asked for: yours to work out (?)', border=ACTIVE, sample=(HIDDEN,))  # `?` in vermillion
+# the `=` engine's (or a student's body's): the box whose grad an assignment just wrote over, as its thrown-away edge
+# is drawn, in ink, thick and dashed; the edge's label, where the shape shows labels, says `✗ lost` (graph.lost_label)
+LOST_KEY = Key(None, 'grad just written over by =: what the dashed edge brought is lost', line='dashed', pen=MARK_WIDTH)
 KEYS = {  # COLOUR_MEANINGS' colours, in its order
     FINAL_FILL: _key(FINAL_FILL, fill=FINAL_FILL),
     WRONG_FILL: _key(WRONG_FILL, fill=WRONG_FILL, line='dotted'),
@@ -96,9 +100,11 @@ KEYS = {  # COLOUR_MEANINGS' colours, in its order
     FORWARD: _key(FORWARD, border=FORWARD, pen=MARK_WIDTH),
     UNDEFINED: _key(UNDEFINED, sample=tuple(t for t, c in TEXT_COLOURS.items() if c == UNDEFINED)),
 }
-# the page's legend, under the player: what the += engine's pass shows, in the order a pass shows it (the `=` engine's
-# wrong grad is in LOST_LEGEND, shown with that engine)
-PAGE_KEYS = (NOT_COMPUTED_KEY, *(KEYS[c] for c in (ACCUMULATING_FILL, FINAL_FILL, SEED, ACTIVE, FORWARD, UNDEFINED)))
+# every row a legend may have, in the order a pass shows them: a legend (graph.legend_keys) has those its frames draw
+PAGE_KEYS = (
+    NOT_COMPUTED_KEY, *(KEYS[c] for c in (ACCUMULATING_FILL, FINAL_FILL, SEED, ACTIVE, FORWARD)), HIDDEN_KEY, LOST_KEY,
+    KEYS[WRONG_FILL], KEYS[UNDEFINED],
+)  # fmt: skip
 
 # forward mode's legend (view/forward.py, exports/picture.legend_svg): the same looks, meaning for a tangent what
 # they mean for a grad; the value just computed is the active one, its op and edges working out its tangent

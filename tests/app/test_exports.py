@@ -3,6 +3,7 @@ frame's numbers, says what it is in its name, and every dot it takes is bounded 
 
 import io
 import re
+import subprocess
 import xml.etree.ElementTree as ET
 import zipfile
 
@@ -12,7 +13,7 @@ from pptx import Presentation
 from pypdf import PdfReader
 
 import exports
-from engine import PRESETS, Value, chain, parse_expression, trace_backward
+from engine import PRESETS, Value, assign, chain, parse_expression, trace_backward
 from engine.frames import frames
 from exports import ExportRefused, picture
 from server import layout
@@ -382,3 +383,59 @@ def test_an_export_nobody_waits_for_is_stopped_and_its_dot_killed(reuse, dot_pro
     with pytest.raises(layout.VisitorLeft):
         exports.pass_pptx(reuse.trace, reuse.frames, reuse.width, waiting=lambda: False)
     assert len(dot_processes) == 1 and dot_processes[0].poll() is not None
+
+
+# --- a frame's PNG says what it shows; the PDF's legend is a key to its pages ---------------------------------------
+
+
+def test_a_frame_png_is_titled_by_the_expression_the_frame_and_what_it_does(neuron):
+    k = neuron.frame_of('backward', 'x1*w1')
+    title = exports.png_title(neuron.trace, neuron.frames, k)
+    assert title == f'o = tanh(x1 × w1 + x2 × w2 + b) · Frame {k + 1} of {len(neuron.frames)} · backward'
+    # 17: the inputs set, 5 ops computed, the seed, and a _backward for each of the 10 values
+    assert exports.png_title(neuron.trace, neuron.frames, 0).endswith('· Frame 1 of 17 · inputs')
+    plain, titled = (
+        Image.open(io.BytesIO(exports.frame_png(neuron.trace, neuron.frames[k], neuron.width, title=t)))
+        for t in (None, title)
+    )
+    # drawn over the graph: the picture taller by a line of 18 pt at 192 dpi, or more; its top band has ink in it
+    assert titled.height - plain.height >= 18 / 72 * exports.render.PNG_DPI
+    band = titled.convert('L').crop((0, 0, titled.width, int(18 / 72 * exports.render.PNG_DPI)))
+    assert band.getextrema()[0] < 128
+    assert exports.frame_dot(neuron.trace, neuron.frames[k], neuron.width, title=title).count(title) == 1
+
+
+def test_a_typed_title_is_drawn_as_typed_not_read_as_markup_or_escapes():
+    typed = Case(parse_expression('y = a/b'))
+    title = exports.png_title(typed.trace, typed.frames, 0).replace('y = ', '<b>\\n ')
+    source = exports.frame_dot(typed.trace, typed.frames[0], typed.width, title=title)
+    assert 'label="<b>\\\\n ' in source  # quoted, its backslash doubled: dot draws `\n` as typed
+
+
+def pdf_pages(pdf, tmp_path):
+    """The PDF's pages' text as pdftotext reads it, as a reader copies it."""
+    path = tmp_path / 'pass.pdf'
+    path.write_bytes(pdf)
+    out = subprocess.run(['pdftotext', '-layout', str(path), '-'], capture_output=True, text=True, check=True).stdout
+    return out.split('\f')[:-1]
+
+
+def test_the_pdfs_legend_keys_not_computed_wherever_its_pages_show_it(reuse, tmp_path):
+    not_computed = 'grad not computed yet (·)'
+    pages = pdf_pages(exports.pass_pdf(reuse.trace, reuse.frames, reuse.width), tmp_path)
+    assert len(pages) == len(reuse.frames)
+    assert all(not_computed in page for page in pages)  # the inputs' frame shows · in every grad
+    last = len(reuse.frames) - 1  # the last frame alone: every grad computed, nothing to key
+    (page,) = pdf_pages(exports.pass_pdf(reuse.trace, reuse.frames, reuse.width, keep=[last]), tmp_path)
+    assert not_computed not in page and 'grad is final' in page
+
+
+def test_the_pdf_on_the_assigning_engine_keys_the_grad_written_over_with_no_number_of_its_own(tmp_path):
+    leaves, out = PRESETS['reuse'].build(None, value_type=assign.Value)
+    trace = trace_backward(out, leaves)
+    leaves, out = PRESETS['reuse'].build(None)
+    right = trace_backward(out, leaves)
+    steps = frames(trace)
+    pages = pdf_pages(exports.pass_pdf(trace, steps, number_width(trace), mode='bug', right=right), tmp_path)
+    legend = [line for line in pages[0].splitlines() if 'written over by =' in line]
+    assert legend and not re.search(r'\d\.\d', legend[0])  # a row of the key, not a made-up −6.0000

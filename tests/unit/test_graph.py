@@ -173,7 +173,8 @@ def test_the_a_times_b_step_highlights_its_node_and_edges_with_the_amounts():
     for pair in (('n0', 'n3_op'), ('n2', 'n4_op'), ('n3', 'n4_op')):
         for a in by_pair[pair]:
             assert a.get('color') != ACTIVE
-            assert a['label'] == '\\n'.join([' ' * (2 * width + 3)] * 3)
+            blank = ' ' * (2 * width + 3)  # nothing to read, and its edge's line drawn on through its middle
+            assert a['label'] == '\\n'.join([blank, graph.THROUGH * len(blank), blank])
 
 
 def test_the_a_times_a_step_carries_three_along_both_edges():
@@ -214,8 +215,8 @@ def test_each_colour_of_the_graph_means_one_thing():
     for fill in fills:  # a fill is not a pale version of a mark's colour: 10° of hue apart at least
         hue = colorsys.rgb_to_hls(*(int(fill[k : k + 2], 16) / 255 for k in (1, 3, 5)))[0]
         assert all(min(abs(hue - h), 1 - abs(hue - h)) > 10 / 360 for h in hues.values()), fill
-    for colour, meaning in COLOUR_MEANINGS.items():  # the `=` engine's look is in its own legend, shown with it
-        assert meaning in (graph.LOST_LEGEND if colour == palette.WRONG_FILL else LEGEND), meaning
+    for meaning in COLOUR_MEANINGS.values():  # every row a legend may show (a graph's shows those its frames draw)
+        assert meaning in LEGEND, meaning
     # the node table's row tint is the tint of the frame's mark: a forward frame's is not the backward colour's
     assert palette.TINTS == {
         palette.ACTIVE_TINT: ACTIVE,
@@ -330,8 +331,10 @@ def test_a_final_grad_that_plus_equals_makes_otherwise_has_its_own_look_at_every
     for k, frame in enumerate(frames(trace)):
         fills = {name: a.get('fillcolor') for name, a in nodes(build_dot(trace, frame, 7).source).items()}
         seen[k] = sorted(name for name, fill in fills.items() if fill == palette.WRONG_FILL)
-        styles = {name: a['style'] for name, a in nodes(build_dot(trace, frame, 7).source).items() if name in seen[k]}
-        assert all('dotted' in style for style in styles.values())
+        drawn = nodes(build_dot(trace, frame, 7).source)
+        lost = {trace.nodes[c.child].id for _, c in graph.lost(trace, frame)}  # dashed as their lost edge is, now
+        assert all('dotted' in drawn[name]['style'] for name in seen[k] if name not in lost)
+        assert all(drawn[name]['style'].endswith(',dashed') for name in lost)
     # a and b are final from d's step on, and wrong (3 for −3, −2 for −8); d, e and f never: = wrote them once
     assert seen == {k: (['n0', 'n1'] if k >= 7 else []) for k in range(10)}
 
@@ -421,8 +424,8 @@ def test_the_wrong_fill_is_told_apart_from_the_other_fills_whatever_the_viewers_
 
 
 def test_the_legend_of_the_assigning_engine_shows_the_wrong_look_as_the_graph_draws_it():
-    assert palette.WRONG_FILL in graph.LOST_LEGEND and 'dotted' in graph.LOST_LEGEND
-    assert palette.COLOUR_MEANINGS[palette.WRONG_FILL] in graph.LOST_LEGEND
+    assert palette.WRONG_FILL in graph.LEGEND and 'dotted' in graph.LEGEND
+    assert palette.COLOUR_MEANINGS[palette.WRONG_FILL] in graph.LEGEND
     assert graph.STATE_STYLE['wrong'] == {'style': 'rounded,filled,dotted', 'fillcolor': palette.WRONG_FILL}
     css = (ROOT / 'components' / 'player' / 'player.css').read_text()
     assert (

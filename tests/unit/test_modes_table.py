@@ -12,7 +12,7 @@ from server.cache import traced
 from view import modes
 
 ROOT = Path(__file__).resolve().parents[2]
-BESIDE = ('COLUMN', 'STATE_WORDS', 'LEGEND', 'EVERY_FRAME', 'frame_texts', 'summary_html')  # a view module's names
+BESIDE = ('COLUMN', 'STATE_WORDS', 'EVERY_FRAME', 'frame_texts', 'summary_html')  # a view module's names
 
 
 def test_every_mode_a_link_names_has_a_row_with_its_label_and_help():
