@@ -1,10 +1,10 @@
 """Forward mode's own parts of the page: which input's derivative it carries forward (wrt= in a link), and under the
-graph what getting every grad costs that way and backward, and the chain rule as a sum over paths."""
+graph the chain rule as a sum over paths (and, in the presentation view, what getting every grad costs each way)."""
 
 import streamlit as st
 
 from components.markdown import md
-from view.forward import costs, costs_words, paths_text
+from view.forward import costs_html, paths_text
 
 
 def chosen_input(box, trace, names, from_link, compact=False):
@@ -30,16 +30,21 @@ def chosen_input(box, trace, names, from_link, compact=False):
 
 
 def forward_panel(trace, wrt, params, present=False):
-    """Under the graph: the passes and multiplications each way takes (view.forward.costs), then the paths from
-    the input to the output. Folded in the presentation view, where the graph has the screen."""
-    with st.expander('Why backprop runs backward: what each way costs', expanded=not present):
-        st.dataframe(costs(trace, params), hide_index=True)
-        st.markdown(md(costs_words(trace, params)))
-        listed = paths_text(trace, wrt)
+    """Under the graph: the chain rule as a sum over the paths from the input to the output. What each way costs is
+    the player's, open at the last frame under the check (view.forward.summary_html); the presentation view, which
+    shows no words under the graph, has it here, folded with the paths, where the graph has the screen."""
+    listed = paths_text(trace, wrt)
+    if listed is None and not present:
+        return
+    title = 'Why backprop runs backward: what each way costs' if present else 'The chain rule as a sum over paths'
+    with st.expander(title, expanded=not present):
+        if present:
+            st.html(costs_html(trace, params))
         if listed is None:
             return
         table, words = listed
-        st.markdown('**The chain rule as a sum over paths**')
+        if present:
+            st.markdown('**The chain rule as a sum over paths**')
         if len(table):
             st.dataframe(table, hide_index=True)
         st.markdown(md(words))

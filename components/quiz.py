@@ -9,7 +9,7 @@ import streamlit as st
 from components.markdown import md
 from components.player import send_to
 from engine.answers import is_right
-from view.explanation import chain_rule_lines, owner
+from view.explanation import chain_rule_lines, owner, slip_words
 from view.numbers import number
 
 QUIZ = 'quiz'  # session state: {'pass': what it is on, 'at': the frame shown last, 'marks': {ask frame: [bool]}}
@@ -86,8 +86,10 @@ def _answered(trace, all_frames, asks, quiz):
             said = answers.get(child)
             yours = 'left blank' if said is None else f'you said {number(said)}'
             verdict = '✓ right' if mark else '✗ not quite'
+            slip = '' if mark or said is None else slip_words(trace, frame.steps_done - 1, child, said)
             st.markdown(
                 f'**{verdict}**: {md(owner(trace.nodes[child].name))}.grad = **{number(truths[child])}** ({yours})'
+                + (f'  \n{md(slip)}' if slip else '')  # the likely slip, with its numbers (view.explanation)
             )
         st.code('\n'.join(lines), language=None, wrap_lines=True)
     if later:

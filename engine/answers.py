@@ -34,6 +34,7 @@ GROUPS = {
     'right': Group('right', 'Right: the grad after this step'),
     'forgot': Group('forgot out.grad', 'Forgot out.grad: I added the local gradient alone'),
     'swapped': Group('swapped inputs', 'Swapped the inputs: my own data × out.grad, not the other input’s'),
+    'local': Group('no local gradient', 'Left out the local gradient: I passed out.grad on as it was'),
     'assign': Group('= for +=', 'Wrote = for +=: this step’s contribution alone, and what the grad held is lost'),
     'sign': Group('sign slip', 'A sign slip: I took the contribution away instead of adding it'),
     'other': Group('other', 'Something else'),
@@ -43,8 +44,12 @@ GROUPS = {
 # The mistakes each op's step is read for, after right, by engine/ops.py's entry: every op it defines. Any step can
 # lose out.grad, a minus, or what += held; only × hands each input the *other* input's data, which can be swapped
 # (for +, −, negation and the one-input ops there is nothing to swap; ÷'s two local gradients are not each other's).
-MISTAKES = {entry: ('forgot', 'assign', 'sign') for entry in OPS.values()}
-MISTAKES[OPS['*']] = ('forgot', 'swapped', 'assign', 'sign')
+# An op whose local gradient is a number of its own can lose it (tanh's 1 − t²); +, − and negation pass out.grad on
+# as it is, or negated, where leaving the −1 out is the sign slip.
+PASS_THROUGH = (OPS['+'], OPS['-'], OPS['neg'])
+MISTAKES = {entry: ('forgot', 'local', 'assign', 'sign') for entry in OPS.values()}
+MISTAKES.update({entry: ('forgot', 'assign', 'sign') for entry in PASS_THROUGH})
+MISTAKES[OPS['*']] = ('forgot', 'swapped', 'local', 'assign', 'sign')
 
 
 def candidates(trace, step):
@@ -60,6 +65,8 @@ def candidates(trace, step):
     - forgot: before + the local gradients alone, each line's `* out.grad` left out.
     - swapped (× only): before + the other line's amount, `self.grad += self.data * out.grad`: each input its own
       data. For a*a it is right, and dropped.
+    - local (not +, −, negation): before + out.grad for each line, `self.grad += out.grad`: the local gradient left
+      out (tanh's 1 − t²).
     - assign: what `=` for `+=` leaves (engine/assign.py runs it): the last line's amount alone. It differs from right
       where the grad held something, and at a*a always: the second `a.grad = a.data * out.grad` throws the first
       away (a + a likewise).
@@ -84,13 +91,14 @@ def candidates(trace, step):
         values = {
             'right': lines[-1].after,
             'forgot': before + sum(c.local_grad for c in lines),
+            'local': before + s.out_grad * len(lines),
             'assign': lines[-1].amount,
             'sign': before - sum(c.amount for c in lines),
         }
         if 'swapped' in mistakes:
             values['swapped'] = before + sum(amounts[1 - c.slot] for c in lines)
         kept = []
-        for group in ('right', *mistakes):
+        for group in ('right', *mistakes) if math.isfinite(values['right']) else ():  # no right answer, no slips
             value = values[group]
             if math.isfinite(value) and not any(is_right(value, earlier) for _, earlier in kept):
                 kept.append([group, value])

@@ -55,16 +55,21 @@ def _summed(terms):
 
 @dataclass(frozen=True)
 class Counts:
-    """What getting every grad costs each way, on one graph: a pass either way makes one local-gradient
-    multiplication an edge, and forward mode needs a pass per input (view/forward.costs)."""
+    """What getting every grad costs each way, on one graph (view/forward.costs). Reverse mode runs the forward pass
+    once, computing every op's data and keeping every value's for the backward pass, which makes one local-gradient
+    multiplication an edge; forward mode runs a pass per input, each computing every op's data again and making one
+    multiplication an edge, and keeps nothing for a later pass."""
 
     inputs: int  # the leaves a user sets
     edges: int  # an op's inputs, summed over the ops
+    ops: int = 0  # the values an op computes: a forward pass computes each one's data once
+    values: int = 0  # every value, leaves and ops: what reverse mode keeps from its forward pass for its backward pass
 
 
 def counts(trace):
     edges = sum(len(node.children) for node in trace.nodes if node.op)
-    return Counts(inputs=sum(node.is_input for node in trace.nodes), edges=edges)
+    return Counts(inputs=sum(node.is_input for node in trace.nodes), edges=edges,
+                  ops=sum(bool(node.op) for node in trace.nodes), values=len(trace.nodes))  # fmt: skip
 
 
 @dataclass(frozen=True)

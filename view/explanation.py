@@ -12,7 +12,7 @@ import ast
 import html
 import re
 
-from engine import Value, exercise, forward, ops
+from engine import Value, answers, exercise, forward, ops
 from engine.code import backward_source, grad_writes, shown_source
 from engine.frames import grad_at
 from engine.ieee import same
@@ -28,6 +28,7 @@ from view.worked import (
     made,
     owner,
     passes_through,
+    where,
     write,
 )
 
@@ -148,6 +149,9 @@ def chain_rule_lines(trace, step, hidden=frozenset(), results=True):
     'a.grad += b.data × d.grad = 3.0000 × 1.0000 = 3.0000, so a.grad: −6.0000 → −3.0000' (on the `=` engine,
     '…, so a.grad: −6.0000 → 3.0000': the −6 is gone). The explanation says that on a line of its own.
 
+    A number the closure holds that the line names is said on the line, so that exp's `e` is never read as 2.718:
+    '(a*b).grad += e × exp(a*b).grad = 1.3499 × 1.0000 = 1.3499, where e = exp((a*b).data) = 1.3499'.
+
     Into a grad of a node in `hidden`, the local gradient is asked for as well as the grad, and all that is made
     from it: only the upstream grad, which the graph shows, is given: 'e.grad += ? × d.grad = ? × −2.0000 = ?'
     ('e.grad += ? × d.grad = ?' where the upstream grad is hidden too), whatever the op.
@@ -158,9 +162,9 @@ def chain_rule_lines(trace, step, hidden=frozenset(), results=True):
     code_lines = [ast.get_source_segment(source, s) for s in statements]
     names = {'out': owner(node.name)}
     names.update(zip(('self', 'other'), (owner(trace.nodes[c].name) for c in node.children)))
-    lines = []
-    for j, (c, code) in enumerate(zip(step.contributions, code_lines)):
-        symbolic = re.sub(r'\b(self|other|out)\b', lambda m: names[m.group(1)], code).replace(*TIMES)
+    lines, code = [], scope(trace, step)
+    for j, (c, text) in enumerate(zip(step.contributions, code_lines)):
+        symbolic = re.sub(r'\b(self|other|out)\b', lambda m: names[m.group(1)], text).replace(*TIMES)
         upstream = shown(step.out_grad, step.node in hidden)
         if c.child in hidden:
             lines.append(asked_line(symbolic, names['out'], upstream))
@@ -169,8 +173,8 @@ def chain_rule_lines(trace, step, hidden=frozenset(), results=True):
         amount = shown(minus * c.amount, c.child in hidden)
         last = '='  # before the amount: '≈' where the numbers shown do not work out to it (numbers.equals)
         if factor(statements[j]) is None:  # a student's line that is no product with out.grad: its own numbers
-            product = _with_numbers(statements[j].value, scope(trace, step), amount)
-            last = ends(statements[j].value, scope(trace, step), minus * c.amount) if product != amount else '='
+            product = _with_numbers(statements[j].value, code, amount)
+            last = ends(statements[j].value, code, minus * c.amount) if product != amount else '='
         elif sign is None:
             product = ops.formula('*', [number(minus * c.local_grad), upstream], pretty=True)
             if step.node not in hidden:
@@ -178,9 +182,73 @@ def chain_rule_lines(trace, step, hidden=frozenset(), results=True):
         else:
             product = upstream if sign > 0 else ops.formula('neg', [upstream], pretty=True)
         numbers = f' = {product}' if product != amount else ''
+        held = where(fn, statements[j].value, code)  # what a name the closure holds is: no e read as 2.718
         change = f', so {grad_change(trace, c)}' if results and c.before is not None else ''
-        lines.append(f'{symbolic}{numbers} {last} {amount}{change}')
+        lines.append(f'{symbolic}{numbers} {last} {amount}{held}{change}')
     return lines
+
+
+def slip_words(trace, k, child, answer):
+    """One sentence on a wrong `answer` for node `child`'s grad after backward step k (an index into trace.steps):
+    the slip that gives it (engine.answers reads it against each slip's value), named with its numbers, e.g. '1.0000
+    is o.grad alone: the local gradient (1 − t² = 1 − 0.7071² = 0.5000, where t = tanh(n.data) = 0.7071) was left
+    out.'; where it is none of them, that it is not the right value, with a nudge; '' for a right or blank answer.
+    Plain text: a name in it is the user's, to be escaped where shown."""
+    step = trace.steps[k]
+    (asked,) = [q for q in answers.candidates(trace, k) if q['node'] == str(child)]
+    group = answers.classify(answer, asked['candidates'])
+    if group in ('right', 'blank'):
+        return ''
+    fn, code, node = trace.backward_fn(step.node), scope(trace, step), trace.nodes[step.node]
+    lines = [(j, c) for j, c in enumerate(step.contributions) if c.child == child]
+    name, out, u = f'{owner(trace.nodes[child].name)}.grad', f'{owner(node.name)}.grad', step.out_grad
+    before = lines[0][1].before or 0.0  # None: nothing had written it
+    said, value = number(answer), dict(asked['candidates']).get(group)
+
+    def local(j, c):
+        sign = passes_through(fn, j)
+        return ('1' if sign > 0 else '−1') if sign is not None else local_gradient(fn, j, code, c.local_grad)
+
+    def held(x):  # what the grad held before, and the slip's amount added to it
+        if not before:
+            return ''
+        total = ops.formula('+', [number(before), number(x)], pretty=True)
+        sign = equals(value, as_shown(before) + as_shown(x))
+        return f'; added to the {number(before)} {name} held: {total} {sign} {number(value)}'
+
+    gradients = ' and '.join(f'{local(j, c) or number(c.local_grad)}' for j, c in lines)
+    if group == 'forgot':
+        alone = 'the local gradients alone' if len(lines) > 1 else 'the local gradient alone'
+        x = sum(c.local_grad for _, c in lines)
+        return f'{said} is {alone}, {gradients}: it was not multiplied by {out} = {number(u)}{held(x)}.'
+    if group == 'local':
+        passed = f'{out} alone' if len(lines) == 1 else f'{out} once for each use, {len(lines)} × {number(u)}'
+        return f'{said} is {passed}: the local gradient ({gradients}) was left out{held(u * len(lines))}.'
+    if group == 'swapped':
+        (_, c), data = lines[0], trace.nodes[child].data
+        other = owner(trace.nodes[node.children[1 - c.slot]].name)
+        x = data * u
+        product = ops.formula('*', [number(data), number(u)], pretty=True)
+        return (f'{said} is {owner(trace.nodes[child].name)}’s own data × {out}: {product} '
+                f'{product_sign(x, data, u)} {number(x)}; × takes the other input’s data, {other}.data = '
+                f'{number(trace.nodes[node.children[1 - c.slot]].data)}{held(x)}.')  # fmt: skip
+    if group == 'assign':
+        last = lines[-1][1]
+        product = ops.formula('*', [number(last.local_grad), number(u)], pretty=True)
+        lost = f'the {number(before)} {name} held' if before else f'the first line’s {number(lines[0][1].amount)}'
+        sign = product_sign(last.amount, last.local_grad, u)
+        return (f'{said} is this step’s last contribution alone, {product} {sign} {number(last.amount)}: = was '
+                f'written for +=, and {lost} was lost.')  # fmt: skip
+    if group == 'sign':
+        x = sum(c.amount for _, c in lines)
+        if not before:
+            return f'{said} has the sign slipped: the step adds {number(x)} to {name}, not {number(-x)}.'
+        taken = ops.formula('-', [number(before), number(x)], pretty=True)
+        sign = equals(value, as_shown(before) - as_shown(x))
+        return f'{said} is the step’s {number(x)} taken away, not added: {taken} {sign} {number(value)}.'
+    held_words = f'the {number(before)} it held' if before else 'what it held (nothing yet)'
+    return (f'{said} is not the right value, and no slip we know of gives it. Work it out again: the local gradient '
+            f'({gradients}) × {out} = {number(u)}, added to {held_words}.')  # fmt: skip
 
 
 def _with_numbers(e, code, fallback):

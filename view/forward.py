@@ -18,7 +18,8 @@ MAX_PATHS = 12  # the paths listed at most: past them the page says how many mor
 
 def summary_html(trace, wrt, numeric):
     """At the last frame: the output's tangent, the backward pass's grad of the same input, and the central finite
-    difference (`numeric`, {input name: difference}; None where it is not worked out); every text escaped."""
+    difference (`numeric`, {input name: difference}; None where it is not worked out); then what getting every
+    input's grad costs each way (costs_html). Every text escaped."""
     name, by = trace.nodes[-1].name, trace.nodes[wrt].name
     tangent, grad = forward.tangents(trace, wrt)[-1], trace.final_grads()[wrt]
     rows = {'forward mode: the output’s tangent': fmt(tangent), f'backward pass: {by}.grad': fmt(grad)}
@@ -27,51 +28,76 @@ def summary_html(trace, wrt, numeric):
     table = pd.DataFrame({'way': list(rows), f'∂{name}/∂{by}': list(rows.values())})
     out = html.escape(partial(trace, len(trace.nodes) - 1, wrt))
     said = f'<b>Done.</b> {out}: the forward pass’s tangent and the backward pass’s grad are {agrees(tangent, grad)}.'
-    return f'<p>{said}</p>' + table.to_html(index=False, escape=True, border=0, classes='check')
+    check = table.to_html(index=False, escape=True, border=0, classes='check')
+    return f'<p>{said}</p>{check}{costs_html(trace)}'  # what each way costs, open where the pass ends
+
+
+def costs_html(trace, params=()):
+    """What each way costs (costs, costs_words), open at the last frame under the check, at the body's size (the
+    player's tables are smaller)."""
+    table = costs(trace, params).to_html(index=False, escape=True, border=0, classes='costs')
+    table = table.replace('<table ', '<table style="font-size: 1rem" ', 1)
+    words = html.escape(costs_words(trace, params))
+    title = '<b>Why backprop runs backward: what each way costs</b>'
+    return f'<p style="margin-top: 1rem">{title}</p>{table}<p>{words}</p>'
 
 
 def costs(trace, params=()):
     """What getting grads costs each way on this graph, as a table (pandas), a row per count and a column per way
-    (narrow enough for a phone): the passes and the local-gradient multiplications for every input's grad, and for
-    the parameters' (`params`, their names) where the graph has some. One multiplication per op input a pass: forward
-    mode's local gradient × the tangent coming in, the backward pass's local gradient × out.grad."""
+    (narrow enough for a phone), for every input's grad and, where the graph has some, the parameters' (`params`,
+    their names). Both ways in full: reverse mode's forward pass (every op's data, every value's kept for the backward
+    pass) and its backward pass (a local-gradient multiplication an op input); forward mode's pass per input, each
+    computing every op's data and tangent (a multiplication an op input) and keeping nothing for a later pass."""
     n = forward.counts(trace)
     rows = [('every input’s grad', n.inputs)] + ([('the parameters’ grads', len(params))] if params else [])
     counts = []
     for what, many in rows:
         counts += [
-            (f'passes for {what} ({many:,})', many, 1),
-            ('multiplications', many * n.edges, n.edges),
+            (f'passes for {what} ({many:,})', f'{many:,} forward', '1 forward + 1 backward'),
+            ('ops computed (data)', f'{many * n.ops:,}', f'{n.ops:,}'),
+            ('multiplications by a local gradient', f'{many * n.edges:,}', f'{n.edges:,}'),
         ]
+    counts.append(('values kept for a later pass', '0', f'{n.values:,}'))
     return pd.DataFrame(
         {
             'to get': [what for what, _, _ in counts],
-            'forward mode': [f'{f:,}' for _, f, _ in counts],
-            'backward pass': [f'{b:,}' for _, _, b in counts],
+            'forward mode': [f for _, f, _ in counts],
+            'reverse mode (backprop)': [b for _, _, b in counts],
         }
     )
 
 
 def costs_words(trace, params=()):
-    """The count in words: why training runs backward, and when forward mode would win."""
+    """The counts in words: what each way does and keeps, why training runs backward, and when forward mode wins."""
     n = forward.counts(trace)
     many = len(params) or n.inputs
     what = f'the {len(params)} parameters’ grads' if params else f'the {n.inputs} inputs’ grads'
     if many == 1:
         what = 'the one input’s grad'
-    edges = f'{n.edges:,} op input{"s" if n.edges != 1 else ""}'
+    ops, edges = _many(n.ops, 'op'), _many(n.edges, 'op input')
     said = (
-        f'One forward-mode pass gives the derivative by one input, multiplying a local gradient by a tangent at each '
-        f'of the graph’s {edges}: {what} take {many:,} pass{"es" if many != 1 else ""}, '
-        f'{many * n.edges:,} multiplications. One backward pass gives every input’s grad at once, with '
-        f'{n.edges:,} multiplications. (Counted as a plain pass runs: every multiplication, a zero tangent’s too.) '
+        f'Reverse mode, backprop, runs the forward pass once, computing the data of the graph’s {ops}, and keeps '
+        f'every value’s data ({n.values:,} numbers) until the backward pass, which multiplies out.grad by a local '
+        f'gradient at each of the {edges}: two passes give every input’s grad at once. Forward mode keeps nothing for '
+        f'later: each pass carries every value’s data and its tangent forward together, multiplying a tangent by a '
+        f'local gradient at each op input, and gives the derivative by one input. So {what} take'
+        f'{"s" if many == 1 else ""} {_many(many, "forward-mode pass")}: {_many(many * n.ops, "op")} computed and '
+        f'{_many(many * n.edges, "multiplication")}, against reverse mode’s {n.ops:,} and {n.edges:,}. These counts '
+        f'include every '
+        f'multiplication a pass does, even by a tangent of 0 (an input the pass is not following): simple code does '
+        f'not skip them. '
     )
     if many > 1:
-        said += 'So training, one loss and many parameters, runs backward. '
+        said += 'So training, one loss and many parameters, runs backward, and pays for it in memory. '
     return said + (
         'Forward mode wins the other way round: one input and many outputs (every point of a curve, by one '
         'setting) is one forward pass, and a backward pass per output.'
     )
+
+
+def _many(count, word):
+    """'5 ops', '1 op', '2 forward-mode passes'."""
+    return f'{count:,} {word}{("es" if word.endswith("s") else "s") if count != 1 else ""}'
 
 
 def shown_product(path):

@@ -26,6 +26,7 @@ COLOURS = {  # by group (a blank answer has no dot); the palette's Okabe-Ito col
     'right': RIGHT_COLOUR,
     'forgot': palette.SEED,  # the seed's orange, out.grad = 1: the factor forgotten
     'swapped': palette.FORWARD,  # the forward pass's blue: the data, taken from the wrong input
+    'local': palette.UNDEFINED,  # the reddish purple: out.grad passed on, the local gradient left out
     'assign': palette.WRONG_FILL,  # the `=` engine's lilac: its wrong grad
     'sign': palette.ACTIVE,  # the step's vermillion: its own arithmetic slipped
     'other': palette.FAINT,

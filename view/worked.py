@@ -184,10 +184,36 @@ def worked(*texts, last='='):
     return ' = '.join(kept[:-1]) + f' {last} ' + kept[-1] if len(kept) > 1 else kept[0]
 
 
+def held_used(e, scope, but=None):
+    """The numbers the closure holds that the code `e` names, in the order it names them, each once (t in
+    `(1 - t**2)`), leaving out `but`, one the line says already."""
+    names = [n.id for n in ast.walk(e) if isinstance(n, ast.Name) and n.id in scope.held] if e is not None else []
+    return [name for name in dict.fromkeys(names) if name != but]
+
+
+def said(fn, name, scope):
+    """What a number the closure holds is, by name and ending in its number, so that no reader takes `e` for 2.718:
+    't = tanh(n.data) = 0.7071', 'e = exp((a*b).data) = 1.3499'; 'name = 0.7071' where its line cannot be written."""
+    line, x = forward(fn, name), scope.held[name]
+    try:
+        if line is not None:
+            return worked(name, write(line, scope)[0], number(x))
+    except Unreadable:
+        pass
+    return worked(name, number(x))
+
+
+def where(fn, e, scope, but=None):
+    """', where t = tanh(n.data) = 0.7071' for the numbers the closure holds that `e` names (held_used), else ''."""
+    names = held_used(e, scope, but)
+    return f', where {", ".join(said(fn, name, scope) for name in names)}' if names else ''
+
+
 def local_gradient(fn, j, scope, x):
     """The local gradient of the op's line j, worked out from its code and ending in `x` (the trace's number):
     '1 − t² = 1 − 0.7071² = 0.5000'; where the factor is a number the closure holds, the line that made it:
-    'inv = b.data⁻¹ = 2.0000⁻¹ = 0.5000'; '≈' before `x` where the numbers shown do not work out to it (ends). None
+    'inv = b.data⁻¹ = 2.0000⁻¹ = 0.5000'; '≈' before `x` where the numbers shown do not work out to it (ends). A
+    number the closure holds that it names is said after it: '…, where t = tanh(n.data) = 0.7071' (where). None
     where the code cannot be written out."""
     writes = grad_writes(fn)
     f = factor(writes[j]) if j < len(writes) else None
@@ -195,7 +221,9 @@ def local_gradient(fn, j, scope, x):
         if isinstance(f, ast.Name) and f.id in scope.held and forward(fn, f.id) is not None:
             line = forward(fn, f.id)
             return worked(f.id, *write(line, scope), number(x), last=ends(line, scope, x))
-        return worked(*write(f, scope), number(x), last=ends(f, scope, x)) if f is not None else None
+        if f is None:
+            return None
+        return worked(*write(f, scope), number(x), last=ends(f, scope, x)) + where(fn, f, scope)
     except Unreadable:
         return None
 

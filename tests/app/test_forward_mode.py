@@ -156,7 +156,7 @@ def test_at_the_last_frame_the_outputs_tangent_stands_beside_the_backward_grad_a
     page = forward_page(start, 'reuse')
     assert page.summary() is None  # the check is the last frame's
     page.go(page.last_frame)
-    assert {row['way']: row['∂out/∂a'] for row in page.summary()} == {
+    assert {row['way']: row['∂out/∂a'] for row in summary_table(page, 'check')} == {
         'forward mode: the output’s tangent': '4.0000',
         'backward pass: a.grad': '4.0000',
         'finite difference': '4.0000',
@@ -255,41 +255,85 @@ def test_the_presentation_view_steps_forward_mode_with_its_sums_and_folds_the_co
                                  '∂out/∂b = 1.0000 × 3.0000 + 1.0000 × 0.0000 = 3.0000']  # fmt: skip
     (costs,) = page.expander
     assert costs.proto.expanded is False  # the graph has the screen
+    assert costs.label.startswith('Why backprop runs backward')  # the costs, which the hidden words would show
+    (shown,) = [h.proto.body for h in page.at.get('html') if 'dataframe costs' in h.proto.body]
+    assert rows_of(shown, 'costs')[0] == {'to get': 'passes for every input’s grad (2)', 'forward mode': '2 forward',
+                                          'reverse mode (backprop)': '1 forward + 1 backward'}  # fmt: skip
 
 
-# --- the costs panel -----------------------------------------------------------------------------------------------
+# --- the costs, at the last frame ----------------------------------------------------------------------------------
+
+
+def rows_of(html_text, kind):
+    """The rows of the table of class `kind` in `html_text`, [{column: cell}]."""
+    (table,) = re.findall(rf'<table[^>]*class="dataframe {kind}".*?</table>', html_text, flags=re.S)
+    columns = [text_of(th) for th in re.findall(r'<th>(.*?)</th>', table)]
+    rows = re.findall(r'<tr>\s*(<td>.*?)</tr>', table, flags=re.S)
+    return [dict(zip(columns, map(text_of, re.findall(r'<td>(.*?)</td>', row)))) for row in rows]
+
+
+def summary_table(page, kind):
+    """The last frame's table of class `kind` ('check', 'costs'), as the player shows it there; None elsewhere."""
+    return None if page.frame != page.last_frame else rows_of(page.body()['summary'], kind)
 
 
 def costs_table(page):
-    (table,) = [d.value for d in page.dataframe if 'to get' in d.value.columns]
-    return [tuple(row) for row in table.itertuples(index=False)]
+    page.go(page.last_frame)
+    return [tuple(row.values()) for row in summary_table(page, 'costs')]
 
 
-def test_the_mlps_costs_are_a_pass_per_input_or_parameter_forward_and_one_backward(start):
+def expected_costs(graph):
+    """The costs table's rows from counts made on the Values: for every input's grad, forward mode takes a pass per
+    input, each computing every op and multiplying at every op input, and keeps nothing; reverse mode one forward
+    pass, which keeps every value, and one backward pass, a multiplication an op input."""
+    inputs, values, ops, edges = graph
+    return [
+        (f'passes for every input’s grad ({inputs})', f'{inputs} forward', '1 forward + 1 backward'),
+        ('ops computed (data)', f'{inputs * ops:,}', f'{ops:,}'),
+        ('multiplications by a local gradient', f'{inputs * edges:,}', f'{edges:,}'),
+        ('values kept for a later pass', '0', f'{values:,}'),
+    ]
+
+
+def test_the_neurons_costs_at_the_last_frame_are_counted_by_hand(start):
+    # o = tanh(x1·w1 + x2·w2 + b): 5 inputs; ops x1·w1, x2·w2, their +, + b, tanh: 5; op inputs 2+2+2+2+1 = 9;
+    # values 5 + 5 = 10. Forward mode, 5 passes: 25 ops, 45 multiplications, nothing kept; reverse: 5, 9, 10 kept
+    assert counted(PRESETS['neuron']) == (5, 10, 5, 9)
+    page = forward_page(start, 'neuron')
+    assert summary_table(page, 'costs') is None  # at the last frame, not before
+    assert costs_table(page) == [
+        ('passes for every input’s grad (5)', '5 forward', '1 forward + 1 backward'),
+        ('ops computed (data)', '25', '5'),
+        ('multiplications by a local gradient', '45', '9'),
+        ('values kept for a later pass', '0', '10'),
+    ]
+    summary = page.body()['summary']
+    assert '<table style="font-size: 1rem"' in summary  # the body's size, not the player's smaller tables'
+    assert 'Counted as a plain pass runs' not in summary and 'even by a tangent of 0' in summary
+    words = text_of(summary.rsplit('<p>', 1)[1])
+    said = [int(x) for x in re.findall(r'(?<![\w.])(\d+)(?!\.?\d|\w)', words.split('These counts')[0])]
+    assert said == [5, 10, 9, 5, 5, 25, 45, 5, 9], words  # ops, values kept, op inputs; inputs, passes; 5 × 5, 5 × 9
+    assert not [d for d in page.dataframe if 'to get' in d.value.columns]  # the costs are said once: there
+
+
+def test_the_mlps_costs_are_a_pass_per_input_forward_and_one_of_each_way_backward(start):
     # the MLP by hand: 16 leaves (x1, x2, 9 hidden weights and biases, v1..v3, c, target); each hidden neuron
     # x1·wj1 + x2·wj2 + bj then tanh is 4 two-input ops and tanh, 9 op inputs, 15 ops and 27 op inputs for three;
-    # the output neuron 3 products, 3 sums and tanh, 13 op inputs; y − target 2; (·)**2 1: 24 ops, 43 op inputs
+    # the output neuron 3 products, 3 sums and tanh, 13 op inputs; y − target 2; (·)**2 1: 24 ops, 43 op inputs;
+    # values: 16 leaves + 24 ops = 40
     mlp = counted(PRESETS['mlp'])
-    assert (mlp.inputs, mlp.ops, mlp.edges) == (16, 24, 43)
-    page = forward_page(start, 'mlp')
-    assert costs_table(page) == [  # to get, forward mode, backward pass
-        ('passes for every input’s grad (16)', '16', '1'),
-        ('multiplications', '688', '43'),  # 16 passes × 43 local gradient × tangent
-        ('passes for the parameters’ grads (13)', '13', '1'),
-        ('multiplications', '559', '43'),  # 13 × 43; backward: one pass, 43 × out.grad
+    assert (mlp.inputs, mlp.values, mlp.ops, mlp.edges) == (16, 40, 24, 43)
+    assert costs_table(forward_page(start, 'mlp')) == [  # to get, forward mode, reverse mode
+        ('passes for every input’s grad (16)', '16 forward', '1 forward + 1 backward'),
+        ('ops computed (data)', '384', '24'),  # 16 passes × 24 ops
+        ('multiplications by a local gradient', '688', '43'),  # 16 × 43 local gradient × tangent; 43 × out.grad
+        ('values kept for a later pass', '0', '40'),
     ]
 
 
 @pytest.mark.parametrize('expr', PRESETS)
-def test_the_costs_table_counts_from_the_graph_and_has_the_parameters_row_where_the_preset_has_parameters(start, expr):
-    inputs, _, _, edges = counted(PRESETS[expr])
-    params = PRESETS[expr].params
-    expected = [(f'passes for every input’s grad ({inputs})', str(inputs), '1'),
-                ('multiplications', f'{inputs * edges:,}', f'{edges:,}')]  # fmt: skip
-    if params:
-        expected += [(f'passes for the parameters’ grads ({len(params)})', str(len(params)), '1'),
-                     ('multiplications', f'{len(params) * edges:,}', f'{edges:,}')]  # fmt: skip
-    assert costs_table(forward_page(start, expr)) == expected
+def test_the_costs_table_counts_from_the_graph(start, expr):
+    assert costs_table(forward_page(start, expr)) == expected_costs(counted(PRESETS[expr]))
 
 
 # --- the exports ---------------------------------------------------------------------------------------------------

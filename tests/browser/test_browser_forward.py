@@ -191,10 +191,11 @@ def test_on_a_phone_no_frame_and_not_the_costs_below_it_scroll_the_page_sideways
             assert width <= window, f'frame {k}: the page is {width} px wide on a {window} px phone'
         rules = page.locator('.player .rules')  # the sums over the graph: the tall shape has no edge labels
         expect(rules).to_contain_text('∂out/∂a = 1.0000 × (−2.0000) + 1.0000 × 6.0000 = 4.0000')
-        costs = page.locator('[data-testid="stExpander"]').filter(has_text='Why backprop runs backward')
-        expect(costs).to_contain_text('The 3 paths from a to the output')
-        expect(costs).to_contain_text('Their products sum to 4.0000')
-        costs.scroll_into_view_if_needed()
+        expect(page.locator('.player .summary table.costs')).to_be_attached()  # the last frame: the costs too
+        paths = page.locator('[data-testid="stExpander"]').filter(has_text='The chain rule as a sum over paths')
+        expect(paths).to_contain_text('The 3 paths from a to the output')
+        expect(paths).to_contain_text('Their products sum to 4.0000')
+        paths.scroll_into_view_if_needed()
         width, window = page.evaluate(PAGE_WIDTH)
         assert width <= window, f'under the graph, the page is {width} px wide on a {window} px phone'
     finally:
@@ -214,39 +215,58 @@ def test_on_the_wide_shape_the_active_ops_edges_read_local_gradient_times_tangen
     assert drawn == {'l4_0': ['1.0000 × -2.0000', '= -2.0000'], 'l4_1': ['1.0000 × 6.0000', '= 6.0000']}
 
 
-def costs_table(page, k=0):
-    """The expander's table k (0: what each way costs, 1: the paths): its column titles and its cells as the grid
-    draws them (it puts in the page only the columns in sight)."""
-    costs = page.locator('[data-testid="stExpander"]').filter(has_text='Why backprop runs backward')
-    grid = costs.locator('[data-testid="stDataFrame"]').nth(k).locator('table[role="grid"]')
+def paths_table(page):
+    """The paths' table under the graph: its column titles and its cells as the grid draws them (it puts in the page
+    only the columns in sight)."""
+    paths = page.locator('[data-testid="stExpander"]').filter(has_text='The chain rule as a sum over paths')
+    grid = paths.locator('[data-testid="stDataFrame"]').first.locator('table[role="grid"]')
     expect(grid.locator('td').first).to_be_attached()  # the grid's cells for a screen reader, drawn on a canvas
     return grid.locator('th').all_text_contents(), grid.locator('td').all_text_contents()
 
 
-def test_under_the_graph_the_costs_say_two_forward_passes_of_6_multiplications_against_one_backward(page, served):
+def costs_at_the_end(page):
+    """At the last frame, the player's table of what each way costs: its column titles, its rows, and its font size
+    in px as drawn."""
+    last = page.locator('.player').evaluate('root => root.__player.n - 1')
+    page.locator('.player').evaluate(f'root => root.__player.go({last})')
+    wait_for_player(page, last)
+    table = page.locator('.player .summary table.costs')
+    expect(table).to_be_visible()
+    rows = [row.locator('td').all_text_contents() for row in table.locator('tbody tr').all()]
+    size = table.evaluate('t => parseFloat(getComputedStyle(t.querySelector("td")).fontSize)')
+    return table.locator('th').all_text_contents(), rows, size
+
+
+def test_at_the_last_frame_the_costs_count_both_passes_of_reverse_mode_and_what_it_keeps(page, served):
+    # reuse, out = a*b + a*a, by hand: 2 inputs, 3 ops (a*b, a*a, +), 6 op inputs, 5 values
     open_forward(page, served)
-    head, cells = costs_table(page)
-    assert head == ['to get', 'forward mode', 'backward pass']
-    assert [cells[k : k + 3] for k in range(0, len(cells), 3)] == [
-        ['passes for every input’s grad (2)', '2', '1'],
-        ['multiplications', '12', '6'],  # 2 passes × 6 op inputs, against one pass's 6
+    expect(page.locator('.player .summary table.costs')).not_to_be_attached()  # not before the last frame
+    head, rows, size = costs_at_the_end(page)
+    assert head == ['to get', 'forward mode', 'reverse mode (backprop)']
+    assert rows == [
+        ['passes for every input’s grad (2)', '2 forward', '1 forward + 1 backward'],
+        ['ops computed (data)', '6', '3'],  # 2 passes × 3 ops, against reverse mode's one forward pass
+        ['multiplications by a local gradient', '12', '6'],  # 2 passes × 6 op inputs, against one backward pass's 6
+        ['values kept for a later pass', '0', '5'],
     ]
+    body = page.locator('.player .explain p').first.evaluate('p => parseFloat(getComputedStyle(p).fontSize)')
+    assert size == body, (size, body)  # the body's size, not the smaller one of the player's other tables
 
 
-def test_on_a_phone_the_costs_show_the_backward_pass_beside_forward_mode_without_scrolling_the_table(browser, served):
+def test_on_a_phone_the_costs_show_reverse_mode_beside_forward_mode(browser, served):
     context = browser.new_context(**PHONE)
     page = context.new_page()
     try:
         open_forward(page, served)
-        head, _ = costs_table(page)
-        assert any(title.startswith('backward pass') for title in head), head
+        head, _, _ = costs_at_the_end(page)
+        assert any(title.startswith('reverse mode') for title in head), head
     finally:
         context.close()
 
 
 def test_the_three_paths_from_a_multiply_to_minus_2_3_and_3(page, served):
     open_forward(page, served)
-    head, cells = costs_table(page, 1)
+    head, cells = paths_table(page)
     assert head == ['path', 'local gradients', 'product']
     rows = [cells[k : k + 3] for k in range(0, len(cells), 3)]
     assert sorted(row[2] for row in rows) == sorted(['−2.0000', '3.0000', '3.0000'])  # via a*b; each use in a*a
@@ -254,7 +274,7 @@ def test_the_three_paths_from_a_multiply_to_minus_2_3_and_3(page, served):
 
 def test_each_path_from_a_reads_differently_the_two_through_a_times_a_by_the_use_they_take(page, served):
     open_forward(page, served)
-    _, cells = costs_table(page, 1)
+    _, cells = paths_table(page)
     paths = cells[::3]
     assert len(paths) == 3 and len(set(paths)) == 3, paths
 

@@ -75,6 +75,7 @@ def test_reuse_assign_at_a_step_where_the_grad_already_holds_a_value_is_the_cont
         ('right', 4.0),
         # forgot: 6 + the local gradient b.data = −2 is 4 again, right (out.grad is 1): dropped
         ('swapped', 9.0),  # 6 + a's own data 3 × 1
+        ('local', 7.0),  # 6 + out.grad 1, the local gradient b.data left out
         ('assign', -2.0),  # = for +=: the contribution b.data × out.grad = −2 alone, the 6 lost
         ('sign', 8.0),  # 6 − (−2)
     ]
@@ -82,17 +83,19 @@ def test_reuse_assign_at_a_step_where_the_grad_already_holds_a_value_is_the_cont
         ('right', 3.0),  # b.grad held nothing: a.data × 1 = 3
         # forgot: the local gradient 3 alone, right again; assign: the contribution 3, right as b held nothing
         ('swapped', -2.0),  # b's own data −2 × 1
+        ('local', 1.0),  # out.grad 1 alone
         ('sign', -3.0),
     ]
 
 
 def test_a_node_used_twice_in_one_op_is_asked_once_and_assign_keeps_only_the_second_write():
     # a*a with a = 3, out.grad 1, a.grad holding nothing: += adds 3 twice, 6; = writes 3 twice, 3. Swapped gives
-    # each use the other's data, which is its own: right again, dropped (and forgot, with out.grad 1)
+    # each use the other's data, which is its own: right again, dropped (and forgot, with out.grad 1). Both local
+    # gradients left out: out.grad 1 added twice, 2
     trace = traced(PRESETS['reuse'])
     (asked,) = candidates(trace, step_of(trace, 'a*a'))
     assert asked['node'] == str(index_of(trace, 'a'))
-    assert pairs(asked) == [('right', 6.0), ('assign', 3.0), ('sign', -6.0)]
+    assert pairs(asked) == [('right', 6.0), ('local', 2.0), ('assign', 3.0), ('sign', -6.0)]
 
 
 def test_assign_is_what_the_equals_engine_leaves_at_a_times_a():
@@ -120,14 +123,16 @@ def test_neuron_swapped_is_the_inputs_own_data_times_out_grad():
         ('right', -1.5),  # w1.data × 1/2
         ('forgot', -3.0),  # the local gradient w1.data alone
         ('swapped', 1.0),  # x1's own data 2 × 1/2
+        ('local', 0.5),  # out.grad 1/2 alone, w1.data left out
         ('sign', 1.5),  # assign: x1.grad held nothing, so it is right, dropped
     ]
-    assert pairs(w1) == [('right', 1.0), ('forgot', 2.0), ('swapped', -1.5), ('sign', -1.0)]
+    assert pairs(w1) == [('right', 1.0), ('forgot', 2.0), ('swapped', -1.5), ('local', 0.5), ('sign', -1.0)]
 
 
 def test_a_grad_of_zero_keeps_only_what_differs_from_zero():
     # neuron's x2*w2 with x2 = 0, w2 = 1, out.grad 1/2: w2.grad = x2.data × 1/2 = 0; forgot (x2.data = 0) and the
-    # sign slip (−0) are 0 too, and dropped; swapped, w2's own data 1 × 1/2, is not
+    # sign slip (−0) are 0 too, and dropped; swapped, w2's own data 1 × 1/2, is not (nor out.grad 1/2 alone, the
+    # local gradient left out: the same 1/2, read as swapped, the earlier group)
     trace = traced(PRESETS['neuron'])
     _, w2 = candidates(trace, step_of(trace, 'x2*w2'))
     assert pairs(w2) == [('right', 0.0), ('swapped', 0.5)]
@@ -164,6 +169,8 @@ def test_every_op_the_engine_defines_is_read_for_mistakes_and_only_times_for_swa
     assert set(BY_HAND) == set(OPS)
     assert set(MISTAKES) == set(OPS.values())
     assert [entry for entry, groups in MISTAKES.items() if 'swapped' in groups] == [OPS['*']]
+    # the local gradient can be left out of every op but those that pass out.grad on as it is, or negated
+    assert [entry for entry, groups in MISTAKES.items() if 'local' not in groups] == [OPS['+'], OPS['-'], OPS['neg']]
     assert all(list(groups) == [g for g in GROUPS if g in groups] for groups in MISTAKES.values())  # GROUPS' order
 
 
@@ -172,8 +179,11 @@ def test_each_ops_step_gives_the_candidates_worked_by_hand(op):
     # L = f(x, y)*3 + x: L's step gives x.grad 1, then f*3's gives f.grad 3; so at f's step out.grad is 3, x.grad
     # already holds 1, and y.grad nothing. With d = ∂f/∂x: right 1 + 3d, forgot 1 + d, assign 3d (the 1 lost), the
     # sign slip 1 − 3d; for y, with e = ∂f/∂y: right 3e, forgot e, the sign slip −3e (assign is right: y held
-    # nothing). Swapped (× only): 1 + 3 × x's own 0.5, and 3 × y's own 4. No two coincide at these inputs.
+    # nothing). Swapped (× only): 1 + 3 × x's own 0.5, and 3 × y's own 4. The local gradient left out: out.grad
+    # alone, 1 + 3 and 3, where the op has one (not +, − or negation; relu's is 1 at x > 0: right, dropped). No two
+    # others coincide at these inputs.
     make, d, e = BY_HAND[op]
+    local = op not in ('+', '-', 'neg')
     x, y = Value(X, label='x'), Value(Y, label='y')
     f = make(x, y)
     f.label = 'f'
@@ -184,6 +194,7 @@ def test_each_ops_step_gives_the_candidates_worked_by_hand(op):
         ('right', 1 + 3 * d),
         ('forgot', 1 + d),
         *([('swapped', 1 + 3 * X)] if swapped else []),
+        *([('local', 1 + 3.0)] if local and d != 1 else []),
         ('assign', 3 * d),
         ('sign', 1 - 3 * d),
     ]
@@ -191,7 +202,7 @@ def test_each_ops_step_gives_the_candidates_worked_by_hand(op):
         assert len(asked) == 1
     else:
         assert pairs(asked[1]) == [('right', 3 * e), ('forgot', e), *([('swapped', 3 * Y)] if swapped else []),
-                                   ('sign', -3 * e)]  # fmt: skip
+                                   *([('local', 3.0)] if local else []), ('sign', -3 * e)]  # fmt: skip
 
 
 # --- every step of every exercise expression ------------------------------------------------------------------------
@@ -261,8 +272,8 @@ def test_tally_counts_each_group_of_each_asked_grad_zeros_too_in_order():
     assert list(a['group']) == list(GROUPS)
     assert list(a['group label']) == [g.label for g in GROUPS.values()]
     # right: ann, bo; assign: cy; other: di; blank: ed
-    assert dict(zip(a['group'], a['count'])) == {'right': 2, 'forgot': 0, 'swapped': 0, 'assign': 1, 'sign': 0,
-                                                 'other': 1, 'blank': 1}  # fmt: skip
+    assert dict(zip(a['group'], a['count'])) == {'right': 2, 'forgot': 0, 'swapped': 0, 'local': 0, 'assign': 1,
+                                                 'sign': 0, 'other': 1, 'blank': 1}  # fmt: skip
     assert set(a['answered']) == {4}
     b = table[table['label'] == 'b.grad']
     assert dict(zip(b['group'], b['count']))['swapped'] == 1 and dict(zip(b['group'], b['count']))['blank'] == 1

@@ -188,7 +188,9 @@ def test_neuron_tanh_step_shows_local_gradient_and_captured_t():
     step = step_of(trace, 'o')
     (contribution,) = step.contributions
     assert contribution.local_grad == pytest.approx(0.5, abs=1e-12)
-    assert chain_rule_lines(trace, step) == ['n.grad += (1 - t**2) × o.grad = 0.5000 × 1.0000 = 0.5000']
+    assert chain_rule_lines(trace, step) == [
+        'n.grad += (1 - t**2) × o.grad = 0.5000 × 1.0000 = 0.5000, where t = tanh(n.data) = 0.7071'
+    ]
     parts = explain(trace, backward_frame(trace, 'o'))
     text = md_text(parts)
     assert 't = tanh(n.data) = tanh(0.8814) = 0.7071' in text  # the forward line that made it
@@ -338,13 +340,15 @@ def test_tanh_works_out_one_minus_t_squared_as_the_lecture_does():
     # o = tanh(n), t = 0.7071 = 1/sqrt(2): 1 - t**2 = 1 - 1/2 = 0.5, then 0.5 × o.grad = 0.5 × 1
     trace = traced(PRESETS['neuron'])
     step = step_of(trace, 'o')
-    assert local_gradient_lines(trace, step) == ['local gradient for n: 1 − t² = 1 − 0.7071² = 0.5000']
+    assert local_gradient_lines(trace, step) == [
+        'local gradient for n: 1 − t² = 1 − 0.7071² = 0.5000, where t = tanh(n.data) = 0.7071'
+    ]
     text = md_text(explain(trace, backward_frame(trace, 'o')))
     # the local gradient comes before its product with the upstream grad
     assert text.index('1 − 0.7071² = 0.5000') < text.index('= 0.5000 × 1.0000 = 0.5000')
     # a negative t is bracketed before it is squared: tanh(-0.8814) = -1/sqrt(2), 1 - 1/2 = 0.5
     local, _ = lines_for('L = tanh(a)', {'a': -0.881373587019543}, 'L')
-    assert local == ['local gradient for a: 1 − t² = 1 − (−0.7071)² = 0.5000']
+    assert local == ['local gradient for a: 1 − t² = 1 − (−0.7071)² = 0.5000, where t = tanh(a.data) = −0.7071']
 
 
 def test_multiplication_shows_the_other_inputs_data_as_the_local_gradient():
@@ -401,11 +405,11 @@ def test_division_works_out_one_over_b_and_minus_the_quotient_over_b():
     local, lines = lines_for('L = a/b', {'a': 3.0, 'b': 2.0}, 'L')
     assert local == [
         'local gradient for a: inv = b.data⁻¹ = 2.0000⁻¹ = 0.5000',
-        'local gradient for b: −L.data × inv = −1.5000 × 0.5000 = −0.7500',
+        'local gradient for b: −L.data × inv = −1.5000 × 0.5000 = −0.7500, where inv = b.data⁻¹ = 0.5000',
     ]
     assert lines == [
-        'a.grad += inv × L.grad = 0.5000 × 1.0000 = 0.5000',
-        'b.grad += -L.data × inv × L.grad = −0.7500 × 1.0000 = −0.7500',
+        'a.grad += inv × L.grad = 0.5000 × 1.0000 = 0.5000, where inv = b.data⁻¹ = 0.5000',
+        'b.grad += -L.data × inv × L.grad = −0.7500 × 1.0000 = −0.7500, where inv = b.data⁻¹ = 0.5000',
     ]
 
 
@@ -413,7 +417,7 @@ def test_a_power_works_out_n_times_x_to_the_n_minus_one():
     # a**3 at a = 2: 3 × 2**2 = 12; a**0.5 at a = 4: 0.5 × 4**-0.5 = 0.5 × 0.5 = 0.25; a**2 at a = -3: 2 × (-3) = -6
     local, lines = lines_for('L = a**3', {'a': 2.0}, 'L')
     assert local == ['local gradient for a: slope = 3 × a.data² = 3 × 2.0000² = 12.0000']
-    assert lines == ['a.grad += slope × L.grad = 12.0000 × 1.0000 = 12.0000']
+    assert lines == ['a.grad += slope × L.grad = 12.0000 × 1.0000 = 12.0000, where slope = 3 × a.data² = 12.0000']
     local, _ = lines_for('L = a**0.5', {'a': 4.0}, 'L')
     assert local == ['local gradient for a: slope = 0.5 × a.data^(−0.5) = 0.5 × 4.0000^(−0.5) = 0.2500']
     local, _ = lines_for('L = a**2', {'a': -3.0}, 'L')
@@ -426,7 +430,8 @@ def test_exp_and_log_work_out_their_local_gradients():
     assert local == ['local gradient for a: e = exp(a.data) = exp(0.0000) = 1.0000']
     local, lines = lines_for('L = 2*log(a)', {'a': 4.0}, 'log(a)')
     assert local == ['local gradient for a: inv = a.data⁻¹ = 4.0000⁻¹ = 0.2500']
-    assert lines == ['a.grad += inv × log(a).grad = 0.2500 × 2.0000 = 0.5000']  # log(a).grad = 2
+    # log(a).grad = 2
+    assert lines == ['a.grad += inv × log(a).grad = 0.2500 × 2.0000 = 0.5000, where inv = a.data⁻¹ = 0.2500']
 
 
 def test_relu_and_sigmoid_work_out_their_local_gradients():
@@ -438,7 +443,9 @@ def test_relu_and_sigmoid_work_out_their_local_gradients():
         'local gradient for a: (a.data > 0) = (−2.0000 > 0) = 0.0000'
     ]
     local, _ = lines_for('L = sigmoid(a)', {'a': 0.0}, 'L')
-    assert local == ['local gradient for a: s × (1 − s) = 0.5000 × (1 − 0.5000) = 0.2500']
+    assert local == [
+        'local gradient for a: s × (1 − s) = 0.5000 × (1 − 0.5000) = 0.2500, where s = 1 ÷ (1 + exp(−a.data)) = 0.5000'
+    ]
 
 
 def test_sin_and_cos_work_out_their_local_gradients():
@@ -458,7 +465,8 @@ def test_every_op_in_the_table_has_its_local_gradient_worked_out_from_its_code()
             if 'passes the grad through' in line:
                 assert line.endswith(('local gradient 1', 'local gradient −1')), (op, line)
             else:  # by name, then with numbers or by the line that made it, then the number: never the number alone
-                worked_out = re.split(' [=≈] ', line.split(': ', 1)[1])  # '≈' before a number rounded away from it
+                said = line.split(': ', 1)[1].split(', where ')[0]  # a number the closure holds is said after it
+                worked_out = re.split(' [=≈] ', said)  # '≈' before a number rounded away from it
                 assert len(worked_out) >= 2 and worked_out[-1] == number(c.local_grad), (op, line)
 
 
@@ -481,7 +489,8 @@ def test_an_op_with_no_words_of_its_own_is_worked_out_from_its_code():
     a = WithSqrt(4.0)
     out = a.sqrt()
     scope = worked.Scope({'self': 'a', 'out': 'L'}, {('self', 'data'): 4.0, ('out', 'data'): 2.0}, {'r': 2.0})
-    assert worked.local_gradient(out._backward, 0, scope, 0.25) == '0.5 ÷ r = 0.5 ÷ 2.0000 = 0.2500'
+    said = '0.5 ÷ r = 0.5 ÷ 2.0000 = 0.2500, where r = a.data^0.5 = 2.0000'
+    assert worked.local_gradient(out._backward, 0, scope, 0.25) == said
     assert worked.made(out._backward, 'r', scope, 2.0) == 'r = a.data^0.5 = 4.0000^0.5 = 2.0000'
 
 

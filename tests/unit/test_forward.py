@@ -25,7 +25,7 @@ from tests.unit.test_arithmetic_lines import (
 )
 from tests.unit.test_parse import formulas
 from view.explanation import caption, explain, frame_rules, plain_text, tangent_line
-from view.forward import MAX_PATHS, PATHS_UP_TO, costs, path_name, paths_text, summary_html
+from view.forward import MAX_PATHS, PATHS_UP_TO, costs, costs_words, path_name, paths_text, summary_html
 from view.graph import TANGENT_ROWS, blank_label, build_dot, hot_edges, label_width
 from view.numbers import number_width, tangent_width
 
@@ -128,25 +128,52 @@ def walked(out):
     return list(seen.values()), edges
 
 
-def test_counts_are_the_graphs_inputs_and_op_inputs():
+def test_counts_are_the_graphs_inputs_values_ops_and_op_inputs():
     neuron = counts(trace_of(PRESETS['neuron']))
-    assert (neuron.inputs, neuron.edges) == (5, 9)  # x1·w1, x2·w2 (2 each), two + (2 each), tanh (1)
+    # x1·w1, x2·w2 (2 each), two + (2 each), tanh (1): 5 ops, 9 op inputs; 5 inputs + 5 ops = 10 values
+    assert (neuron.inputs, neuron.values, neuron.ops, neuron.edges) == (5, 10, 5, 9)
     for key, expression in PRESETS.items():
         leaves, out = expression.build()
-        _, edges = walked(out)
+        values, edges = walked(out)
+        ops = sum(bool(v._prev) for v in values)
         got = counts(trace_backward(out, leaves))
-        assert (got.inputs, got.edges) == (len(leaves), edges), key
-        multiplications = costs(trace_backward(out, leaves)).iloc[1]  # every input's: forward, then backward
-        assert (multiplications['forward mode'], multiplications['backward pass']) == (
-            f'{len(leaves) * edges:,}',
-            f'{edges:,}',
-        ), key
+        assert (got.inputs, got.values, got.ops, got.edges) == (len(leaves), len(values), ops, edges), key
+        table = costs(trace_backward(out, leaves))
+        rows = {row['to get']: (row['forward mode'], row['reverse mode (backprop)']) for _, row in table.iterrows()}
+        assert rows == {
+            f'passes for every input’s grad ({len(leaves)})': (f'{len(leaves)} forward', '1 forward + 1 backward'),
+            'ops computed (data)': (f'{len(leaves) * ops:,}', f'{ops:,}'),
+            'multiplications by a local gradient': (f'{len(leaves) * edges:,}', f'{edges:,}'),
+            'values kept for a later pass': ('0', f'{len(values):,}'),
+        }, key
 
 
-def test_the_costs_table_has_a_parameters_row_where_the_graph_learns():
+def test_the_costs_table_has_the_parameters_rows_where_the_graph_learns():
     for key, expression in PRESETS.items():
         table = costs(trace_of(expression), expression.params)
-        assert len(table) == (4 if expression.params else 2), key  # passes, then multiplications, for each
+        # passes, ops, multiplications for every input's grad, and again for the parameters'; the values kept once
+        assert len(table) == (7 if expression.params else 4), key
+
+
+@pytest.mark.parametrize('key', list(PRESETS))
+def test_the_costs_words_say_the_counts_of_the_table(key):
+    # every number the words give, read back, is a count made here on the Values
+    expression = PRESETS[key]
+    leaves, out = expression.build()
+    values, edges = walked(out)
+    ops, many = sum(bool(v._prev) for v in values), len(expression.params) or len(leaves)
+    words = costs_words(trace_backward(out, leaves), expression.params)
+    said = [int(x.replace(',', '')) for x in re.findall(r'(?<![\w.])(\d[\d,]*)(?!\.?\d|\w)', words.split('These')[0])]
+    named = [many] if many > 1 else []  # 'the 5 inputs’ grads', 'the one input’s grad'
+    assert said == [ops, len(values), edges, *named, many, many * ops, many * edges, ops, edges], words
+    assert 'Counted as a plain pass runs' not in words and 'even by a tangent of 0' in words
+
+
+def test_the_last_frames_summary_holds_the_costs_at_the_bodys_size():
+    trace = trace_of(PRESETS['reuse'])
+    html = summary_html(trace, index(trace, 'a'), None)
+    assert html.index('Done.') < html.index('what each way costs')  # under the check
+    assert '<table style="font-size: 1rem"' in html and 'values kept for a later pass' in html
 
 
 def paths_by_walking(v, wrt):
