@@ -10,9 +10,15 @@ import streamlit as st
 
 from components.markdown import md
 from components.picker import TYPED
-from engine import exercise, grader, local_grads, ops
+from components.player import send_to
+from engine import PRESETS, exercise, grader, local_grads, ops
 from engine.bodies import Waiting
 from engine.forms import FORMS
+from engine.frames import frames
+from engine.value import topological_order
+from server.cache import traced
+from state import CUSTOM, input_key
+from view.exercise import SHOW_WHERE, first_difference
 
 WAITS = 'waits'  # verdict_word's word for bodies one of which cannot run yet
 HINTS = 'code_hints'  # session state: (the bodies the hints are for, how many hints are shown)
@@ -137,8 +143,45 @@ def code_verdict(bodies, form='bodies'):
             f'{"it" if len(pitfalls) == 1 else "one"} step by step, under *Expression* {_and(_watch(pitfalls), "or")}.',
             icon=':material/warning:',
         )
+    failing = smallest_failing(verdicts)
+    if failing is not None:
+        st.button(SHOW_WHERE, on_click=_show_where, args=(failing, form, bodies), icon=':material/search:',
+                  help=f'Opens {grader.GRADED[failing].title}, the smallest expression the grader finds wrong, at the '
+                       'first frame where a grad of yours differs from the right one.')  # fmt: skip
     _hints(bodies, mistakes, form)
     return verdict_word(verdicts, mistakes)
+
+
+@functools.cache
+def _size(key):
+    """The nodes of a graded expression's graph (grader.GRADED's key)."""
+    return len(topological_order(grader.GRADED[key].build()[1]))
+
+
+def smallest_failing(verdicts):
+    """The key of the smallest graded expression (by its graph's nodes) the grader finds wrong, or None."""
+    failing = [v.expression for v in verdicts if v.wrong]
+    return min(failing, key=_size) if failing else None
+
+
+def _show_where(key, form, bodies):
+    """Draw the graded expression `key` at the grader's inputs, and send the player to the frame of its first
+    difference, as the page will step it (its toggles: the forward pass, the leaves, what is hidden)."""
+    s, expression = st.session_state, grader.GRADED[key]
+    preset = next((name for name, p in PRESETS.items() if p.key == expression.key), None)
+    s.expr = preset or CUSTOM
+    if preset is None:
+        s.formula = expression.title
+    elif preset == 'chain':
+        s.chain_length = int(expression.key.removeprefix('chain'))  # chain(10)'s key: 'chain10'
+    for name, value in expression.defaults.items():
+        s[input_key(s.expr, name)] = float(value)
+    s.learned = 0
+    values = tuple(expression.defaults.items())
+    right, _, _ = traced(expression=expression, values=values)
+    yours, _, _ = traced(expression=expression, values=values, engine=FORMS[form].engine, bodies=bodies)
+    first = first_difference(yours, right, frames(yours, s.forward, s.leaves, hide=s.hide))
+    send_to(first or 0)
 
 
 def _and(items, word='and'):

@@ -12,18 +12,18 @@ from engine import PRESETS
 from engine.frames import grads_at
 from engine.ieee import same
 from view.explanation import owner, shown
-from view.graph import LOST_LEGEND, lost
+from view.graph import lost
 from view.node_table import STATE_WORDS as TABLE_WORDS
-from view.numbers import fmt, number
-from view.summary import CHECK, UNDEFINED
+from view.numbers import flushed, fmt_all, needs_e, number
+from view.summary import CHECK, UNDEFINED, untrusted
 
 # its parts beside the right trace, as view/modes.py names them: the node table's column of what += gives at the same
 # frame; on the `=` engine a grad still to be written is not to be added to (each write replaces the last), and a
-# final grad can be wrong (graph.wrong_grads), as its box shows, in the legend's looks of LOST_LEGEND; a grad that
-# differs from += while more writes are to come is not drawn wrong: that is the bug at work, each step's loss named
+# final grad can be wrong (graph.wrong_grads), as its box shows (the legend has the looks the frames draw:
+# graph.legend_keys); a grad that differs from += while more writes are to come is not drawn wrong: that is the bug
+# at work, each step's loss named
 COLUMN = 'grad with +='
 STATE_WORDS = {**TABLE_WORDS, 'accumulating': 'has more = to come', 'wrong': 'is final but wrong: += gives another'}
-LEGEND = LOST_LEGEND
 EVERY_FRAME = False
 
 
@@ -49,10 +49,12 @@ def no_reuse_note(trace):
 
 BUG_NOTE = (
     'The same backward pass with one slip: every `_backward` writes `x.grad = …` where micrograd writes '
-    '`x.grad += …`. A value used twice keeps only its last use’s contribution. On the graph, a contribution that `=` '
-    'throws away is marked `✗ lost` on its dashed edge, and a final grad that came out wrong (`+=` gives another) is '
-    'lilac with a dotted border; the table puts what `+=` gives beside each grad, in bold where they differ.'
-)  # to a student: what runs and how to read it, not which files hold it
+    '`x.grad += …`. A value used twice keeps only its last use’s contribution. At the step where `=` throws one '
+    'away, the caption says how much, and the box whose grad it wrote over has a thick dashed border (where the edges '
+    'carry their sums, the dashed edge it came along says `✗ lost`); a final grad that came out wrong (`+=` gives '
+    'another) is lilac with a dotted border; the table puts what `+=` gives beside each grad, in bold where they '
+    'differ.'
+)  # to a student: what runs and how to read it, not which files hold it; only what every shape of the graph draws
 
 
 def frame_texts(trace, right, frames, labels, mistakes):
@@ -113,27 +115,36 @@ def lost_parts(trace, right, frame):
 
 
 def bug_check(trace, right, numeric, named=('grad with =', 'grad with +=', '= is'), agrees='+='):
-    """Each input's grad with `=` and with `+=`, beside the finite difference that says which is right. `named`: the
-    columns of the two grads and the verdict; `agrees`: what the verdict says a wrong grad's difference agrees with
-    (view/exercise.py names them for a student's bodies and the right engine)."""
-    wrong, ok = trace.final_grads(), right.final_grads()
+    """Each input's grad with `=` and with `+=`, beside the finite difference that says which is right, all numbers in
+    one style. `named`: the columns of the two grads and the verdict; `agrees`: what the verdict says a wrong grad's
+    difference agrees with (view/exercise.py names them for a student's bodies and the right engine). A grad is wrong
+    where the grader says so, at 9 decimals (engine/grader.py); the difference is said to agree with `agrees` only
+    where its own error tells the two grads apart, and is shown only where that error is small (summary.untrusted)."""
+    output_finite = math.isfinite(trace.nodes[-1].data)
+    pairs = [(node.name, w, r) for node, w, r in zip(trace.nodes, trace.final_grads(), right.final_grads())
+             if node.is_input]  # fmt: skip
+    e = needs_e([flushed(g) for _, w, r in pairs for g in (w, r)])
     rows = []
-    for i, node in enumerate(trace.nodes):
-        if not node.is_input:
-            continue
-        d = numeric.get(node.name, math.nan)
-        if not math.isfinite(d):
-            verdict = UNDEFINED
-        elif same(wrong[i], ok[i]):
-            verdict = 'right'
+    for name, w, r in pairs:
+        d = numeric.get(name, math.nan)
+        why = untrusted(d, r, e)
+        error = getattr(d, 'error', 0.0)
+        if not (output_finite and math.isfinite(r)):
+            check = verdict = UNDEFINED
         else:
-            verdict = f'WRONG: the finite difference agrees with {agrees}'
-        rows.append((node.name, fmt(wrong[i]), fmt(ok[i]), fmt(d) if math.isfinite(d) else UNDEFINED, verdict))
+            check = why or fmt_all([flushed(d)], e)[0]
+            if same(round(w, 9), round(r, 9)):
+                verdict = 'right'
+            elif not why and abs(d - r) <= error and not abs(d - w) <= error:  # w may be nan
+                verdict = f'WRONG: the finite difference agrees with {agrees}'
+            else:
+                verdict = f'WRONG: {agrees} gives another; the finite difference cannot tell which is right here'
+        rows.append((name, *fmt_all([flushed(w), flushed(r)], e), check, verdict))
     columns = ['input', named[0], named[1], 'finite difference', named[2]]
     return pd.DataFrame({column: [row[j] for row in rows] for j, column in enumerate(columns)})
 
 
-def summary_html(trace, right, numeric):
+def summary_html(trace, right, numeric, mistakes=(), verdicts=()):
     """At the end: the check as HTML, every cell escaped, and a line on what it shows."""
     table = bug_check(trace, right, numeric)
     wrong = [name for name, verdict in zip(table['input'], table['= is']) if verdict.startswith('WRONG')]

@@ -7,6 +7,7 @@ beside the right one and the finite difference. Plain data and escaped HTML, as 
 import ast
 import html
 import math
+import re
 from types import SimpleNamespace
 
 from engine import diagnosis, exercise, ops, sandbox
@@ -16,7 +17,6 @@ from engine.ieee import same
 from engine.local_grads import right_entries
 from view.bug import bug_check, lost_parts
 from view.explanation import owner, scope
-from view.graph import LOST_LEGEND
 from view.node_table import STATE_WORDS as TABLE_WORDS
 from view.numbers import equals, number
 from view.worked import Unreadable, factor, shown_scope, worked, write
@@ -26,7 +26,6 @@ NAMES = {op: name for name, op in exercise.OPS.items()}  # '+' -> 'add'
 # and a grad of theirs that is not the right one at a frame is wrong there, whether final or not
 COLUMN = 'right grad'
 STATE_WORDS = {**TABLE_WORDS, 'wrong': 'is wrong: the right engine gives another'}
-LEGEND = LOST_LEGEND  # a body may write with = too
 EVERY_FRAME = True
 
 
@@ -186,17 +185,74 @@ def code_parts(trace, right, frame, first_here, mistakes):
     return parts
 
 
-def summary_html(trace, right, numeric):
+def summary_html(trace, right, numeric, mistakes=(), verdicts=()):
     """At the end: each input's grad from the student's bodies and from the right engine, beside the finite
-    difference, as HTML, every cell escaped, and a line on what it shows."""
+    difference, as HTML, every cell escaped; first, what it shows, never against the grader: where this graph's grads
+    are right and the grader's `verdicts` (engine/grader.py) are not, it says so at once; and each slip of `mistakes`
+    (engine.diagnosis.Mistake) in a student's words, with the line to write."""
     table = bug_check(
         trace, right, numeric=numeric, named=('your grad', 'right grad', 'yours is'), agrees='the right engine'
     )
     wrong = [name for name, verdict in zip(table['input'], table['yours is']) if verdict.startswith('WRONG')]
-    yours = 'tuples' if _tuples(trace) else 'bodies'
-    said = f'Your {yours} give wrong grads for {", ".join(wrong)}.' if wrong else 'Every input’s grad is right.'
-    intro = f'<p><b>Done.</b> {html.escape(said)}</p>'
-    return intro + table.to_html(index=False, escape=True, border=0, classes='check')
+    tuples = _tuples(trace)
+    said = html.escape(_graph_said(wrong, verdicts, mistakes, tuples))
+    slips = ''.join(f'<li>{slip_html(m, tuples)}</li>' for m in mistakes)
+    slips = f'<ul>{slips}</ul>' if slips else ''
+    return f'<p><b>Done.</b> {said}</p>{slips}' + table.to_html(index=False, escape=True, border=0, classes='check')
+
+
+SHOW_WHERE = 'Show me where it fails'  # components/code.py's button: the smallest graded expression that fails
+
+
+def _graph_said(wrong, verdicts, mistakes, tuples):
+    """The summary's first sentence: this graph's grads, and the grader's verdicts beside them."""
+    yours = 'tuples' if tuples else 'bodies'
+    failing = [v.expression for v in verdicts if v.wrong]
+    waits = [v.expression for v in verdicts if v.waits]
+    if wrong:
+        return f'Your {yours} give wrong grads for {", ".join(wrong)}.'
+    if failing:
+        where = ' where a value is used twice' if any(m.kind == 'assign' for m in mistakes) else ''
+        return (
+            f'Every input’s grad is right on this graph, but your {yours} are wrong{where}: the grader finds them '
+            f'wrong on {_and(failing)}. To watch it fail step by step, press “{SHOW_WHERE}” under the graph.'
+        )
+    if waits:
+        return f'Every input’s grad is right on this graph; the grader waits for your {_and(waits)} to run.'
+    if verdicts:
+        return (
+            f'Every input’s grad is right, and the grader finds your {yours} right on all {len(verdicts)} of its '
+            'expressions.'
+        )
+    return 'Every input’s grad is right.'
+
+
+def _and(items):
+    """'a', 'a and b', 'a, b and c'."""
+    return items[0] if len(items) == 1 else f'{", ".join(items[:-1])} and {items[-1]}'
+
+
+def slip_html(mistake, tuples=False):
+    """One slip, escaped: where (the method, and its line for an input, or microgpt's entry), what went wrong in a
+    student's words (diagnosis.MISTAKES, local_grads.MISTAKES), and the right line to write."""
+    method = html.escape(exercise.METHODS[mistake.name])
+    right = html.escape(mistake.right)
+    if tuples:
+        where = f'In <code>{method}</code>’s local_grads, the entry for {html.escape(mistake.target)}'
+        fix = f'The right entry: <code>{right}</code>.'
+    else:
+        where = f'In <code>{method}</code>, the line for <code>{html.escape(mistake.target)}.grad</code>'
+        fix = f'Write <code>{right}</code>.'
+    return f'{where}: {_as_code(mistake.words)}. {fix}'
+
+
+# in a slip's words, what a student types: `pass`, =, +=, -=, out.grad, out.data, in a code font
+TYPED = re.compile(r'`([^`]+)`|(?<![\w.=+-])(\+=|-=|=|out\.grad|out\.data)(?![\w=])')
+
+
+def _as_code(words):
+    """`words`, escaped, with what a student types in <code>."""
+    return TYPED.sub(lambda m: f'<code>{m.group(1) or m.group(2)}</code>', html.escape(words, quote=False))
 
 
 def _tuples(trace):

@@ -6,10 +6,11 @@ docs/adding-a-mode.md says how to add one.
 
 A mode's view module (view.bug, view.exercise) draws what the mode adds beside the right trace, under these names:
 COLUMN, the node table's column of the right grads beside 'grad now'; STATE_WORDS, a grad's state in the table's
-words (view.node_table.STATE_WORDS with 'wrong'); LEGEND, the looks it adds to view.graph.LEGEND; EVERY_FRAME,
-whether a grad that is not the right one at a frame is drawn wrong there, or only once it is final;
+words (view.node_table.STATE_WORDS with 'wrong'); EVERY_FRAME, whether a grad that is not the right one at a frame
+is drawn wrong there, or only once it is final;
 frame_texts(trace, right, frames, labels, mistakes), (what each caption adds, the parts each explanation adds, the
-frames the slider marks); summary_html(trace, right, numeric), the check at the last frame.
+frames the slider marks); summary_html(trace, right, numeric, mistakes, verdicts), the check at the last frame
+(the grader's `verdicts` on a student's bodies, engine/grader.py).
 """
 
 import math

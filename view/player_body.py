@@ -6,7 +6,7 @@ import json
 from view import forward
 from view.depth_plot import depth_plots
 from view.explanation import caption, explain, explanation_html, frame_rules
-from view.graph import LEGEND, TANGENT_LEGEND, blank_label, label_width
+from view.graph import LEGEND, blank_label, label_width, legend_html, legend_keys
 from view.learning import learning_tail
 from view.modes import MODE
 from view.names import frame_labels, frame_suffixes
@@ -17,16 +17,18 @@ from view.summary import grad_check, summary_html
 
 
 def make_body(
-    trace, all_frames, *, width, numeric, graph, mode='watch', right=None, learning=None, in_pass=None, mistakes=()
+    trace, all_frames, *, width, numeric, graph, mode='watch', right=None, learning=None, in_pass=None, mistakes=(),
+    verdicts=(),
 ):  # fmt: skip
     """The graph (server_layout's {'svg'} or browser_layout's {'dot', …}) with each frame's patch, caption,
     explanation, sums and node table, encoded for the player; the grads each frame hides (frame.hidden) show '?' in
     all of them, and hiding every grad leaves out the grad check too, as do a last frame that hides grads and
     `numeric` None (a quiz not finished). `mode` (view/modes.py's name): where its row has a view module, `right` is
     the right trace beside `trace`, and that module adds its own parts (a student's `mistakes`, engine.diagnosis
-    .diagnose's, are named at the first difference); `learning` (view.learning.Learning) adds the frames of one step
-    of learning after the pass. Each frame's number, as its caption says it, and its file's (names.frame_numbers)
-    count `in_pass` frames in the pass where given (a quiz held at its question counts the whole pass as watched)."""
+    .diagnose's, are named at the first difference, and at the end beside the grader's `verdicts`); `learning`
+    (view.learning.Learning) adds the frames of one step of learning after the pass. Each frame's number, as its
+    caption says it, and its file's (names.frame_numbers) count `in_pass` frames in the pass where given (a quiz held
+    at its question counts the whole pass as watched)."""
     beside, assigns = MODE[mode].view, MODE[mode].engine == 'assigns'
     every_frame = beside is not None and beside.EVERY_FRAME
     patches = frame_patches(trace, all_frames, width=width, right=right, every_frame=every_frame)
@@ -48,7 +50,7 @@ def make_body(
     elif last.wrt >= 0:  # forward mode: the output's tangent beside the backward pass's grad
         summary = forward.summary_html(trace, last.wrt, numeric)
     elif beside is not None:
-        summary = beside.summary_html(trace, right, numeric)
+        summary = beside.summary_html(trace, right, numeric, mistakes=mistakes, verdicts=verdicts)
     else:
         summary = summary_html(grad_check(trace, numeric), trace.nodes[-1].name)
     if learning is not None:
@@ -67,17 +69,15 @@ def make_body(
     return encode_body(
         graph, patches, blank_label(width, label_width(trace, width)),
         captions=captions, explanations=explanations, rules=rules, table=table, near=neighbours(trace),
-        summary=summary, plots=plots, legend=legend(beside, last), labels=labels,
+        summary=summary, plots=plots, legend=legend(patches, last), labels=labels,
         files=files, marks=marks,
     )  # fmt: skip
 
 
-def legend(beside, frame):
-    """The legend under the player: forward mode's (its frames carry tangents), or the page's with what the mode's
-    view module adds."""
-    if frame.wrt >= 0:
-        return TANGENT_LEGEND
-    return LEGEND + (beside.LEGEND if beside is not None else '')
+def legend(patches, frame):
+    """The legend under the player: the looks its frames' patches draw (graph.legend_keys), in every mode; said of
+    tangents where the frames carry them (forward mode)."""
+    return legend_html(legend_keys(patches, tangents=frame.wrt >= 0))
 
 
 def neighbours(trace):

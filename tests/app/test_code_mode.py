@@ -45,8 +45,8 @@ def test_a_link_with_swapped_inputs_runs_them_and_marks_the_first_difference(sta
 def test_the_right_bodies_mark_no_difference(start):
     page = start(query=code_link())
     assert verdict(page).splitlines() == [
-        'neuron: right', 'reuse: right', 'chain: right', 'b = a + a: right', 'a·(a + b): right',
-        '(a·b)·(a + b): right', 'tanh(a) + a: right']  # fmt: skip
+        'neuron: right', 'reuse: right', 'chain: right', 'b = a + a: right', 'a + tanh(a + a): right',
+        'tanh(a)·(a + a·a): right']  # fmt: skip
     assert page.body()['marks'] == []
     assert 'difference' not in page.go(page.last_frame).caption()
 
@@ -54,6 +54,8 @@ def test_the_right_bodies_mark_no_difference(start):
 def test_equals_in_add_passes_the_exercises_three_and_the_page_says_b_equals_a_plus_a_catches_it(start):
     page = start(query=code_link('a_plus_a', add='self.grad = out.grad\nother.grad = out.grad'))
     assert 'b = a + a: wrong (a: 2.0, yours 1.0)' in verdict(page)
+    # a + tanh(a + a) at a = 1: right 1 + 2(1 − tanh² 2); both = keep the last write, 1 − tanh² 2
+    assert 'a + tanh(a + a): wrong (a: 1.14130165, yours 0.070650825)' in verdict(page)
     assert any('fail b = a + a' in w.value.replace('\\', '') for w in page.at.warning)  # markdown-escaped
 
 
@@ -73,7 +75,7 @@ def test_a_body_that_cannot_run_is_shown_with_its_error_and_caret_and_its_verdic
 
 def test_a_refused_body_is_not_graded_as_a_pass_and_no_hint_speaks_of_one(start):
     # the × refused, the tanh with = for +=: the grader waits for the ×, grades what runs no × (b = a + a and
-    # tanh(a) + a, at a = 1: 1 + (1 − tanh² 1) = 1.419974342, and the = keeps 0.419974342), and the hints are the tanh's
+    # a + tanh(a + a), whose tanh's input holds no grad before it: right), and the hints are the tanh's
     page = start(query=code_link(tanh='self.grad = (1 - t**2) * out.grad'))
     typed = 'self.grad += other.data * out.grad\nimport os'
     page.at.text_area(key='code_mul').set_value(typed).run()
@@ -81,7 +83,7 @@ def test_a_refused_body_is_not_graded_as_a_pass_and_no_hint_speaks_of_one(start)
     assert any('can’t run yet' in e.value for e in page.at.error)
     assert verdict(page).splitlines() == [
         'mul: waits for your body to run (it cannot run yet: see the error above)', 'b = a + a: right',
-        'tanh(a) + a: wrong (a: 1.419974342, yours 0.419974342)']  # fmt: skip
+        'a + tanh(a + a): right']  # fmt: skip
     said = []
     while hint := next((b for b in page.at.button if 'hint' in b.label.lower()), None):
         hint.click().run()
@@ -99,14 +101,15 @@ def test_a_refused_body_is_not_graded_as_a_pass_and_no_hint_speaks_of_one(start)
 
 def test_a_slip_no_exercise_expression_shows_fails_a_pitfall_and_the_page_says_how_to_watch_it(start):
     page = start(query=code_link(tanh='self.grad = (1 - t**2) * out.grad'))
-    assert verdict(page).splitlines()[-1] == 'tanh(a) + a: wrong (a: 1.419974342, yours 0.419974342)'
+    # tanh(a)·(a + a·a) at a = 1: the + and the a·a give a 3·tanh 1 first, and tanh's = keeps its 2(1 − tanh² 1)
+    assert verdict(page).splitlines()[-1] == 'tanh(a)·(a + a·a): wrong (a: 3.124731151, yours 0.839948683)'
     (warning,) = [w.value.replace('\\', '') for w in page.at.warning]  # markdown-escaped
-    assert 'pass the exercise’s own three expressions, and fail tanh(a) + a' in warning
-    assert 'pick *type your own formula…* and type `tanh(a) + a`' in warning
+    assert 'pass the exercise’s own three expressions, and fail tanh(a)·(a + a·a)' in warning
+    assert 'pick *type your own formula…* and type `tanh(a)*(a + a*a)`' in warning
     page.at.selectbox(key='expr').set_value('custom').run()
-    page.at.text_input(key='formula').set_value('tanh(a) + a').run()
+    page.at.text_input(key='formula').set_value('tanh(a)*(a + a*a)').run()
     page.go(page.last_frame)
-    assert page.grads()['a'] == '0.4200'  # the grader's 0.419974342, as the page rounds it
+    assert page.grads()['a'] == '0.8399'  # the grader's 0.839948683, as the page rounds it: the same input, 1.0
 
 
 def test_show_the_answer_and_reset_to_the_exercise(start):
@@ -193,8 +196,8 @@ def test_switching_the_form_shows_the_tuples_boxes_and_the_link_follows_and_the_
     page.at.button[1].click().run()  # Show the answer
     assert [a.value for a in page.at.text_area] == list(TUPLES.values())
     assert verdict(page).splitlines() == [
-        'neuron: right', 'reuse: right', 'chain: right', 'b = a + a: right', 'a·(a + b): right',
-        '(a·b)·(a + b): right', 'tanh(a) + a: right']  # fmt: skip
+        'neuron: right', 'reuse: right', 'chain: right', 'b = a + a: right', 'a + tanh(a + a): right',
+        'tanh(a)·(a + a·a): right']  # fmt: skip
     assert link(page)['grads.mul'] == '(other.data, self.data)'
     assert page.body()['marks'] == []
     page.at.radio(key='form').set_value('bodies').run()  # back: the bodies as they were
@@ -209,7 +212,7 @@ def test_a_tuple_that_cannot_run_is_shown_with_its_caret_and_its_op_waits(start)
     assert any(c.value.endswith('\n ^') and c.value.startswith('(other.data self.data)') for c in page.at.code)
     assert verdict(page).splitlines() == [
         'mul: waits for your local_grads to run (it cannot run yet: see the error above)', 'b = a + a: right',
-        'tanh(a) + a: right']  # fmt: skip
+        'a + tanh(a + a): right']  # fmt: skip
     assert page.has_graph() and page.body()['marks'] == [6]  # reuse's × waits: a*a's step differs first
     assert 'local_grads cannot run yet' in page.go(6).explanation()
 
@@ -270,3 +273,51 @@ def test_the_chain_with_the_exercises_own_bodies_opens_with_its_plot(start):
     assert 'chain: wrong' in verdict(page)
     plots = page.body()['plots']
     assert plots['parts'] and not any('wline' in part for part in plots['parts'])  # no line on w's grad: none comes
+
+
+EQUALS_IN_MUL = 'self.grad = other.data * out.grad\nother.grad = self.data * out.grad'
+
+
+def summary_said(page):
+    """The words above the check at the last frame: what the summary says of the student's bodies."""
+    page.go(page.last_frame)
+    return test_app.text_of(page.body()['summary'].split('<table')[0])
+
+
+def test_equals_in_mul_right_on_the_neuron_is_called_wrong_at_the_end_with_the_line_to_write(start):
+    # the neuron uses no value twice, so = writes what += would add to 0: every grad right by hand
+    # (o = tanh(n), n = x1·w1 + x2·w2 + b). reuse at a = 3, b = −2: a*a's two lines each write a.grad = 3, then a*b's
+    # writes a.grad = b = −2, where += gives 2·3 + (−2) = 4
+    page = start(query=code_link('neuron', mul=EQUALS_IN_MUL))
+    assert 'neuron: right' in verdict(page)
+    assert 'reuse: wrong (a: 4.0, yours -2.0)' in verdict(page)
+    said = summary_said(page)
+    assert 'Every input’s grad is right on this graph, but your bodies are wrong where a value is used twice' in said
+    assert 'reuse' in said.split('wrong on')[1]
+    assert 'In __mul__, the line for self.grad: = where += belongs' in said
+    assert 'Write self.grad += other.data * out.grad.' in said  # the seed's line, as the exercise has it
+    assert 'Write other.grad += self.data * out.grad.' in said
+    assert 'Show me where it fails' in said
+
+
+def test_show_me_where_it_fails_opens_the_smallest_failing_expression_at_its_first_difference(start):
+    page = start(query=code_link('neuron', mul=EQUALS_IN_MUL))
+    failing = [line.split(':')[0] for line in verdict(page).splitlines() if ': wrong (' in line]
+    (button,) = [b for b in page.at.button if b.label == 'Show me where it fails']
+    button.click().run()
+    assert page.at.selectbox(key='expr').value == 'reuse'  # 5 nodes, as few as (a·b)·(a + b), and graded first
+    assert 'reuse' in failing
+    # reuse's frames (this file's docstring): 6 is a*a's step, where the = keeps a.grad = a = 3, += gives 3 + 3 = 6
+    assert page.frame == 6
+    assert page.caption().endswith('✗ first difference from the right engine')
+    assert page.grads()['a'] == '3.0000'
+    assert page.table()['right grad'][page.table()['node'].index('a')] == '6.0000'
+
+
+def test_a_wrong_tanh_tuple_right_on_reuse_is_called_wrong_at_the_end_in_microgpts_words(start):
+    # reuse has no tanh: its grads are right by hand whatever tanh's tuple; the neuron's o = tanh(n) needs 1 − o²
+    page = start(query=grads_link('reuse', tanh='(1 - self.data**2,)'))
+    said = summary_said(page)
+    assert 'right on this graph, but your tuples are wrong: the grader finds them wrong on neuron' in said
+    assert 'In tanh’s local_grads, the entry for self:' in said
+    assert 'The right entry: 1 - t ** 2.' in said
