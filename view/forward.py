@@ -10,7 +10,8 @@ import pandas as pd
 
 from engine import forward
 from view.explanation import agrees, partial
-from view.numbers import fmt, number, product_sign
+from view.numbers import flushed, fmt_all, needs_e, number, product_sign
+from view.summary import untrusted
 
 PATHS_UP_TO = 60  # values: a graph this small has its paths listed; a bigger one, its count of paths alone
 MAX_PATHS = 12  # the paths listed at most: past them the page says how many more there are
@@ -22,9 +23,12 @@ def summary_html(trace, wrt, numeric):
     input's grad costs each way (costs_html). Every text escaped."""
     name, by = trace.nodes[-1].name, trace.nodes[wrt].name
     tangent, grad = forward.tangents(trace, wrt)[-1], trace.final_grads()[wrt]
-    rows = {'forward mode: the output’s tangent': fmt(tangent), f'backward pass: {by}.grad': fmt(grad)}
-    if numeric is not None and by in numeric:
-        rows['finite difference'] = fmt(numeric[by])
+    check = numeric.get(by) if numeric is not None else None
+    shown = fmt_all([flushed(x) for x in (tangent, grad, check) if x is not None])  # one style, as every check's
+    rows = {'forward mode: the output’s tangent': shown[0], f'backward pass: {by}.grad': shown[1]}
+    if check is not None:  # where its own error cannot tell right from wrong, it says so (view/summary.py)
+        why = math.isfinite(grad) and math.isfinite(check) and untrusted(check, grad, needs_e([grad, check]))
+        rows['finite difference'] = why or shown[2]
     table = pd.DataFrame({'way': list(rows), f'∂{name}/∂{by}': list(rows.values())})
     out = html.escape(partial(trace, len(trace.nodes) - 1, wrt))
     said = f'<b>Done.</b> {out}: the forward pass’s tangent and the backward pass’s grad are {agrees(tangent, grad)}.'

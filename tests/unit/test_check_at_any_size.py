@@ -19,6 +19,7 @@ from engine import PRESETS, Expression, assign, parse_expression, topological_or
 from engine.ops import OPS, op_of
 from engine.presets import Difference, numeric_grads
 from view.bug import bug_check
+from view.forward import summary_html as forward_summary
 from view.summary import CHECK, TRUST, UNDEFINED, UNTRUSTED, grad_check, untrusted
 
 EPS = sys.float_info.epsilon
@@ -294,3 +295,19 @@ def test_a_grad_a_rounding_away_from_the_right_one_is_right_as_the_grader_says()
         ('0.0000', '0.0000', '0.0000', 'right'),
         ('2.0000', '2.0000', '2.0000', 'right'),
     ]
+
+
+def test_forward_modes_check_says_where_it_cannot_be_trusted_and_writes_one_style():
+    # x² − y² at x = 10⁶, y = −2: by hand ∂/∂x = 2x = 2,000,000 and ∂/∂y = −2y = 4; f ≈ 10¹² swamps y's nudge
+    expression, values = parse_expression('(x + y) * (x - y)'), {'x': 1e6, 'y': -2.0}
+    leaves, out = expression.build(values)
+    trace = trace_backward(out, leaves)
+    numeric = numeric_grads(expression, values)
+    cells = {}
+    for k, node in enumerate(trace.nodes):
+        if node.is_input:
+            table = forward_summary(trace, k, numeric).split('<p style')[0]  # the check, before the costs
+            cells[node.name] = [re.sub('<[^>]+>', '', c).strip() for c in re.findall(r'<td>(.*?)</td>', table)][1::2]
+    assert cells['x'] == [f'{2e6:.3e}'] * 3
+    assert cells['y'][:2] == ['4.0000', '4.0000']
+    assert cells['y'][2] == f'{UNTRUSTED} (f ≈ {1e12:.1e})'
