@@ -43,7 +43,8 @@ PAGE_WIDTH = """() => {
 
 # every edge label's lines, spaces run together (the numbers are padded to one width): {label id: [its lines]}
 LABELS = r"""root => Object.fromEntries([...root.querySelectorAll('.view svg g.lab')].map((g) => [
-  g.id, [...g.querySelectorAll('text')].map((t) => t.textContent.trim().replace(/\s+/g, ' ')).filter(Boolean),
+  g.id, [...g.querySelectorAll('text')].map((t) => t.textContent.trim().replace(/\s+/g, ' '))
+    .filter((text) => text && !/^─+$/.test(text)),  // a blank label's middle line, drawn as its edge goes on
 ]))"""
 
 
@@ -95,7 +96,7 @@ def caption(page):
 
 
 def summary_rows(page):
-    return page.locator('.player .summary tbody tr').evaluate_all(
+    return page.locator('.player .summary table.check tbody tr').evaluate_all(  # the check, not the costs under it
         'rows => rows.map(r => [...r.cells].map(c => c.textContent.trim()))'
     )
 
