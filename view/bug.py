@@ -139,7 +139,10 @@ def bug_check(trace, right, numeric, named=('grad with =', 'grad with +=', '= is
                 verdict = f'WRONG: the finite difference agrees with {agrees}'
             else:
                 verdict = f'WRONG: {agrees} gives another; the finite difference cannot tell which is right here'
-        rows.append((name, *fmt_all([flushed(w), flushed(r)], e), check, verdict))
+        shown = fmt_all([flushed(w), flushed(r)], e)
+        if verdict.startswith('WRONG') and shown[0] == shown[1]:  # apart past the digits shown: as the grader says them
+            verdict += f' ({round(w, 9)!r} against {round(r, 9)!r}, at the 9 decimals the grader rounds to)'
+        rows.append((name, *shown, check, verdict))
     columns = ['input', named[0], named[1], 'finite difference', named[2]]
     return pd.DataFrame({column: [row[j] for row in rows] for j, column in enumerate(columns)})
 
