@@ -61,8 +61,9 @@ def test_the_bug_marks_the_thrown_away_edge_lost_at_frames_6_and_7_only_and_draw
     assert struck == {6: ['l3_0'], 7: ['l3_1']}  # a*a's first a.grad =, then its second, replaced by a*b's
     assert shown[6]['amounts'] == shown[7]['amounts'] == ['✗ lost 3.0000']  # a.data × 1, each time
     assert not [k for k, frame in enumerate(shown) if frame['through']]  # no line through any number
-    assert shown[6]['lost'] == ['e3_0', 'e3_0_in', 'l3_0']  # the label and both halves of its edge
-    assert shown[7]['lost'] == ['e3_1', 'e3_1_in', 'l3_1']
+    # the label and both halves of its edge, and a's box, whose grad = wrote over: marked in every shape, labels or not
+    assert shown[6]['lost'] == ['e3_0', 'e3_0_in', 'l3_0', 'n0']
+    assert shown[7]['lost'] == ['e3_1', 'e3_1_in', 'l3_1', 'n0']
     # a is final from a*b's step on, at −2 where += gives 4: drawn wrong there, and only there; b (3) is right
     assert {k: frame['wrong'] for k, frame in enumerate(shown) if frame['wrong']} == {k: ['n0'] for k in (7, 8, 9)}
     throws = '· = throws away a.grad’s 3.0000'  # a.grad = a.data × out.grad = 3 × 1, each time
@@ -78,6 +79,8 @@ def test_the_bug_marks_the_thrown_away_edge_lost_at_frames_6_and_7_only_and_draw
         'p => [getComputedStyle(p).fill, getComputedStyle(p).strokeDasharray]'
     )
     assert box[0] == 'rgb(207, 168, 221)' and box[1] not in ('', 'none'), box  # graph.WRONG_FILL, #CFA8DD
+    lost = page.locator('.player g.v.lost > path').evaluate('p => getComputedStyle(p).strokeDasharray')
+    assert lost not in ('', 'none'), lost  # a's box: dashed, as the legend's row for a grad written over
     assert boxes(page)['a'][1] == '-2.0000'  # b.data × 1 replaced 3 + 3
     row = page.locator('.player .table tbody tr').first  # a: its grad now, and what += gives beside it, in bold
     assert row.locator('td').all_text_contents()[2:6] == [
