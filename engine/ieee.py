@@ -24,6 +24,12 @@ def same(a, b):
     return a == b or (a != a and b != b)
 
 
+def same_grad(a, b):
+    """same() for two engines' grads of one node at one frame, where a grad never written (None) is the 0.0 a Value's
+    grad starts at: a student's `pass` that leaves w2.grad at 0 where the right engine adds 0 is the same number."""
+    return same(0.0 if a is None else a, 0.0 if b is None else b)
+
+
 def _ieee(f, *args, pole=1.0):
     """f(*args) on floats: an overflow or a pole gives inf times `pole` (its sign, or nan); outside f's domain, nan."""
     try:

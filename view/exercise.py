@@ -13,7 +13,7 @@ from types import SimpleNamespace
 from engine import diagnosis, exercise, ops, sandbox
 from engine.code import INPUTS, backward_source, grad_writes
 from engine.frames import grads_at
-from engine.ieee import same
+from engine.ieee import same_grad
 from engine.local_grads import right_entries
 from view.bug import bug_check, lost_parts
 from view.explanation import owner, scope
@@ -30,9 +30,10 @@ EVERY_FRAME = True
 
 
 def differing(trace, right, frame):
-    """The nodes whose grad at `frame` is not the right engine's (one not written where the right one is, too)."""
+    """The nodes whose grad at `frame` is not the right engine's (one not written where the right one adds a number to
+    its 0.0, too; but not where it adds 0: the grad is the same 0, engine.ieee.same_grad)."""
     yours, ok = grads_at(trace, frame), grads_at(right, frame)
-    return [i for i, (g, r) in enumerate(zip(yours, ok)) if not same(g, r)]
+    return [i for i, (g, r) in enumerate(zip(yours, ok)) if not same_grad(g, r)]
 
 
 def first_difference(trace, right, frames):

@@ -8,7 +8,7 @@ import graphviz
 from engine import ops
 from engine.forward import terms
 from engine.frames import Frame, grads_at
-from engine.ieee import same
+from engine.ieee import same, same_grad
 from view.numbers import HIDDEN, NOT_COMPUTED, fmt, padded, product_sign
 from view.palette import (
     ACCUMULATING_FILL,
@@ -56,7 +56,7 @@ def value_look(trace, frame, i, grads, final_after, width, right=None, right_gra
         state = 'wrong' if i in wrong_grads(trace, right) else 'final'
     else:
         state = 'accumulating'
-    if right_grads is not None and state != 'hidden' and not same(grad, right_grads[i]):
+    if right_grads is not None and state != 'hidden' and not same_grad(grad, right_grads[i]):
         state = 'wrong'
     mark = ''
     if i == frame.node:

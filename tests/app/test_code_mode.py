@@ -136,11 +136,13 @@ def test_hints_come_in_three_steps_which_op_which_input_the_right_line(start):
     assert not any('hint' in b.label.lower() for b in page.at.button)
 
 
-def test_a_tampered_body_in_a_link_falls_back_to_the_exercise_with_a_toast(start):
+def test_a_body_in_a_link_that_cannot_run_is_shown_with_its_error_and_one_past_the_limit_falls_back(start):
     page = start(query={**code_link(), 'code.mul': 'import os', 'code.tanh': 'self.grad += 1\n' * 200})
-    assert [a.value for a in page.at.text_area] == [RIGHT['add'], exercise.TODO, exercise.TODO]
+    assert [a.value for a in page.at.text_area] == [RIGHT['add'], 'import os', exercise.TODO]
+    assert any('can’t run yet' in e.value.replace('\\', '') for e in page.at.error)  # as when it was typed
+    assert 'mul: waits for your body to run' in verdict(page)
     toast = ' '.join(t.value for t in page.at.toast).replace('\\', '')  # markdown-escaped
-    assert 'code.mul' in toast and 'code.tanh' in toast
+    assert 'code.tanh' in toast and 'code.mul' not in toast
 
 
 def test_an_op_outside_the_exercise_runs_the_engines_own_and_says_so(start):
@@ -228,11 +230,10 @@ def test_hints_in_microgpts_form_name_the_entry_and_the_right_one(start):
                     'The right entry for `self`: `1 - t ** 2`.']  # fmt: skip
 
 
-def test_a_tampered_tuple_or_form_in_a_link_falls_back_with_a_toast(start):
+def test_a_tuple_in_a_link_that_cannot_run_is_shown_and_a_tampered_form_falls_back_with_a_toast(start):
     page = start(query={**grads_link(), 'grads.mul': 'import os', 'grads.tanh': '(1 - t**2)'})
-    assert [a.value for a in page.at.text_area] == [TUPLES['add'], local_grads.TODO, local_grads.TODO]
-    toast = ' '.join(t.value for t in page.at.toast).replace('\\', '')  # markdown-escaped
-    assert 'grads.mul' in toast and 'grads.tanh' in toast
+    assert [a.value for a in page.at.text_area] == [TUPLES['add'], 'import os', '(1 - t**2)']
+    assert not page.at.toast
     page = start(query={**grads_link(), 'form': 'micrograd2'})
     assert page.at.radio(key='form').value == 'bodies'  # the seed's form, its bodies the exercise's own
     assert [a.value for a in page.at.text_area] == [exercise.TODO] * 3
@@ -245,12 +246,13 @@ def test_the_presentation_view_runs_the_tuples_without_the_boxes(start):
     assert page.body()['marks'] == [7]
 
 
-def test_a_link_with_an_empty_body_opens_on_the_exercise_and_a_cleared_box_says_to_write_pass(start):
+def test_a_link_with_an_empty_body_opens_with_the_box_empty_and_says_to_write_pass(start):
     """?mode=code&code.tanh=: a body with no line of code (empty, blank or comments alone) is refused, as Python
-    refuses a def with nothing in it; the link's falls back to the exercise's with a toast, a cleared box says why."""
+    refuses a def with nothing in it; the link's is shown as it is, and the box says why, as a cleared one does."""
     page = start(query={'mode': 'code', 'code.tanh': ''})
-    assert [a.value for a in page.at.text_area] == [exercise.TODO] * 3
-    assert 'code.tanh' in ' '.join(t.value for t in page.at.toast).replace('\\', '')  # markdown-escaped
+    assert [a.value for a in page.at.text_area] == [exercise.TODO, exercise.TODO, '']
+    said = ' '.join(e.value for e in page.at.error).replace('\\', '')
+    assert 'no code, only blank lines or comments' in said and 'write pass' in said, said
     page.at.text_area(key='code_tanh').set_value('  # nothing yet\r\n').run()
     assert not page.at.exception
     errors = ' '.join(e.value for e in page.at.error).replace('\\', '')
@@ -321,3 +323,17 @@ def test_a_wrong_tanh_tuple_right_on_reuse_is_called_wrong_at_the_end_in_microgp
     assert 'right on this graph, but your tuples are wrong: the grader finds them wrong on neuron' in said
     assert 'In tanh’s local_grads, the entry for self:' in said
     assert 'The right entry: 1 - t ** 2.' in said
+
+
+def test_a_grad_left_at_its_zero_where_the_right_engine_adds_zero_is_not_called_wrong(start):
+    # the neuron with a `pass` left in __mul__: w2 is never written, and stays at the 0 a Value's grad starts at; the
+    # right engine adds x2.data × out.grad = 0 × 0.5 = 0 to it. The same 0: neither the graph, the table, the list
+    # beside the right engine nor the check calls it wrong (x1 and w1 are: the right ones are −1.5 and 1 by hand)
+    page = start(query=code_link('neuron', mul='pass'))
+    page.go(page.last_frame)
+    table = page.table()
+    states = dict(zip(table['node'], table[test_app.STATE]))
+    assert 'wrong' not in states['w2'] and 'wrong' in states['x1'] and 'wrong' in states['w1']
+    assert 'w2.grad' not in page.explanation()
+    rows = {row['input']: row['yours is'] for row in page.summary()}
+    assert rows['w2'] == 'right' and rows['x1'].startswith('WRONG')
