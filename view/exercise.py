@@ -69,7 +69,10 @@ def mistakes_at(trace, step, mistakes):
 def _local(line, code):
     """What a line multiplies out.grad by, by name and with its numbers: 'b.data = −2.0000'; or its whole E."""
     e = factor(line)
-    return _worked(e if e is not None else line.value, code)
+    e = e if e is not None else line.value
+    if isinstance(line, ast.AugAssign) and isinstance(line.op, ast.Sub):
+        e = ast.UnaryOp(ast.USub(), e)  # `-=` adds minus what it names: 'a.data' is −3 where a.data is 3
+    return _worked(e, code)
 
 
 def _worked(e, code):

@@ -217,6 +217,8 @@ def local_gradient(fn, j, scope, x):
     where the code cannot be written out."""
     writes = grad_writes(fn)
     f = factor(writes[j]) if j < len(writes) else None
+    if f is not None and isinstance(writes[j], ast.AugAssign) and isinstance(writes[j].op, ast.Sub):
+        f = ast.UnaryOp(ast.USub(), f)  # a student's `-=`: what it adds is minus its factor (the trace's x is too)
     try:
         if isinstance(f, ast.Name) and f.id in scope.held and forward(fn, f.id) is not None:
             line = forward(fn, f.id)

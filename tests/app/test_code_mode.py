@@ -337,3 +337,15 @@ def test_a_grad_left_at_its_zero_where_the_right_engine_adds_zero_is_not_called_
     assert 'w2.grad' not in page.explanation()
     rows = {row['input']: row['yours is'] for row in page.summary()}
     assert rows['w2'] == 'right' and rows['x1'].startswith('WRONG')
+
+
+def test_minus_equals_is_said_as_minus_its_factor_never_as_a_number_about_its_negation(start):
+    # reuse at a = 3: a*a's first line `self.grad -= other.data * out.grad` takes a.data × 1 = 3 away: the local
+    # gradient it applies is −a.data = −3, where the chain rule's is a.data = 3 (frame 6 is a*a's step)
+    minus = 'self.grad -= other.data * out.grad\nother.grad += self.data * out.grad'
+    page = start(query=code_link('reuse', mul=minus))
+    said = page.go(6).explanation()
+    assert page.caption().endswith('✗ first difference from the right engine')
+    assert 'gives a the local gradient −a.data = −3.0000; the local gradient of a*a for a is a.data = 3.0000' in said
+    assert 'your line’s local gradient for a (its use 1 of 2): −a.data = −3.0000, wrong' in said
+    assert '≈' not in said
