@@ -35,6 +35,7 @@ GROUPS = {
     'forgot': Group('forgot out.grad', 'Forgot out.grad: I added the local gradient alone'),
     'swapped': Group('swapped inputs', 'Swapped the inputs: my own data × out.grad, not the other input’s'),
     'local': Group('no local gradient', 'Left out the local gradient: I passed out.grad on as it was'),
+    'out_data': Group('out.data for out.grad', 'Used out.data for out.grad: the local gradient × the node’s value'),
     'assign': Group('= for +=', 'Wrote = for +=: this step’s contribution alone, and what the grad held is lost'),
     'sign': Group('sign slip', 'A sign slip: I took the contribution away instead of adding it'),
     'other': Group('other', 'Something else'),
@@ -47,9 +48,10 @@ GROUPS = {
 # An op whose local gradient is a number of its own can lose it (tanh's 1 − t²); +, − and negation pass out.grad on
 # as it is, or negated, where leaving the −1 out is the sign slip.
 PASS_THROUGH = (OPS['+'], OPS['-'], OPS['neg'])
-MISTAKES = {entry: ('forgot', 'local', 'assign', 'sign') for entry in OPS.values()}
-MISTAKES.update({entry: ('forgot', 'assign', 'sign') for entry in PASS_THROUGH})
-MISTAKES[OPS['*']] = ('forgot', 'swapped', 'local', 'assign', 'sign')
+# Any step can scale by the node's own data where out.grad belongs (code mode's out_data slip, engine/diagnosis.py).
+MISTAKES = {entry: ('forgot', 'local', 'out_data', 'assign', 'sign') for entry in OPS.values()}
+MISTAKES.update({entry: ('forgot', 'out_data', 'assign', 'sign') for entry in PASS_THROUGH})
+MISTAKES[OPS['*']] = ('forgot', 'swapped', 'local', 'out_data', 'assign', 'sign')
 
 
 def candidates(trace, step):
@@ -67,6 +69,7 @@ def candidates(trace, step):
       data. For a*a it is right, and dropped.
     - local (not +, −, negation): before + out.grad for each line, `self.grad += out.grad`: the local gradient left
       out (tanh's 1 − t²).
+    - out_data: before + each line's local gradient × the node's own data, `out.data` where `out.grad` belongs.
     - assign: what `=` for `+=` leaves (engine/assign.py runs it): the last line's amount alone. It differs from right
       where the grad held something, and at a*a always: the second `a.grad = a.data * out.grad` throws the first
       away (a + a likewise).
@@ -92,6 +95,7 @@ def candidates(trace, step):
             'right': lines[-1].after,
             'forgot': before + sum(c.local_grad for c in lines),
             'local': before + s.out_grad * len(lines),
+            'out_data': before + sum(c.local_grad for c in lines) * node.data,
             'assign': lines[-1].amount,
             'sign': before - sum(c.amount for c in lines),
         }

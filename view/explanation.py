@@ -224,6 +224,12 @@ def slip_words(trace, k, child, answer):
     if group == 'local':
         passed = f'{out} alone' if len(lines) == 1 else f'{out} once for each use, {len(lines)} × {number(u)}'
         return f'{said} is {passed}: the local gradient ({gradients}) was left out{held(u * len(lines))}.'
+    if group == 'out_data':
+        x, data = sum(c.local_grad for _, c in lines), node.data
+        product = ops.formula('*', [number(x), number(data)], pretty=True)
+        return (f'{said} is the local gradient ({gradients}) × {owner(node.name)}.data = {number(data)}: {product} '
+                f'{product_sign(x * data, x, data)} {number(x * data)}, out.data where out.grad = {number(u)} '
+                f'belongs{held(x * data)}.')  # fmt: skip
     if group == 'swapped':
         (_, c), data = lines[0], trace.nodes[child].data
         other = owner(trace.nodes[node.children[1 - c.slot]].name)

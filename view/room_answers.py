@@ -27,6 +27,7 @@ COLOURS = {  # by group (a blank answer has no dot); the palette's Okabe-Ito col
     'forgot': palette.SEED,  # the seed's orange, out.grad = 1: the factor forgotten
     'swapped': palette.FORWARD,  # the forward pass's blue: the data, taken from the wrong input
     'local': palette.UNDEFINED,  # the reddish purple: out.grad passed on, the local gradient left out
+    'out_data': '#56B4E9',  # Okabe-Ito's sky blue, beside the forward pass's blue: a forward value, out.data, misused
     'assign': palette.WRONG_FILL,  # the `=` engine's lilac: its wrong grad
     'sign': palette.ACTIVE,  # the step's vermillion: its own arithmetic slipped
     'other': palette.FAINT,

@@ -76,6 +76,7 @@ def test_reuse_assign_at_a_step_where_the_grad_already_holds_a_value_is_the_cont
         # forgot: 6 + the local gradient b.data = −2 is 4 again, right (out.grad is 1): dropped
         ('swapped', 9.0),  # 6 + a's own data 3 × 1
         ('local', 7.0),  # 6 + out.grad 1, the local gradient b.data left out
+        ('out_data', 18.0),  # 6 + b.data × a*b's own data, −2 × −6
         ('assign', -2.0),  # = for +=: the contribution b.data × out.grad = −2 alone, the 6 lost
         ('sign', 8.0),  # 6 − (−2)
     ]
@@ -84,6 +85,7 @@ def test_reuse_assign_at_a_step_where_the_grad_already_holds_a_value_is_the_cont
         # forgot: the local gradient 3 alone, right again; assign: the contribution 3, right as b held nothing
         ('swapped', -2.0),  # b's own data −2 × 1
         ('local', 1.0),  # out.grad 1 alone
+        ('out_data', -18.0),  # a.data × a*b's own data, 3 × −6
         ('sign', -3.0),
     ]
 
@@ -91,11 +93,11 @@ def test_reuse_assign_at_a_step_where_the_grad_already_holds_a_value_is_the_cont
 def test_a_node_used_twice_in_one_op_is_asked_once_and_assign_keeps_only_the_second_write():
     # a*a with a = 3, out.grad 1, a.grad holding nothing: += adds 3 twice, 6; = writes 3 twice, 3. Swapped gives
     # each use the other's data, which is its own: right again, dropped (and forgot, with out.grad 1). Both local
-    # gradients left out: out.grad 1 added twice, 2
+    # gradients left out: out.grad 1 added twice, 2; out.data for out.grad: 3 × 9 twice, 54
     trace = traced(PRESETS['reuse'])
     (asked,) = candidates(trace, step_of(trace, 'a*a'))
     assert asked['node'] == str(index_of(trace, 'a'))
-    assert pairs(asked) == [('right', 6.0), ('local', 2.0), ('assign', 3.0), ('sign', -6.0)]
+    assert pairs(asked) == [('right', 6.0), ('local', 2.0), ('out_data', 54.0), ('assign', 3.0), ('sign', -6.0)]
 
 
 def test_assign_is_what_the_equals_engine_leaves_at_a_times_a():
@@ -112,7 +114,8 @@ def test_the_plus_steps_forgot_and_assign_are_dropped_where_they_are_right():
     trace = traced(PRESETS['reuse'])
     asked = candidates(trace, 0)
     assert [q['label'] for q in asked] == ['(a*b).grad', '(a*a).grad']  # as the page names them
-    assert [pairs(q) for q in asked] == [[('right', 1.0), ('sign', -1.0)]] * 2
+    # out.data for out.grad: 1 × out.data, 3 × (−2) + 3 × 3 = 3
+    assert [pairs(q) for q in asked] == [[('right', 1.0), ('out_data', 3.0), ('sign', -1.0)]] * 2
 
 
 def test_neuron_swapped_is_the_inputs_own_data_times_out_grad():
@@ -124,9 +127,12 @@ def test_neuron_swapped_is_the_inputs_own_data_times_out_grad():
         ('forgot', -3.0),  # the local gradient w1.data alone
         ('swapped', 1.0),  # x1's own data 2 × 1/2
         ('local', 0.5),  # out.grad 1/2 alone, w1.data left out
+        ('out_data', 18.0),  # w1.data × the node's own data, x1·w1 = −6: −3 × −6
         ('sign', 1.5),  # assign: x1.grad held nothing, so it is right, dropped
     ]
-    assert pairs(w1) == [('right', 1.0), ('forgot', 2.0), ('swapped', -1.5), ('local', 0.5), ('sign', -1.0)]
+    assert pairs(w1) == [
+        ('right', 1.0), ('forgot', 2.0), ('swapped', -1.5), ('local', 0.5), ('out_data', -12.0), ('sign', -1.0),
+    ]  # fmt: skip
 
 
 def test_a_grad_of_zero_keeps_only_what_differs_from_zero():
@@ -195,6 +201,7 @@ def test_each_ops_step_gives_the_candidates_worked_by_hand(op):
         ('forgot', 1 + d),
         *([('swapped', 1 + 3 * X)] if swapped else []),
         *([('local', 1 + 3.0)] if local and d != 1 else []),
+        ('out_data', 1 + d * f.data),  # out.data for out.grad 3: f's own value, 1 + d × f
         ('assign', 3 * d),
         ('sign', 1 - 3 * d),
     ]
@@ -202,7 +209,8 @@ def test_each_ops_step_gives_the_candidates_worked_by_hand(op):
         assert len(asked) == 1
     else:
         assert pairs(asked[1]) == [('right', 3 * e), ('forgot', e), *([('swapped', 3 * Y)] if swapped else []),
-                                   *([('local', 3.0)] if local else []), ('sign', -3 * e)]  # fmt: skip
+                                   *([('local', 3.0)] if local else []), ('out_data', e * f.data),
+                                   ('sign', -3 * e)]  # fmt: skip
 
 
 # --- every step of every exercise expression ------------------------------------------------------------------------
@@ -272,8 +280,8 @@ def test_tally_counts_each_group_of_each_asked_grad_zeros_too_in_order():
     assert list(a['group']) == list(GROUPS)
     assert list(a['group label']) == [g.label for g in GROUPS.values()]
     # right: ann, bo; assign: cy; other: di; blank: ed
-    assert dict(zip(a['group'], a['count'])) == {'right': 2, 'forgot': 0, 'swapped': 0, 'local': 0, 'assign': 1,
-                                                 'sign': 0, 'other': 1, 'blank': 1}  # fmt: skip
+    assert dict(zip(a['group'], a['count'])) == {'right': 2, 'forgot': 0, 'swapped': 0, 'local': 0, 'out_data': 0,
+                                                 'assign': 1, 'sign': 0, 'other': 1, 'blank': 1}  # fmt: skip
     assert set(a['answered']) == {4}
     b = table[table['label'] == 'b.grad']
     assert dict(zip(b['group'], b['count']))['swapped'] == 1 and dict(zip(b['group'], b['count']))['blank'] == 1
@@ -324,18 +332,18 @@ def test_before_the_reveal_no_dot_says_its_group():
 
 
 def test_an_outlier_does_not_squash_the_others():
-    # candidates of a.grad: 4, 9, −2, 8: the window spans them and their span, 11, again on each side: −13 to 20.
-    # 1e9 is drawn at its edge, as a triangle, and the subtitle counts it
+    # candidates of a.grad: 4, 9, 7, 18, −2, 8: the window spans them and their span, 20, again on each side: −22 to
+    # 38. 1e9 is drawn at its edge, as a triangle, and the subtitle counts it
     asked, _ = reuse_room()
     a = asked[0]['node']
     answers = {f's{k}': {a: v} for k, v in enumerate([4.0, 4.0, 9.0, 6.0, 1e9])}
     spec = spread_spec(answers, asked[:1], True)
     (plot,) = spec['vconcat']
-    assert plot['encoding']['x']['scale']['domain'] == [-13.0, 20.0]
+    assert plot['encoding']['x']['scale']['domain'] == [-22.0, 38.0]
     assert window([4.0, 9.0, -2.0, 8.0]) == (-13.0, 20.0)
     ((dots,),) = layers(spec, 'point')
     far = [p for p in dots['data']['values'] if p['shape'] != 'circle']
-    assert [(p['x'], p['shape'], p['answer']) for p in far] == [(20.0, 'triangle-right', '1.000e+09')]
+    assert [(p['x'], p['shape'], p['answer']) for p in far] == [(38.0, 'triangle-right', '1.000e+09')]
     assert '1 off the scale' in plot['title']['subtitle']
 
 

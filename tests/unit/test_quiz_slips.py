@@ -24,6 +24,10 @@ SAYS = {
     'swapped': re.compile(
         rf'^({NUMBER}) is .+?’s own data × .+?: {N} × {N} ([=≈]) ({NUMBER}); × takes the other input'
     ),
+    'out_data': re.compile(
+        rf'^({NUMBER}) is the local gradient \((.+)\) × .+?\.data = ({NUMBER}): {N} × {N} ([=≈]) ({NUMBER}), '
+        rf'out\.data where out\.grad = ({NUMBER}) belongs'
+    ),
     'assign': re.compile(
         rf'^({NUMBER}) is this step’s last contribution alone, {N} × {N} ([=≈]) ({NUMBER}): = was '
         rf'written for \+=, and the .+ was lost\.$'
@@ -54,7 +58,7 @@ def check(sentence, group, value, before):
     assert m, (group, sentence)
     assert m.group(1) == number(value), sentence
     held = HELD.search(sentence)
-    assert (held is not None) == (before != 0 and group in ('forgot', 'local', 'swapped')), sentence
+    assert (held is not None) == (before != 0 and group in ('forgot', 'local', 'swapped', 'out_data')), sentence
     if held:  # the grad held `before`; the slip's amount added to it comes to the value typed
         b, b_again, x, sign, total = held.groups()
         assert b == b_again == number(before) and total == number(value), sentence
@@ -66,6 +70,11 @@ def check(sentence, group, value, before):
         uses, out_grad = (int(m.group(2)), m.group(3)) if m.group(2) else (1, None)
         amount = held.group(3) if held else m.group(1)
         assert out_grad is None or works_out(uses * decimal(out_grad), amount), sentence
+    elif group == 'out_data':  # the local gradients' sum × the node's own data, where out.grad belongs
+        gradients, data, x, data_again, sign, product = m.groups()[1:7]
+        assert data == data_again and works_out(sum(ending(g) for g in gradients.split(' and ')), x), sentence
+        assert (sign == '=') == works_out(decimal(x) * decimal(data), product), sentence
+        assert product == (held.group(3) if held else m.group(1)), sentence
     elif group in ('swapped', 'assign'):
         a, b, sign, product = m.groups()[1:5]
         assert (sign == '=') == works_out(decimal(a) * decimal(b), product), sentence
