@@ -16,7 +16,8 @@ from .sandbox import INPUTS, evaluate
 
 # a grad that is not a finite number, in either form (local_grads.MISTAKES too): it is never close to the right one
 NONFINITE = {
-    'overflow': 'a wrong local gradient that overflows: the grad reaches inf (a float holds at most about 1.8e308)',
+    'overflow': 'a wrong local gradient that overflows: the grad reaches inf (a float holds at most about 1.8e308; '
+    'where Python’s math raises OverflowError, as math.exp(1000) does, the page goes on with inf to show where)',
     'nan': 'a wrong local gradient that is not a number: the grad becomes nan (as math.log(-1) gives, or inf - inf)',
 }
 

@@ -234,6 +234,9 @@ def test_a_grad_that_overflows_or_is_nan_says_so_in_its_line_and_the_line_reads_
         (write,) = check_body('tanh', f'self.grad += {text}').writes
         assert math.isnan(evaluate(write.expr, {}))
     assert evaluate(check_body('tanh', 'self.grad += math.exp(1000)').writes[0].expr, {}) == math.inf
+    assert 'math.exp(1000)' in MISTAKES['overflow'] and 'OverflowError' in MISTAKES['overflow']
+    with pytest.raises(OverflowError):  # as the words say: Python's own math stops where the page goes on with inf
+        math.exp(1000)
 
 
 def test_a_finite_number_is_never_close_to_inf_or_nan_however_large():
