@@ -17,10 +17,11 @@ PATHS_UP_TO = 60  # values: a graph this small has its paths listed; a bigger on
 MAX_PATHS = 12  # the paths listed at most: past them the page says how many more there are
 
 
-def summary_html(trace, wrt, numeric):
+def summary_html(trace, wrt, numeric, params=()):
     """At the last frame: the output's tangent, the backward pass's grad of the same input, and the central finite
     difference (`numeric`, {input name: difference}; None where it is not worked out); then what getting every
-    input's grad costs each way (costs_html). Every text escaped."""
+    input's grad, and the parameters' (`params`, their names) where the graph has some, costs each way (costs_html).
+    Every text escaped."""
     name, by = trace.nodes[-1].name, trace.nodes[wrt].name
     tangent, grad = forward.tangents(trace, wrt)[-1], trace.final_grads()[wrt]
     check = numeric.get(by) if numeric is not None else None
@@ -33,7 +34,7 @@ def summary_html(trace, wrt, numeric):
     out = html.escape(partial(trace, len(trace.nodes) - 1, wrt))
     said = f'<b>Done.</b> {out}: the forward pass’s tangent and the backward pass’s grad are {agrees(tangent, grad)}.'
     check = table.to_html(index=False, escape=True, border=0, classes='check')
-    return f'<p>{said}</p>{check}{costs_html(trace)}'  # what each way costs, open where the pass ends
+    return f'<p>{said}</p>{check}{costs_html(trace, params)}'  # what each way costs, open where the pass ends
 
 
 def costs_html(trace, params=()):

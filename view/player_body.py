@@ -18,7 +18,7 @@ from view.summary import grad_check, summary_html
 
 def make_body(
     trace, all_frames, *, width, numeric, graph, mode='watch', right=None, learning=None, in_pass=None, mistakes=(),
-    verdicts=(),
+    verdicts=(), params=(),
 ):  # fmt: skip
     """The graph (server_layout's {'svg'} or browser_layout's {'dot', …}) with each frame's patch, caption,
     explanation, sums and node table, encoded for the player; the grads each frame hides (frame.hidden) show '?' in
@@ -28,7 +28,8 @@ def make_body(
     .diagnose's, are named at the first difference, and at the end beside the grader's `verdicts`); `learning`
     (view.learning.Learning) adds the frames of one step of learning after the pass. Each frame's number, as its
     caption says it, and its file's (names.frame_numbers) count `in_pass` frames in the pass where given (a quiz held
-    at its question counts the whole pass as watched)."""
+    at its question counts the whole pass as watched). Forward mode's last frame counts what each way costs, the
+    parameters' grads (`params`) too."""
     beside, assigns = MODE[mode].view, MODE[mode].engine == 'assigns'
     every_frame = beside is not None and beside.EVERY_FRAME
     patches = frame_patches(trace, all_frames, width=width, right=right, every_frame=every_frame)
@@ -48,7 +49,7 @@ def make_body(
     if last.hide == 'all' or numeric is None or last.hidden:
         summary = ''
     elif last.wrt >= 0:  # forward mode: the output's tangent beside the backward pass's grad
-        summary = forward.summary_html(trace, last.wrt, numeric)
+        summary = forward.summary_html(trace, last.wrt, numeric, params)
     elif beside is not None:
         summary = beside.summary_html(trace, right, numeric, mistakes=mistakes, verdicts=verdicts)
     else:

@@ -69,7 +69,7 @@ def show_player(scene, page, room=None):
         make=lambda: make_body(
             trace, list(scene.frames), width=width, numeric=scene.numeric, graph={}, mode=scene.mode,
             right=scene.right, learning=scene.learning, in_pass=scene.in_pass, mistakes=scene.mistakes,
-            verdicts=scene.verdicts,
+            verdicts=scene.verdicts, params=scene.expression.params,
         ),
     )  # fmt: skip
     # the graph, the same for every input and frame (and most of a long chain's bytes), kept and sent apart: once

@@ -282,17 +282,20 @@ def costs_table(page):
     return [tuple(row.values()) for row in summary_table(page, 'costs')]
 
 
-def expected_costs(graph):
-    """The costs table's rows from counts made on the Values: for every input's grad, forward mode takes a pass per
-    input, each computing every op and multiplying at every op input, and keeps nothing; reverse mode one forward
-    pass, which keeps every value, and one backward pass, a multiplication an op input."""
+def expected_costs(graph, params=0):
+    """The costs table's rows from counts made on the Values: for every input's grad (and, where the graph has
+    `params`, for theirs), forward mode takes a pass per input, each computing every op and multiplying at every op
+    input, and keeps nothing; reverse mode one forward pass, which keeps every value, and one backward pass, a
+    multiplication an op input."""
     inputs, values, ops, edges = graph
-    return [
-        (f'passes for every input’s grad ({inputs})', f'{inputs} forward', '1 forward + 1 backward'),
-        ('ops computed (data)', f'{inputs * ops:,}', f'{ops:,}'),
-        ('multiplications by a local gradient', f'{inputs * edges:,}', f'{edges:,}'),
-        ('values kept for a later pass', '0', f'{values:,}'),
-    ]
+    rows = []
+    for what, many in [('every input’s grad', inputs)] + ([('the parameters’ grads', params)] if params else []):
+        rows += [
+            (f'passes for {what} ({many})', f'{many} forward', '1 forward + 1 backward'),
+            ('ops computed (data)', f'{many * ops:,}', f'{ops:,}'),
+            ('multiplications by a local gradient', f'{many * edges:,}', f'{edges:,}'),
+        ]
+    return rows + [('values kept for a later pass', '0', f'{values:,}')]
 
 
 def test_the_neurons_costs_at_the_last_frame_are_counted_by_hand(start):
@@ -327,13 +330,16 @@ def test_the_mlps_costs_are_a_pass_per_input_forward_and_one_of_each_way_backwar
         ('passes for every input’s grad (16)', '16 forward', '1 forward + 1 backward'),
         ('ops computed (data)', '384', '24'),  # 16 passes × 24 ops
         ('multiplications by a local gradient', '688', '43'),  # 16 × 43 local gradient × tangent; 43 × out.grad
+        ('passes for the parameters’ grads (13)', '13 forward', '1 forward + 1 backward'),  # 9 hidden, v1..v3, c
+        ('ops computed (data)', '312', '24'),  # 13 × 24
+        ('multiplications by a local gradient', '559', '43'),  # 13 × 43
         ('values kept for a later pass', '0', '40'),
     ]
 
 
 @pytest.mark.parametrize('expr', PRESETS)
 def test_the_costs_table_counts_from_the_graph(start, expr):
-    assert costs_table(forward_page(start, expr)) == expected_costs(counted(PRESETS[expr]))
+    assert costs_table(forward_page(start, expr)) == expected_costs(counted(PRESETS[expr]), len(PRESETS[expr].params))
 
 
 # --- the exports ---------------------------------------------------------------------------------------------------
