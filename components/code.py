@@ -18,7 +18,7 @@ from engine.frames import frames
 from engine.value import topological_order
 from server.cache import traced
 from state import CUSTOM, input_key
-from view.exercise import SHOW_WHERE, first_difference
+from view.exercise import SHOW_WHERE, first_difference, listed
 
 WAITS = 'waits'  # verdict_word's word for bodies one of which cannot run yet
 HINTS = 'code_hints'  # session state: (the bodies the hints are for, how many hints are shown)
@@ -138,9 +138,10 @@ def code_verdict(bodies, form='bodies'):
     pitfalls = [v.expression for v in verdicts if v.expression in grader.PITFALLS and v.wrong]
     if all(v.right for v in own) and pitfalls:
         st.warning(
-            f'Your {FORMS[form].plural} pass the exercise’s own three expressions, and fail {md(_and(pitfalls))}: a '
+            f'Your {FORMS[form].plural} pass the exercise’s own three expressions, and fail {md(listed(pitfalls))}: a '
             'value used twice by one op (`a + a`) or by two paths. The exercise’s grader would not catch it. To watch '
-            f'{"it" if len(pitfalls) == 1 else "one"} step by step, under *Expression* {_and(_watch(pitfalls), "or")}.',
+            f'{"it" if len(pitfalls) == 1 else "one"} step by step, under *Expression* '
+            f'{listed(_watch(pitfalls), "or")}.',
             icon=':material/warning:',
         )
     failing = smallest_failing(verdicts)
@@ -182,11 +183,6 @@ def _show_where(key, form, bodies):
     yours, _, _ = traced(expression=expression, values=values, engine=FORMS[form].engine, bodies=bodies)
     first = first_difference(yours, right, frames(yours, s.forward, s.leaves, hide=s.hide))
     send_to(first or 0)
-
-
-def _and(items, word='and'):
-    """'a', 'a and b', 'a, b and c'."""
-    return items[0] if len(items) == 1 else f'{", ".join(items[:-1])} {word} {items[-1]}'
 
 
 def _watch(keys):

@@ -219,10 +219,10 @@ def _graph_said(wrong, verdicts, mistakes, tuples):
         where = ' where a value is used twice' if any(m.kind == 'assign' for m in mistakes) else ''
         return (
             f'Every input’s grad is right on this graph, but your {yours} are wrong{where}: the grader finds them '
-            f'wrong on {_and(failing)}. To watch it fail step by step, press “{SHOW_WHERE}” under the graph.'
+            f'wrong on {listed(failing)}. To watch it fail step by step, press “{SHOW_WHERE}” under the graph.'
         )
     if waits:
-        return f'Every input’s grad is right on this graph; the grader waits for your {_and(waits)} to run.'
+        return f'Every input’s grad is right on this graph; the grader waits for your {listed(waits)} to run.'
     if verdicts:
         return (
             f'Every input’s grad is right, and the grader finds your {yours} right on all {len(verdicts)} of its '
@@ -231,9 +231,9 @@ def _graph_said(wrong, verdicts, mistakes, tuples):
     return 'Every input’s grad is right.'
 
 
-def _and(items):
-    """'a', 'a and b', 'a, b and c'."""
-    return items[0] if len(items) == 1 else f'{", ".join(items[:-1])} and {items[-1]}'
+def listed(items, word='and'):
+    """'a', 'a and b', 'a, b and c' (or another `word`: 'a, b or c')."""
+    return items[0] if len(items) == 1 else f'{", ".join(items[:-1])} {word} {items[-1]}'
 
 
 def slip_html(mistake, tuples=False):
