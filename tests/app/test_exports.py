@@ -351,8 +351,11 @@ def test_the_advice_to_install_graphviz_is_the_command_of_the_servers_os(monkeyp
 
 
 def test_past_the_time_budget_an_export_is_refused_and_no_dot_is_left_running(neuron, monkeypatch, dot_processes):
-    monkeypatch.setattr(exports.queue, 'EXPORT_BUDGET', 0.001)
-    with pytest.raises(ExportRefused, match=r'more than its 0.001 s of graph layout: it was stopped after 0 pictures'):
+    # dot is made to report that it has used 10 s of CPU at its first look: a small graph laid out by a fast
+    # machine within the poll would otherwise finish before any budget the clock can keep
+    monkeypatch.setattr(exports.queue, 'EXPORT_BUDGET', 0.5)
+    monkeypatch.setattr(layout, 'cpu_seconds', lambda pid: 10.0)
+    with pytest.raises(ExportRefused, match=r'more than its 0.5 s of graph layout: it was stopped after 0 pictures'):
         exports.pass_pdf(neuron.trace, neuron.frames, neuron.width)
     assert len(dot_processes) == 1 and all(p.poll() is not None for p in dot_processes)
 
