@@ -28,7 +28,7 @@ import time
 from websockets.asyncio.client import connect as ws_connect
 
 from bench import readme_tables
-from bench.serve import serve_app
+from tests.support.serve import serve_app
 
 CLK_TCK = os.sysconf('SC_CLK_TCK')
 CHANNELS = ('sse', 'websocket', 'poll')

@@ -1,7 +1,7 @@
 """A live class of N students (300) in one room: how soon the lecturer's step reaches every phone, what it costs the
 servers, how soon the lecturer's projector shows the class's answers to a question, and how soon a student's page
 draws its first graph, on one replica with the in-process store and on two behind haproxy with one Redis
-(deploy/haproxy.cfg; bench/replicas.py). Loopback only, about 5 minutes.
+(deploy/haproxy.cfg; tests/support/replicas.py). Loopback only, about 5 minutes.
 
     python -m bench.bench_class                   # writes bench/results/class.{txt,json}
     python -m bench.bench_class --quick           # a smoke run: 30 students, 5 steps (written under /tmp)
@@ -13,7 +13,7 @@ BACKPROP_REDIS_URL of one redis-server, behind haproxy run with deploy/haproxy.c
   frame with the lecturer's secret, which the benchmark takes from that request and posts every later step with, as
   the player does (the page is then closed: the room outlives its lecturer's last word by 5 minutes, longer than a
   case);
-- the students: N followers of the room's server-sent events with ?student=ID, as a phone's page (bench/follow.py,
+- the students: N followers of the room's server-sent events with ?student=ID, as a phone's page (tests/support/,
   raw asyncio sockets, as light as a phone's EventSource: each joins the room, is seen at each keepalive), through
   haproxy with no cookie for 'two' (which spreads them on both replicas);
 - memory per student: the servers' VmRSS with the N following, minus before they connected, divided by N;
@@ -61,11 +61,11 @@ from playwright.async_api import async_playwright
 from bench import CLASS_FIRST_GRAPH_GOAL_S, CLASS_P95_GOAL_MS, CLASS_SPREAD_GOAL_S, WARM_LOADS, readme_tables
 from bench.bench_channels import pct, rss_kb
 from bench.bench_page import WATCH_FIRST_GRAPH, cpu_s
-from bench.follow import Follower, post_answer, post_step
-from bench.replicas import LIVE_BACKEND, serve_redis, serve_replicas
-from bench.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
 from server.live import KEEPALIVE_S
 from server.rooms import ENV
+from tests.support.follow import Follower, post_answer, post_step
+from tests.support.replicas import LIVE_BACKEND, serve_redis, serve_replicas
+from tests.support.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
 
 LESSON = 'expr=reuse'  # the lecturer's scenario
 FRAMES = 6  # the steps go round the lesson's first frames: 1, 2, ..., 5, 0, 1, ...

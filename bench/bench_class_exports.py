@@ -28,7 +28,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from bench import readme_tables
 from bench.bench_load import Errors, Server, WsSession, quiet, summary
-from bench.serve import serve_app
+from tests.support.serve import serve_app
 
 PHASES = {  # name: (preset, the input moved for different scenarios, its preset value, the file's label, extension)
     'mlp-same': ('mlp', None, None, 'PowerPoint', 'pptx'),

@@ -72,8 +72,8 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from bench import readme_tables
 from bench.bench_layout import sum_of_products
-from bench.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
 from server import cache
+from tests.support.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
 
 ROOT = Path(__file__).resolve().parent.parent
 

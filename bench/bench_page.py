@@ -11,7 +11,7 @@
                                                # only these cases of the set (--case again for more), each with
                                                # the graph watched beside it; to --out, never to bench/results/
 
-The layout sources (bench.serve.LAYOUT_SOURCES): 'dot', the server lays the graph out with its dot and sends the
+The layout sources (tests.support.serve.LAYOUT_SOURCES): 'dot', the server lays the graph out with its dot and sends the
 SVG; 'browser', a server without dot sends the DOT and the player lays it out with Graphviz compiled to WebAssembly
 (static/graphviz/index.js) in a Web Worker. Either way the player then patches the SVG frame by frame.
 
@@ -58,9 +58,9 @@ from playwright.sync_api import sync_playwright
 
 from bench import FIRST_GRAPH_TIMEOUT_S, WARM_LOADS, readme_tables
 from bench.bench_layout import dot_of, sum_of_products
-from bench.serve import CHROMIUM, CHROMIUM_ARGS, LAYOUT_SOURCES, NO_DOT_PATH, serve_app
 from engine import PRESETS, chain
 from server.layout import QUICK_NOTE
+from tests.support.serve import CHROMIUM, CHROMIUM_ARGS, LAYOUT_SOURCES, NO_DOT_PATH, serve_app
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -17,7 +17,7 @@ from urllib.parse import parse_qs
 from playwright.sync_api import sync_playwright
 
 from bench import readme_tables
-from bench.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
+from tests.support.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
 
 TESTS = Path(__file__).resolve().parent.parent / 'tests'
 sys.path[:0] = [str(TESTS / 'browser'), str(TESTS / 'app')]  # test_browser_fit, and what it imports

@@ -1,6 +1,6 @@
 """Screenshots of the page for the docs: `python -m bench.screenshots` (needs Debian's chromium at /usr/bin/chromium).
 
-Starts `streamlit run main.py` on a free port (bench/serve.py, as the browser tests do), opens each view by its link
+Starts `streamlit run main.py` on a free port (tests/support/serve.py, as the tests do), opens each view by its link
 (?expr=...&step=...) in a fresh page, and saves a full-page PNG at 1600x1000 into docs/; the presentation view, made
 to fit its window, as the window of a 1920x1080 projector; and the window of a phone and of a laptop (screen-*.png).
 One picture per teaching mode (mode-*.png): your own _backward, the = bug, the
@@ -23,8 +23,8 @@ from pathlib import Path
 
 from playwright.sync_api import expect, sync_playwright
 
-from bench.follow import Follower, request
-from bench.serve import CHROMIUM, CHROMIUM_ARGS, check_chromium, serve_app
+from tests.support.follow import Follower, request
+from tests.support.serve import CHROMIUM, CHROMIUM_ARGS, check_chromium, serve_app
 
 DOCS = Path(__file__).resolve().parent.parent / 'docs'
 

@@ -18,8 +18,8 @@ from streamlit.testing.v1 import AppTest
 from test_player import player_parts
 
 import state
-from bench.serve import LAYOUT_SOURCES, NO_DOT_PATH
 from engine import PRESETS
+from tests.support.serve import LAYOUT_SOURCES, NO_DOT_PATH
 from view.graph import LEGEND
 from view.node_table import ANSWER_COLUMN as ANSWERS
 from view.node_table import STATE_COLUMN as STATE

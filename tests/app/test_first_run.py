@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.serve import free_port, healthy
+from tests.support.serve import free_port, healthy
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTS = 60.0  # s: a generous bound for `streamlit run` to answer on a slow machine

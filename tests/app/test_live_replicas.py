@@ -1,5 +1,5 @@
 """A live class across two replicas of `streamlit run main.py` behind Debian's haproxy, run with deploy/haproxy.cfg, the
-rooms in one redis-server (bench/replicas.py starts the three): students follow the class's server-sent events
+rooms in one redis-server (tests/support/replicas.py starts the three): students follow the class's server-sent events
 (?student=ID, as a phone's page does) through haproxy with no cookie and land on both replicas; each step reaches
 every one of them, whichever replica took it; and when a replica is killed mid-lesson, its students reconnect
 through haproxy to the other as the browser's EventSource does (Last-Event-ID), land on the class's current frame,
@@ -7,7 +7,7 @@ are counted present once, and the next step reaches them all. A question is open
 answers, posted through haproxy before it and after it (again, changed, or cut in flight by it), are each counted
 once, the latest, and none is lost; after the reveal each phone reads its own verdict through haproxy.
 
-The students are bench/follow.py's Followers (raw asyncio streams). No timing is asserted: every wait is a failure
+The students are tests/support/follow.py's Followers (asyncio streams). No timing is asserted: every wait is a failure
 guard of WAIT_S."""
 
 import asyncio
@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from bench.follow import Follower, get_verdict, post_answer, post_step
-from bench.replicas import LIVE_BACKEND, serve_redis, serve_replicas
-from bench.serve import ServerError, healthy
 from server.rooms import ENV, RedisBackend, Rooms
+from tests.support.follow import Follower, get_verdict, post_answer, post_step
+from tests.support.replicas import LIVE_BACKEND, serve_redis, serve_replicas
+from tests.support.serve import ServerError, healthy
 
 SCENARIO = {'expr': 'reuse', 'v.a': '3'}
 STUDENTS = 8

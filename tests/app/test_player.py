@@ -17,11 +17,11 @@ from streamlit.testing.v1 import AppTest
 
 import components.player
 import state
-from bench.serve import NO_DOT_PATH
 from components.player import GOTO, layout_svg
 from engine import PRESETS, chain, numeric_grads, parse_expression, trace_backward
 from engine.frames import frames, grads_at
 from server import cache, layout
+from tests.support.serve import NO_DOT_PATH
 from view import node_table as node_table_module
 from view import palette
 from view.explanation import caption, explain, explanation_html

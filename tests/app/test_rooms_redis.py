@@ -7,10 +7,10 @@ import redis
 from test_rooms import *  # noqa: F403 (every test of the in-process store, collected here again with Redis below)
 from test_rooms import SCENARIO
 
-from bench.replicas import serve_redis
-from bench.serve import ServerError, free_port
 from server import rooms as rooms_module
 from server.rooms import RedisBackend, Rooms, StoreDown, open_rooms
+from tests.support.replicas import serve_redis
+from tests.support.serve import ServerError, free_port
 
 
 @pytest.fixture(scope='module')

@@ -5,12 +5,12 @@ import contextlib
 
 import pytest
 
-from bench.serve import CHROMIUM, CHROMIUM_ARGS, LAYOUT_SOURCES, ServerError, check_chromium, serve_app
+from tests.support.serve import CHROMIUM, CHROMIUM_ARGS, LAYOUT_SOURCES, ServerError, check_chromium, serve_app
 
 
 class Served(str):
-    """The base URL, knowing where the server's player gets its layout (bench.serve.LAYOUT_SOURCES), and the
-    server's process id (`pid`), as bench.serve.Url does."""
+    """The base URL, knowing where the server's player gets its layout (tests.support.serve.LAYOUT_SOURCES), and the
+    server's process id (`pid`), as tests.support.serve.Url does."""
 
     def __new__(cls, url, source):
         served = super().__new__(cls, url)
@@ -55,7 +55,7 @@ def app_server(request, servers):
 @pytest.fixture(scope='session')
 def served(servers):
     """The base URL of the app with dot: the session's server, app_server's 'dot' one. A test that needs a server of
-    its own (its log, its budgets, a restart, another address) starts one with bench.serve.serve_app."""
+    its own (its log, its budgets, a restart, another address) starts one with tests.support.serve.serve_app."""
     return servers('dot')
 
 

@@ -1,6 +1,6 @@
 """The page in a real browser: Debian's chromium driven by Playwright against `streamlit run main.py`.
 
-The fixtures (app_server, browser, page) are in conftest.py; the server helper is bench/serve.py.
+The fixtures (app_server, browser, page) are in conftest.py; the server helper is tests/support/serve.py.
 """
 
 import re

@@ -11,9 +11,9 @@ import pytest
 from playwright.sync_api import expect
 from test_layout import tangled_formula
 
-from bench.serve import CHROMIUM, CHROMIUM_ARGS, free_port, serve_app
 from engine import PRESETS, parse_expression, trace_backward
 from engine.frames import frames
+from tests.support.serve import CHROMIUM, CHROMIUM_ARGS, free_port, serve_app
 from view.explanation import caption, explain, explanation_html
 from view.node_table import node_table
 

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from test_browser_demo import wait_for_player
 from test_browser_fit import PHONE, SCREENS, inside  # the screens, and what lies inside a box
 
-from bench.follow import Follower, post_answer
+from tests.support.follow import Follower, post_answer
 
 pytestmark = pytest.mark.browser
 
@@ -235,7 +235,7 @@ def test_a_box_the_view_cuts_stands_under_a_sign_that_the_graph_goes_on(browser,
 
 
 def answered(served, code, question, answers):
-    """Students join the class's events (bench/follow.py's Followers, as a phone's page does) and each sends its
+    """Students join the class's events (tests/support/follow.py's Followers, as a phone's page does) and each sends its
     answer; the node's grad asked, as typed."""
     port = int(served.rsplit(':', 1)[1])
 

@@ -13,8 +13,8 @@ from playwright.sync_api import expect
 from test_browser_demo import VIEW, wait_for_player
 from test_layout import tangled_formula
 
-from bench.serve import serve_app
 from server import layout
+from tests.support.serve import serve_app
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=30_000)

@@ -183,7 +183,7 @@ def test_padded_numbers_end_together_in_the_file_as_on_the_page(pictures):
 @pytest.fixture(scope='module')
 def without_dejavu(browser, tmp_path_factory):
     """A Chromium that has every font of this machine but DejaVu Sans Mono, as on a Mac: its own fontconfig."""
-    from bench.serve import CHROMIUM, CHROMIUM_ARGS
+    from tests.support.serve import CHROMIUM, CHROMIUM_ARGS
 
     folder = tmp_path_factory.mktemp('fonts')
     config = folder / 'fonts.conf'  # the machine's own, less DejaVu Sans Mono: its hinting and the rest as they were

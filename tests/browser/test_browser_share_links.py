@@ -10,8 +10,8 @@ from playwright.sync_api import expect
 from test_browser_demo import VIEW, wait_for_player
 from test_browser_fit import PHONE
 
-from bench.serve import ServerError, serve_app
 from components.share import FOR_HERE, FOR_HERE_ONLY, FOR_OTHERS, RUN_ON_THE_NETWORK
+from tests.support.serve import ServerError, serve_app
 
 pytestmark = pytest.mark.browser
 expect.set_options(timeout=20_000)

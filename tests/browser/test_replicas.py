@@ -1,5 +1,5 @@
 """Two replicas of the page behind Debian's haproxy, run with deploy/haproxy.cfg (its server-templates replaced by two
-local replicas: bench/replicas.py): each browser stays on its replica, and when one replica dies its pages reconnect
+local replicas: tests/support/replicas.py): each browser stays on its replica; when one replica dies its pages reconnect
 through haproxy to the other, with no click, at the same scenario and frame, while the other replica's pages are left
 alone."""
 
@@ -13,8 +13,8 @@ import pytest
 from playwright.sync_api import expect
 from test_browser_demo import VIEW, wait_for_player
 
-from bench.replicas import serve_replicas
-from bench.serve import healthy
+from tests.support.replicas import serve_replicas
+from tests.support.serve import healthy
 
 pytestmark = pytest.mark.browser
 COOKIE = 'BACKPROP_REPLICA'

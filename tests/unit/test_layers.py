@@ -87,3 +87,12 @@ def test_the_layer_check_sees_a_lazy_import_of_the_caches_in_the_exports(tmp_pat
     lazy = tmp_path / 'lazy.py'
     lazy.write_text('def f():\n    from server import cache\n    from server.layout import run\n')
     assert sorted(m for m in page_imports(lazy, 'exports') if not allowed(m, MAY_IMPORT['exports'])) == ['server.cache']
+
+
+def test_the_test_support_the_lab_shares_imports_no_lab_and_no_test():
+    """tests/support/ (a server of the page, replicas, a class's clients) is what the tests and bench/ share: it
+    imports neither the lab nor a test, so that a test never needs bench/ and bench/ needs no test."""
+    paths = sorted((ROOT / 'tests' / 'support').glob('*.py'))
+    assert {'serve.py', 'replicas.py', 'follow.py'} <= {path.name for path in paths}
+    wrong = {p.name: sorted(m for m in page_imports(p, 'tests') if not m.startswith('tests.support')) for p in paths}
+    assert {name: modules for name, modules in wrong.items() if modules} == {}

@@ -89,7 +89,7 @@ def test_every_link_into_a_page_of_docs_lands_on_a_heading_that_is_there():
 
 
 def test_the_commands_name_modules_that_exist_and_no_script_path_that_now_fails():
-    """Benchmarks and screenshots run as modules (they import the page and bench.serve without sys.path edits)."""
+    """Benchmarks and screenshots run as modules (they import the page and tests.support without sys.path edits)."""
     texts = [README] + [path.read_text() for path in [*ROOT.glob('docs/*.md'), *ROOT.glob('bench/*.py')]]
     modules = {m for text in texts for m in re.findall(r'python -m ((?:bench|docs)\.\w+)', text)}
     assert {'bench.bench_engine', 'bench.bench_page', 'bench.bench_load', 'bench.screenshots'} <= modules

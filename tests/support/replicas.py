@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.serve import ROOT, ServerError, free_port, healthy, serve_app
+from tests.support.serve import ROOT, ServerError, free_port, healthy, serve_app
 
 HAPROXY = shutil.which('haproxy') or '/usr/sbin/haproxy'  # /usr/sbin: outside an ordinary user's PATH on Debian
 REDIS_SERVER = shutil.which('redis-server') or '/usr/bin/redis-server'

@@ -15,7 +15,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get('CHROMIUM', '/usr/bin/chromium')  # tests/run.sh honours the same variable
 CHROMIUM_ARGS = [
     '--no-sandbox',
@@ -58,7 +58,8 @@ def healthy(url):
 
 # the layout's two sources: the server's dot, or (with dot hidden from the server's PATH) the browser's Graphviz
 LAYOUT_SOURCES = ('dot', 'browser')
-NO_DOT_PATH = str(ROOT / 'bench' / 'no-dot')  # a PATH of one folder with no programs in it: dot is not found
+# a PATH of one folder with no programs in it: dot is not found
+NO_DOT_PATH = str(ROOT / 'tests' / 'support' / 'no-dot')
 
 
 @contextlib.contextmanager
