@@ -37,7 +37,7 @@ BACKPROP_REDIS_URL of one redis-server, behind haproxy run with deploy/haproxy.c
 - a student's first graph: the join link (?class=CODE) opened in Chromium (Debian's, with Playwright) while the N
   follow, clocked as bench/bench_page.py clocks a first graph (goto to the frame after the graph's SVG has a size):
   cold (a new browser context) and warm (the median of WARM_LOADS loads after it, new tabs of that context).
-Beside them, the anchor, in the same run: Streamlit's own near-empty page, bench/channels_app.py (an st.App with a
+Beside them, the anchor, in the same run: Streamlit's own near-empty page, bench/empty_app.py (an st.App with a
 one-line script) served the same way, clocked from goto to the frame after its one line has a size.
 
 Goals, printed beside, never asserted: p95 <= 1 s; the first graph (warm) within 1.5 s of the empty page (warm); the
@@ -59,13 +59,25 @@ from pathlib import Path
 from playwright.async_api import async_playwright
 
 from bench import CLASS_FIRST_GRAPH_GOAL_S, CLASS_P95_GOAL_MS, CLASS_SPREAD_GOAL_S, WARM_LOADS, readme_tables
-from bench.bench_channels import pct, rss_kb
 from bench.bench_page import WATCH_FIRST_GRAPH, cpu_s
 from server.live import KEEPALIVE_S
 from server.rooms import ENV
 from tests.support.follow import Follower, post_answer, post_step
 from tests.support.replicas import LIVE_BACKEND, serve_redis, serve_replicas
 from tests.support.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
+
+
+def rss_kb(pid):
+    for line in open(f'/proc/{pid}/status'):
+        if line.startswith('VmRSS:'):
+            return int(line.split()[1])
+    return 0
+
+
+def pct(values, q):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float('nan')
+
 
 LESSON = 'expr=reuse'  # the lecturer's scenario
 FRAMES = 6  # the steps go round the lesson's first frames: 1, 2, ..., 5, 0, 1, ...
@@ -74,7 +86,7 @@ CASES = {
     'one': 'one replica, rooms in its memory',
     'two': 'two replicas behind HAProxy, one Redis',
 }
-EMPTY_APP = 'bench/channels_app.py'  # an st.App whose script writes one line
+EMPTY_APP = 'bench/empty_app.py'  # an st.App whose script writes one line
 # runs in the empty page before Streamlit does: the wall-clock time of the animation frame after its one line has a
 # size, under the name bench_page's WATCH_FIRST_GRAPH gives the graph's
 WATCH_EMPTY_PAGE = """(() => {
@@ -581,7 +593,7 @@ def report(out, args, took_s):
             f'{fmt(row["first_graph"]["warm_s"]):>11}'
         )
     empty = out['empty_page']
-    lines.append(f'{"empty page (bench/channels_app.py)":<41} | {"":>4} | {"":>7} | {"":>7} | {"":>7} | {"":>6} | '
+    lines.append(f'{"empty page (bench/empty_app.py)":<41} | {"":>4} | {"":>7} | {"":>7} | {"":>7} | {"":>6} | '
                  f'{"":>11} | {"":>9} | {"":>10} | {fmt(empty["warm_s"]):>11}')  # fmt: skip
     lines.append('')
     for row in out['cases']:

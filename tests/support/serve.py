@@ -69,7 +69,7 @@ def serve_app(timeout=60.0, env=None, port=None, log_lines=None, source='dot', a
     `port`: the port to serve on (a free one if None). `log_lines`: a list that gets the server's log on exit.
     `source` (LAYOUT_SOURCES): 'browser' hides dot from the server, whose player then lays graphs out in the browser.
     `address`: the server's --server.address; '0.0.0.0' serves other machines too, as a lecturer's laptop does.
-    `script`: the file to run, from the repository's root (bench/channels_app.py serves bench_channels' routes).
+    `script`: the file to run, from the repository's root (bench/empty_app.py, Streamlit's near-empty page).
     """
     env = {**(env or {}), **({'PATH': NO_DOT_PATH} if source == 'browser' else {})}
     port = port or free_port()
