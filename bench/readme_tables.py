@@ -6,7 +6,8 @@
 Each block of figures sits between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->` in exactly one of the pages
 (README.md and docs/*.md: today docs/ alone), found by its marks, so a block moves with its text. A benchmark
 that writes its results into bench/results/ rewrites the blocks made from them (update()); no figure in those
-blocks is typed by hand.
+blocks is typed by hand. The words are in bench/templates/NAME.md, a template a block (string.Template's $fields;
+`[[section]]` lines start the fragments a block picks from), and the code here works out the figures that fill them.
 """
 
 import argparse
@@ -17,6 +18,7 @@ import statistics
 import sys
 import textwrap
 from pathlib import Path
+from string import Template
 
 from bench import (
     CLASS_FIRST_GRAPH_GOAL_S,
@@ -30,6 +32,7 @@ from bench import (
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / 'results'
 ROOT = HERE.parent
+TEMPLATES = HERE / 'templates'
 
 # the page's goals (issue 3), which the page benchmark's figures are read against
 SEED_SCALE = ('neuron', 'reuse', 'chain (10)')  # the exercise's own graphs
@@ -72,7 +75,25 @@ def table(head, rows):
     return '\n'.join(lines + ['| ' + ' | '.join(row) + ' |' for row in rows])
 
 
-# --- the blocks: each takes {results stem: the parsed JSON} -------------------------------------------------
+# --- the blocks: each takes {results stem: the parsed JSON}; the prose is in bench/templates/NAME.md ------------
+
+
+def sections(name):
+    """{section: its text} of bench/templates/NAME.md: the block's own first (''), then each `[[section]]`'s."""
+    parts = re.split(r'^\[\[(\w+)\]\]\n', (TEMPLATES / f'{name}.md').read_text(), flags=re.M)
+    return {'': parts[0], **dict(zip(parts[1::2], parts[2::2]))}
+
+
+def fill(template, /, section='', wrap=True, **fields):
+    """bench/templates/TEMPLATE.md's `section` with its $fields filled (string.Template). Each line of it is a part of
+    the block: a paragraph or a bullet (wrapped, with `wrap`), a table (as it is) or an empty line; a line that is
+    one field alone, left empty, is left out; a field may hold several lines (a table, bullets)."""
+    lines = []
+    for line in sections(template)[section].rstrip('\n').split('\n'):
+        text = Template(line).substitute(fields)
+        if text or not re.fullmatch(r'\$\w+', line):
+            lines += text.split('\n')
+    return joined(lines) if wrap else '\n'.join(lines)
 
 
 def _graph_name(key):
@@ -80,41 +101,30 @@ def _graph_name(key):
     return {'chain': f'chain of {n} `out*w + b`', 'sop': f'sum of {n} products'}[kind]
 
 
+def _us(stats):
+    return f'{stats["median_us"]:.0f} / {stats["min_us"]:.0f}'
+
+
+def _ratios(row, digits=2):
+    return f'{row["ratio_median"]:.{digits}f} / {row["ratio_min"]:.{digits}f}'
+
+
 def engine(results):
     r = results['engine']
-    reps = [c[impl]['reps'] for c in r['comparison'] for impl in ('ours', 'micrograd')]
-    graphs = ', '.join(f'{_graph_name(g)} ({v["nodes"]:,} nodes)' for g, v in r['graphs'].items())
     cells = sorted(r['comparison'], key=lambda c: c['phase'] != 'backward')  # the backward rows first
-    first = table(
+    comparison = table(
         ['graph', 'phase', 'ours (µs)', 'micrograd (µs)', 'ours / micrograd'],
-        [
-            [
-                _graph_name(c['graph']),
-                c['phase'],
-                f'{c["ours"]["median_us"]:.0f} / {c["ours"]["min_us"]:.0f}',
-                f'{c["micrograd"]["median_us"]:.0f} / {c["micrograd"]["min_us"]:.0f}',
-                f'{c["ratio_median"]:.2f} / {c["ratio_min"]:.2f}',
-            ]  # fmt: skip
-            for c in cells
-        ],
+        [[_graph_name(c['graph']), c['phase'], _us(c['ours']), _us(c['micrograd']), _ratios(c)] for c in cells],
     )
 
     def ms(us):
         return f'{us / 1000:.1f}' if us < 10_000 else f'{us / 1000:.0f}'
 
     traced = r['traced']
-    second = table(
+    every = [f'{ms(t["every_step"]["median_us"])} / {ms(t["every_step"]["min_us"])}' for t in traced]
+    traced_table = table(
         ['graph', 'traced (µs)', 'plain (µs)', 'traced / plain', 'traced, then every step worked out (ms)'],
-        [
-            [
-                _graph_name(t['graph']),
-                f'{t["traced"]["median_us"]:.0f} / {t["traced"]["min_us"]:.0f}',
-                f'{t["plain"]["median_us"]:.0f} / {t["plain"]["min_us"]:.0f}',
-                f'{t["ratio_median"]:.2f} / {t["ratio_min"]:.2f}',
-                f'{ms(t["every_step"]["median_us"])} / {ms(t["every_step"]["min_us"])}',
-            ]  # fmt: skip
-            for t in traced
-        ],
+        [[_graph_name(t['graph']), _us(t['traced']), _us(t['plain']), _ratios(t), e] for t, e in zip(traced, every)],
     )
     goals, backward = r['goals'], [c for c in r['comparison'] if c['phase'] == 'backward']
     per_step = [
@@ -127,24 +137,23 @@ def engine(results):
     def verdicts(rows):
         return ' and '.join(sorted({row['verdict'] for row in rows}))
 
-    most, aim = goals['backward_ours_over_micrograd_max'], goals['backward_ours_over_micrograd_aim']
-    backward_goal = f'≤ {most:.1f}, aim {aim:.1f}'
-    return joined(
-        [
-            f'Python {r["meta"]["python"]}, micrograd {r["meta"]["micrograd"]}; graphs: {graphs}; median / min of '
-            f'{span(reps)} runs a cell, µs per call.',
-            '',
-            first,
-            '',
-            second,
-            '',
-            f'Goals: plain backward no slower than micrograd ({backward_goal}): {ratios(backward)}, '
-            f'{verdicts(backward)}; traced ≤ {goals["traced_over_plain_max"]:g}× plain: {ratios(traced)}, '
-            f"{verdicts(traced)}. The trace records only the grads each `_backward` call wrote; a step's full account "
-            '(amounts per input slot, local gradients) is worked out when the page shows it, '
-            f'{span(per_step, unit=" µs")} a step, so working out every step costs '
-            f'{span([t["every_step_ratio"] for t in traced])}× a plain backward.',
-        ]
+    return fill(
+        'engine',
+        python=r['meta']['python'],
+        micrograd=r['meta']['micrograd'],
+        graphs=', '.join(f'{_graph_name(g)} ({v["nodes"]:,} nodes)' for g, v in r['graphs'].items()),
+        reps=span([c[impl]['reps'] for c in r['comparison'] for impl in ('ours', 'micrograd')]),
+        comparison=comparison,
+        traced=traced_table,
+        most=f'{goals["backward_ours_over_micrograd_max"]:.1f}',
+        aim=f'{goals["backward_ours_over_micrograd_aim"]:.1f}',
+        backward_ratios=ratios(backward),
+        backward_verdicts=verdicts(backward),
+        traced_most=f'{goals["traced_over_plain_max"]:g}',
+        traced_ratios=ratios(traced),
+        traced_verdicts=verdicts(traced),
+        per_step=span(per_step, unit=' µs'),
+        every_step=span([t['every_step_ratio'] for t in traced]),
     )
 
 
@@ -179,8 +188,7 @@ def _drawing(d):
     return f'{d["width_pt"]:,.0f} × {d["height_pt"]:,.0f} pt'
 
 
-def page(results):
-    r = results['page']
+def _page_rows(r):
     rows, steps = [], set()
     for source, cases in r['pages'].items():
         for name, c in cases.items():
@@ -200,7 +208,10 @@ def page(results):
     head = ['case', 'laid out by', 'first graph cold / warm (s)', 'of it, the browser laying out: cold / warm (ms)',
             'step median / max (ms)', 'play at 10/s: frames dropped', 'server CPU a load, cold / warm (ms)',
             'server per rerun (ms)']  # fmt: skip
+    return table(head, rows), steps
 
+
+def _page_goals(r):
     def got(source, name, key):
         return r['pages'][source].get(name, {}).get(key)
 
@@ -211,21 +222,65 @@ def page(results):
         warm = [got(source, name, 'first_graph_warm_s') for name in SEED_SCALE]
         plays = [c['play_10_per_s'] for c in r['pages'][source].values() if 'play_10_per_s' in c]
         dropped, shown = sum(p['dropped'] for p in plays), sum(p['shown'] for p in plays)
-        big_text = 'no step: no graph' if big is None else f'{big:.0f} ms: {met(big <= STEP_MEDIAN_GOAL_BIG_MS)}'
-        goals.append(
-            f"- **Laid out by the {label}:** a step's median ≤ {STEP_MEDIAN_GOAL_MS} ms at seed scale "
-            f'({span(seed, unit=" ms")}): {met(max(seed) <= STEP_MEDIAN_GOAL_MS)}; ≤ {STEP_MEDIAN_GOAL_BIG_MS} ms '
-            f'on the 500-chain ({big_text}); playing at 10 steps per second, {dropped} of {shown} frames dropped: '
-            f'{met(dropped == 0)}; first graph ≤ {FIRST_GRAPH_WARM_GOAL_S} s warm at seed scale '
-            f'({span(warm, 2, " s")}): {met(max(warm) <= FIRST_GRAPH_WARM_GOAL_S)}.'
+        big_text = (
+            fill('page', 'no_big', False)
+            if big is None
+            else fill('page', 'big', False, ms=f'{big:.0f}', met=met(big <= STEP_MEDIAN_GOAL_BIG_MS))
         )
+        goals.append(fill(
+            'page', 'goal', False, label=label, goal_ms=STEP_MEDIAN_GOAL_MS, seed=span(seed, unit=' ms'),
+            seed_met=met(max(seed) <= STEP_MEDIAN_GOAL_MS), goal_big_ms=STEP_MEDIAN_GOAL_BIG_MS, big=big_text,
+            dropped=dropped, shown=shown, dropped_met=met(dropped == 0), warm_goal=FIRST_GRAPH_WARM_GOAL_S,
+            warm=span(warm, 2, ' s'), warm_met=met(max(warm) <= FIRST_GRAPH_WARM_GOAL_S),
+        ))  # fmt: skip
     neuron = got('browser', 'neuron', 'first_graph_warm_s')
-    goals.append(
-        f"- **The neuron's first graph without dot:** ≤ {FIRST_GRAPH_WARM_GOAL_S} s warm ({neuron:.2f} s; "
-        f'{got("dot", "neuron", "first_graph_warm_s"):.2f} s with it): {met(neuron <= FIRST_GRAPH_WARM_GOAL_S)}.'
-    )
-    d = r['download']
-    lay = r['layouts']
+    goals.append(fill(
+        'page', 'neuron', False, warm_goal=FIRST_GRAPH_WARM_GOAL_S, neuron=f'{neuron:.2f}',
+        with_dot=f'{got("dot", "neuron", "first_graph_warm_s"):.2f}', met=met(neuron <= FIRST_GRAPH_WARM_GOAL_S),
+    ))  # fmt: skip
+    return '\n'.join(goals)
+
+
+def _page_class(r):
+    class_rows = []
+    for source, cases in r['class'].items():
+        for name, c in cases.items():
+            drawn = [s for s in c['first_graph_s'] if s is not None]
+            others = c['server_cpu_others_ms']
+            class_rows.append([
+                name, SOURCES[source], str(c['students']),
+                f'{statistics.median(drawn):.2f} / {max(drawn):.2f}' if drawn else 'none',
+                f'{c["server_cpu_first_ms"]:,.0f}' + (f' / {others:,.0f}' if others is not None else ''),
+                f'{c["server_cpu_total_s"]:.1f}', f'{c["browser_cpu_total_s"]:.1f}',
+                f'{_total(c):.1f}', '; '.join(c['notices']) or '-',
+            ])  # fmt: skip
+    head = ['expression', 'laid out by', 'students', 'first graph median / max (s)',
+            'server CPU, first student / each other (ms)', 'server CPU, all (s)', "browsers' CPU, all (s)",
+            'CPU, all (s)', 'the page said']  # fmt: skip
+    both = [name for name in r['class'].get('browser', {}) if name in r['class'].get('dot', {})]
+    compared = []
+    for name in both:
+        served, each = r['class']['dot'][name], r['class']['browser'][name]
+        if name == 'tangled formula':
+            laid = statistics.median(x for x in each['laid_out_ms'] if x is not None) / 1000
+            compared.append(fill('page', 'tangled', False, served=f'{served["server_cpu_total_s"]:.1f}',
+                                 each=f'{each["server_cpu_total_s"]:.1f}', laid=f'{laid:.1f}'))  # fmt: skip
+            continue
+        first = [statistics.median(s for s in c['first_graph_s'] if s is not None) for c in (each, served)]
+        compared.append(fill(
+            'page', 'each', False, name=name, students=each['students'], total=f'{_total(each) - _total(served):+.1f}',
+            server=f'{each["server_cpu_total_s"] - served["server_cpu_total_s"]:+.1f}',
+            browsers=f'{each["browser_cpu_total_s"] - served["browser_cpu_total_s"]:+.1f}',
+            first=f'{first[0] - first[1]:+.2f}',
+        ))  # fmt: skip
+    measured = fill('page', 'compared', False, compared='; '.join(compared)) if compared else ''
+    return table(head, class_rows), measured
+
+
+def page(results):
+    r = results['page']
+    pages_table, steps = _page_rows(r)
+    d, lay = r['download'], r['layouts']
     layout_rows = [
         [
             f'`{row["graph"]}`' if row['graph'].startswith('chain(') else row['graph'],
@@ -239,102 +294,32 @@ def page(results):
         ]
         for row in lay
     ]
+    layout_head = ['graph', 'WebAssembly: first layout (ms)', 'later ones (ms)', 'a new worker to its first SVG (ms)',
+                   'native dot (ms)', 'first layout / native', 'WebAssembly drawing', 'native drawing']  # fmt: skip
     alike = all(row['wasm']['drawing'][k] == row['native']['drawing'][k] for row in lay for k in ('nodes', 'edges'))
     wider, taller = ([100 * (row['wasm']['drawing'][k] / row['native']['drawing'][k] - 1) for row in lay]
                      for k in ('width_pt', 'height_pt'))  # fmt: skip
-    students = max(c['students'] for cases in r['class'].values() for c in cases.values())
-    class_rows = []
-    for source, cases in r['class'].items():
-        for name, c in cases.items():
-            drawn = [s for s in c['first_graph_s'] if s is not None]
-            others = c['server_cpu_others_ms']
-            class_rows.append([
-                name, SOURCES[source], str(c['students']),
-                f'{statistics.median(drawn):.2f} / {max(drawn):.2f}' if drawn else 'none',
-                f'{c["server_cpu_first_ms"]:,.0f}' + (f' / {others:,.0f}' if others is not None else ''),
-                f'{c["server_cpu_total_s"]:.1f}', f'{c["browser_cpu_total_s"]:.1f}',
-                f'{_total(c):.1f}', '; '.join(c['notices']) or '-',
-            ])  # fmt: skip
-    both = [name for name in r['class'].get('browser', {}) if name in r['class'].get('dot', {})]
-    compared = []
-    for name in both:
-        served, each = r['class']['dot'][name], r['class']['browser'][name]
-        if name == 'tangled formula':
-            laid = statistics.median(x for x in each['laid_out_ms'] if x is not None) / 1000
-            compared.append(
-                f'the tangled formula cost the server {served["server_cpu_total_s"]:.1f} s of CPU with dot and '
-                f"{each['server_cpu_total_s']:.1f} s without, where its sender's tab laid it out in {laid:.1f} s"
-            )
-            continue
-        first = [statistics.median(s for s in c['first_graph_s'] if s is not None) for c in (each, served)]
-        compared.append(
-            f'on the {name} ({each["students"]} students), laying out in each browser instead of once on the server '
-            f'changed the CPU used in all by {_total(each) - _total(served):+.1f} s (the server '
-            f'{each["server_cpu_total_s"] - served["server_cpu_total_s"]:+.1f} s, the browsers '
-            f'{each["browser_cpu_total_s"] - served["browser_cpu_total_s"]:+.1f} s) and the median first graph by '
-            f'{first[0] - first[1]:+.2f} s'
-        )
-    return joined(
-        [
-            table(head, rows),
-            '',
-            f'Every step figure is over {span(steps)} steps; a warm first graph is the median of {WARM_LOADS} loads. '
-            'Against the goals:',
-            '',
-            *goals,
-            '',
-            f'The WebAssembly, `static/graphviz/index.js` (Graphviz {lay[0]["wasm_version"]}), is '
-            f'{d["file_bytes"]:,} bytes; Streamlit sends it as {d["identity"]["bytes"]:,} bytes plain and '
-            f'{d["gzip"]["bytes"]:,} with `Accept-Encoding: gzip` ({d["gzip"]["content_encoding"] or "not"} '
-            f'compressed), with an ETag and Last-Modified and no Cache-Control, so a browser keeps it for a while '
-            'and then asks whether it changed.',
-            '',
-            'Laying out the same DOT, graph after graph, one layout at a time: in Chromium by the WebAssembly in a '
-            'Web Worker, timed in the worker (a new worker per graph, `Graphviz.load()` in it once, then `gv.dot()`; '
-            "the page's player makes one layout per worker, the first), and by the native `dot -Tsvg` "
-            f'({lay[0]["native_version"]}) as the server runs it, a new process each time; the median of '
-            f'{span([len(row["native"]["runs_ms"]) for row in lay])} runs:',
-            '',
-            table(
-                [
-                    'graph',
-                    'WebAssembly: first layout (ms)',
-                    'later ones (ms)',
-                    'a new worker to its first SVG (ms)',
-                    'native dot (ms)',
-                    'first layout / native',
-                    'WebAssembly drawing',
-                    'native drawing',
-                ],
-                layout_rows,
-            ),  # fmt: skip
-            '',
-            f'The two draw the same nodes and edges{"" if alike else " (not in every graph: see page.json)"}; the '
-            f"WebAssembly's drawings are {span(wider, 0, ' %')} wider and {span(taller, 0, ' %')} taller (its text "
-            'measures).',
-            '',
-            f'Where the server has dot, which side should lay out? A class of {students} opens the same expression, '
-            'one student after another, each in a browser of their own (a new context: its cache empty), on a fresh '
-            "server; CPU from /proc, the server's with its dot, the browsers' every chromium process on this same "
-            'machine (so each browser also pays for drawing the page); then one student opens a tangled typed formula '
-            f'(a sum of 62 products of 31 reused variables):',
-            '',
-            table(
-                [
-                    'expression',
-                    'laid out by',
-                    'students',
-                    'first graph median / max (s)',
-                    'server CPU, first student / each other (ms)',
-                    'server CPU, all (s)',
-                    "browsers' CPU, all (s)",
-                    'CPU, all (s)',
-                    'the page said',
-                ],
-                class_rows,
-            ),  # fmt: skip
-            *(['', 'Measured so: ' + '; '.join(compared) + '.'] if compared else []),
-        ]
+    class_table, measured = _page_class(r)
+    return fill(
+        'page',
+        pages=pages_table,
+        steps=span(steps),
+        warm_loads=WARM_LOADS,
+        goals=_page_goals(r),
+        wasm_version=lay[0]['wasm_version'],
+        file_bytes=f'{d["file_bytes"]:,}',
+        identity_bytes=f'{d["identity"]["bytes"]:,}',
+        gzip_bytes=f'{d["gzip"]["bytes"]:,}',
+        encoding=d['gzip']['content_encoding'] or 'not',
+        native_version=lay[0]['native_version'],
+        runs=span([len(row['native']['runs_ms']) for row in lay]),
+        layouts=table(layout_head, layout_rows),
+        unlike='' if alike else fill('page', 'unlike', False),
+        wider=span(wider, 0, ' %'),
+        taller=span(taller, 0, ' %'),
+        students=max(c['students'] for cases in r['class'].values() for c in cases.values()),
+        **{'class': class_table},
+        compared=measured,
     )
 
 
@@ -359,49 +344,50 @@ def load(results):
     ]  # fmt: skip
     over = levels['first_over']
     neuron, chain = loads['neuron'], loads['chain 100']
-    exprs, sessions, chains = memory['expressions'], memory['sessions'], memory['chains']
-    goal, stalled = memory['goal_mb_after_expressions'], memory.get('stalled')
-    return joined(
-        [
-            f'On a {r["machine"]["cores"]}-core machine, with the load generator on the same cores (full output in '
-            f'`bench/results/load.txt`; load average {r["machine"]["load_average_at_start"][0]:.1f} at the start: '
-            'the machine may have been shared with other work, which the steps in the page, drawn by Chromium on '
-            'these cores, feel; the server spends next to nothing on a step):',
-            '',
-            table(['load', 'step in the page p50 / p95 / max', 'server CPU per step', 'server RSS'], rows),
-            '',
-            f'- The goal, p95 ≤ {levels["limit_ms"]} ms at {_sessions(hold)} sessions: '
-            f'{met(hold["page_step_ms"]["p95"] <= levels["limit_ms"])}; '
-            + (f'no level up to {top["level"]} sessions passed it.' if over is None else f'{over} sessions passed it.'),
-            f'- **Page loads:** {neuron["loads_per_s"]:.1f} a second for the neuron (p95 {neuron["load_s"]["p95"]:.2f} '
-            f's), {chain["loads_per_s"]:.1f} for a 100-step chain, with {neuron["clients"]} clients loading at once; '
-            f'{span([neuron["server_cpu_ms_per_load"], chain["server_cpu_ms_per_load"]], unit=" ms")} of server CPU '
-            'a load.',
-            f'- **Memory:** {memory["rss_mb_start"]:.0f} MB at start, {memory["rss_mb_after_first_load"]:.0f} MB '
-            f'after the first page, {exprs["rss_mb_after"]:.0f} MB after {exprs["loaded"]:,} distinct typed formulas '
-            f'one after another (goal ≤ {goal} MB: {met(memory["goal_met"])}), '
-            f'{sessions["rss_mb_after"]:.0f} MB after {sessions["loaded"]} more sessions one after another, and '
-            f'{chains["rss_mb_after"]:.0f} MB after {chains["loaded"]} chains of 500 steps with distinct inputs '
-            f'(goal ≤ {goal} MB: {met(chains["rss_mb_after"] <= goal)}'
-            + (
-                f'; layout budgets of {r["settings"]["layout_budgets"]} s for this part, so that a loaded machine '
-                'lays every chain out'
-                if r['settings'].get('layout_budgets')
-                else ''
-            )
-            + ')'
-            + (
-                f'; {stalled["websockets"]} websockets that never read, open {stalled["seconds"]:g} s: '
-                f'{stalled["rss_mb_before"]:.0f} → {stalled["rss_mb_while_open"]:.0f} MB, and '
-                f'{stalled["rss_mb_5s_after_closed"]:.0f} MB 5 s after they closed (goal ≤ {goal} MB: '
-                f'{met(max(stalled["rss_mb_while_open"], stalled["rss_mb_5s_after_closed"]) <= goal)}); '
-                f'the peak {memory["rss_mb_peak"]:.0f} MB'
-                if stalled
-                else ''
-            )
-            + '.',
-            *_reruns(r, results.get('load_before')),
-        ]
+    exprs, chains = memory['expressions'], memory['chains']
+    goal, stalled, budgets = (
+        memory['goal_mb_after_expressions'],
+        memory.get('stalled'),
+        r['settings'].get('layout_budgets'),
+    )
+    if stalled:
+        most = max(stalled['rss_mb_while_open'], stalled['rss_mb_5s_after_closed'])
+        stalled = fill(
+            'load', 'stalled', False, websockets=stalled['websockets'], seconds=f'{stalled["seconds"]:g}',
+            before=f'{stalled["rss_mb_before"]:.0f}', open=f'{stalled["rss_mb_while_open"]:.0f}',
+            after=f'{stalled["rss_mb_5s_after_closed"]:.0f}', goal=goal, met=met(most <= goal),
+            peak=f'{memory["rss_mb_peak"]:.0f}',
+        )  # fmt: skip
+    return fill(
+        'load',
+        cores=r['machine']['cores'],
+        load_average=f'{r["machine"]["load_average_at_start"][0]:.1f}',
+        table=table(['load', 'step in the page p50 / p95 / max', 'server CPU per step', 'server RSS'], rows),
+        limit_ms=levels['limit_ms'],
+        sessions=_sessions(hold),
+        met=met(hold['page_step_ms']['p95'] <= levels['limit_ms']),
+        over=fill('load', 'no_level', False, level=top['level'])
+        if over is None
+        else fill('load', 'level', False, over=over),
+        neuron_per_s=f'{neuron["loads_per_s"]:.1f}',
+        neuron_p95=f'{neuron["load_s"]["p95"]:.2f}',
+        chain_per_s=f'{chain["loads_per_s"]:.1f}',
+        clients=neuron['clients'],
+        cpu=span([neuron['server_cpu_ms_per_load'], chain['server_cpu_ms_per_load']], unit=' ms'),
+        start=f'{memory["rss_mb_start"]:.0f}',
+        first=f'{memory["rss_mb_after_first_load"]:.0f}',
+        expressions=f'{exprs["rss_mb_after"]:.0f}',
+        formulas=f'{exprs["loaded"]:,}',
+        goal=goal,
+        expressions_met=met(memory['goal_met']),
+        sessions_mb=f'{memory["sessions"]["rss_mb_after"]:.0f}',
+        serial=memory['sessions']['loaded'],
+        chains=f'{chains["rss_mb_after"]:.0f}',
+        chains_loaded=chains['loaded'],
+        chains_met=met(chains['rss_mb_after'] <= goal),
+        budgets=fill('load', 'budgets', False, budgets=budgets) if budgets else '',
+        stalled=stalled or '',
+        reruns=_reruns(r, results.get('load_before')),
     )
 
 
@@ -410,11 +396,6 @@ CLASS_SIZES = (30, 300, 3_000)
 CHANGE_EVERY_S = 6  # at the busiest, each student changes an input every 6 s (issue 22's load)
 OPEN_WITHIN_S = 30  # the whole class opens the link within 30 s
 REPLICA_MEMORY_MB = 1024  # what deploy/ gives each replica
-LIMITS = {
-    'inputs': 'Input changes, each a run of the script on the server,',
-    'loads': 'Page loads',
-    'memory': "The sessions' memory",
-}
 
 
 def replicas_for(n, r):
@@ -434,40 +415,29 @@ def _reruns(r, before):
     """The input changes under a class, and each preset's server CPU a rerun, against the run before issue 22's
     changes (bench/results/load_before) where there is one."""
     if 'inputs' not in r or 'reruns' not in r:
-        return []
+        return ''
     inputs, trip = r['inputs'], r['inputs']['round_trip_ms']
     was = (before or {}).get('inputs', {}).get('round_trip_ms')
-    load = inputs['load_average']
     rows = []
     for name, row in r['reruns'].items():
         was_row = (before or {}).get('reruns', {}).get(name)
         rows.append([name, _rerun(was_row), _rerun(row), _sent(was_row), _sent(row)])
-    return [
-        f'- **Input changes under a class:** {inputs["sessions"]} sessions, each changing an input every '
-        f'{inputs["every_s"]:g} s for {inputs["seconds"]:g} s (each to a value nobody set before), on the neuron: '
-        f'p50 / p95 / max {fmt_ms(trip["p50"])} / {fmt_ms(trip["p95"])} / {fmt_ms(trip["max"])} from the change '
-        f'to the end of its run (goal p95 ≤ 1 s: {met(trip["p95"] is not None and trip["p95"] <= 1000)}), the '
-        f'server at {inputs["server_cpu_share_of_one_core"]:.2f} of a core'
-        + (
-            f'; before: {fmt_ms(was["p50"])} / {fmt_ms(was["p95"])}'
-            + (
-                f' ({was["unfinished"]:,} of {before["inputs"]["changes"]:,} never finished)'
-                if was.get('unfinished')
-                else ''
-            )
-            + f', load average at most {_most(before["inputs"]["load_average"]):.1f} during'
-            if was
-            else ''
-        )
-        + f'. Load average {load["at_start"][0]:.1f} at the start, at most {_most(load):.1f} during (the machine may '
-        'have been shared with other work).',
-        '',
-        'Server CPU for one input change, one session alone on the server (a value not set before each time; '
-        "Streamlit's gc.collect after every run is off, the graph is sent once a session, what every frame shares is "
-        'made once):',
-        '',
-        table(['page', 'server CPU before', 'after', 'sent a change, before', 'after'], rows),
-    ]
+    if was:
+        unfinished = was.get('unfinished')
+        was = fill(
+            'load', 'before', False, p50=fmt_ms(was['p50']), p95=fmt_ms(was['p95']),
+            unfinished=fill('load', 'unfinished', False, unfinished=f'{unfinished:,}',
+                            changes=f'{before["inputs"]["changes"]:,}') if unfinished else '',
+            most=f'{_most(before["inputs"]["load_average"]):.1f}',
+        )  # fmt: skip
+    return fill(
+        'load', 'reruns', False, sessions=inputs['sessions'], every=f'{inputs["every_s"]:g}',
+        seconds=f'{inputs["seconds"]:g}', p50=fmt_ms(trip['p50']), p95=fmt_ms(trip['p95']), max=fmt_ms(trip['max']),
+        met=met(trip['p95'] is not None and trip['p95'] <= 1000),
+        share=f'{inputs["server_cpu_share_of_one_core"]:.2f}', before=was or '',
+        at_start=f'{inputs["load_average"]["at_start"][0]:.1f}', most=f'{_most(inputs["load_average"]):.1f}',
+        table=table(['page', 'server CPU before', 'after', 'sent a change, before', 'after'], rows),
+    )  # fmt: skip
 
 
 NO_GRAPH_BYTES = 20_000  # a rerun that sent less showed no graph: its layout was refused (a busy, shared machine)
@@ -491,7 +461,7 @@ def _most(load):
 def fmt_ms(x):
     """'23 ms', '1.2 s', or 'never' (a percentile that fell on a change that never finished)."""
     if x is None:
-        return 'never'
+        return fill('load', 'never', False)
     return f'{x / 1000:.1f} s' if x >= 1000 else f'{x:.0f} ms'
 
 
@@ -501,9 +471,7 @@ def replica(results):
     base = hold['server_rss_mb']['before_open']
     room = REPLICA_MEMORY_MB - base - r['caches_mb']
     per_session = hold['rss_mb_per_session']
-    load_average = r['machine']['load_average_at_start'][0]
     largest = replicas_for(CLASS_SIZES[-1], r)
-    most = max(('inputs', 'loads', 'memory'), key=largest.get)
     rows = []
     for n in CLASS_SIZES:
         need = replicas_for(n, r)
@@ -512,51 +480,38 @@ def replica(results):
             f'{n / OPEN_WITHIN_S:,.1f} / {loads["loads_per_s"]:.1f} → {need["loads"]}',
             f'{n:,} × {per_session * 1000:.0f} kB / {room:,.0f} MB → {need["memory"]}', f'**{need["all"]}**',
         ])  # fmt: skip
-    return joined(
-        [
-            f'Measured by `python -m bench.bench_load --replica` (`bench/results/replica.txt`), one replica (one '
-            f'Python process: about one core at most) on a {r["machine"]["cores"]}-core machine (load average '
-            f'{load_average:.1f} at the start; the load generator and Chromium on the same cores), so a dedicated '
-            f'core does at least as well (the same machine, nearly idle, served '
-            f'{results["load"]["loads"]["neuron"]["loads_per_s"]:.1f} page loads a second in '
-            '[*Load*](performance.md#load)):',
-            '',
-            f'- **Sessions stepping:** {_sessions(hold)} sessions each stepping every '
-            f'{r["settings"]["step_every"]:g} s for {hold["seconds"]:g} s ({hold["steps"]["total"]:,} steps): '
-            f'steps at p95 {hold["page_step_ms"]["p95"]:.0f} ms in the page, the server at '
-            f'{hold["server_cpu_share_of_one_core"]:.2f} of a core, and '
-            f'{hold["ws_received_bytes_per_session_per_s"] / 1000:.1f} kB a second to each session: a step sends '
-            'the server nothing, so stepping does not limit a replica.',
-            f'- **Input changes:** {inputs["changes_per_s"]:.1f} a second, the server saturated ({inputs["clients"]} '
-            'sessions each changing an input to a value not seen before, then again; each change '
-            f'{inputs["server_cpu_ms_per_change"]:.0f} ms of CPU, p95 {inputs["change_s"]["p95"]:.2f} s).',
-            f'- **Page loads:** {loads["loads_per_s"]:.1f} a second for the neuron ({loads["clients"]} clients at '
-            f'once, p95 {loads["load_s"]["p95"]:.2f} s, {loads["server_cpu_ms_per_load"]:.0f} ms of CPU a load).',
-            f'- **Memory:** {per_session * 1000:.0f} kB a session held open (of {hold["sessions"]["websocket"]} on the '
-            f'neuron); {base:.0f} MB after the first pages, '
-            f'and the shared caches at most {r["caches_mb"]:.0f} MB more, so a replica of {REPLICA_MEMORY_MB:,} MB '
-            f'has room for {room:,.0f} MB of sessions.',
-            '',
-            f"**How many replicas:** the most of three, plus one spare so that a dead replica's pages fit on the "
-            f'others: input changes (each student changing an input every {CHANGE_EVERY_S} s at the busiest, divided '
-            f"by a replica's {inputs['changes_per_s']:.1f} a second), page loads (the class opening the link within "
-            f"{OPEN_WITHIN_S} s, divided by {loads['loads_per_s']:.1f} a second) and memory (the sessions' kB, "
-            f'divided by the {room:,.0f} MB of room), each rounded up:',
-            '',
-            table(
-                [
-                    'class',
-                    'input changes a second → replicas',
-                    'page loads a second → replicas',
-                    "sessions' memory → replicas",
-                    'replicas, with one spare',
-                ],
-                rows,
-            ),  # fmt: skip
-            '',
-            f'{LIMITS[most]} set the number. Give each replica a core. A cheaper rerun lowers it in proportion: '
-            '`python -m bench.bench_load --replica` measures again, and this table follows.',
-        ]
+    head = ['class', 'input changes a second → replicas', 'page loads a second → replicas',
+            "sessions' memory → replicas", 'replicas, with one spare']  # fmt: skip
+    return fill(
+        'replica',
+        cores=r['machine']['cores'],
+        load_average=f'{r["machine"]["load_average_at_start"][0]:.1f}',
+        idle_loads=f'{results["load"]["loads"]["neuron"]["loads_per_s"]:.1f}',
+        sessions=_sessions(hold),
+        step_every=f'{r["settings"]["step_every"]:g}',
+        seconds=f'{hold["seconds"]:g}',
+        steps=f'{hold["steps"]["total"]:,}',
+        p95=f'{hold["page_step_ms"]["p95"]:.0f}',
+        share=f'{hold["server_cpu_share_of_one_core"]:.2f}',
+        kb_per_s=f'{hold["ws_received_bytes_per_session_per_s"] / 1000:.1f}',
+        changes_per_s=f'{inputs["changes_per_s"]:.1f}',
+        clients=inputs['clients'],
+        cpu_per_change=f'{inputs["server_cpu_ms_per_change"]:.0f}',
+        change_p95=f'{inputs["change_s"]["p95"]:.2f}',
+        loads_per_s=f'{loads["loads_per_s"]:.1f}',
+        load_clients=loads['clients'],
+        load_p95=f'{loads["load_s"]["p95"]:.2f}',
+        cpu_per_load=f'{loads["server_cpu_ms_per_load"]:.0f}',
+        kb_per_session=f'{per_session * 1000:.0f}',
+        websockets=hold['sessions']['websocket'],
+        base=f'{base:.0f}',
+        caches=f'{r["caches_mb"]:.0f}',
+        replica_mb=f'{REPLICA_MEMORY_MB:,}',
+        room=f'{room:,.0f}',
+        change_every=CHANGE_EVERY_S,
+        open_within=OPEN_WITHIN_S,
+        table=table(head, rows),
+        limit=fill('replica', max(('inputs', 'loads', 'memory'), key=largest.get), False),
     )
 
 
@@ -568,27 +523,28 @@ def layout(results):
     rows = [row for row in results['layout']['rows'] if row['full_s'] is not None]
     slowest = max(rows, key=lambda row: row['full_s'])
     quick = [row for row in rows if row['page_layout'] == 'quick']
-    return (
-        f'Measured by `python -m bench.bench_layout` (`bench/results/layout.txt`): the slowest graph, a '
-        f'{slowest["graph"]}, took `dot` {slowest["full_s"]:.0f} s, and {slowest["quick_s"]:.1f} s as a quick '
-        f'layout. On the {len(quick)} sums the page lays out quickly, '
-        f'{span([row["quick_quality"][2] for row in quick])} of their '
-        f'{span([row["quick_quality"][3] for row in quick])} edges pass through a box they do not join, against '
-        f"{span([row['full_quality'][2] for row in quick])} in `dot`'s own layout."
+    return fill(
+        'layout',
+        wrap=False,
+        graph=slowest['graph'],
+        full=f'{slowest["full_s"]:.0f}',
+        quick=f'{slowest["quick_s"]:.1f}',
+        sums=len(quick),
+        crossing=span([row['quick_quality'][2] for row in quick]),
+        edges=span([row['quick_quality'][3] for row in quick]),
+        full_crossing=span([row['full_quality'][2] for row in quick]),
     )
 
 
 def chains(results):
     rows = _layout_rows(results)
-    return (
-        f'along a line, {rows["chain(100)"]["full_s"]:.2f} s for a 100-step chain and '
-        f'{rows["chain(500)"]["full_s"]:.1f} s for 500 (`bench/results/layout.txt`)'
-    )
+    return fill('layout', 'chains', False, chain100=f'{rows["chain(100)"]["full_s"]:.2f}',
+                chain500=f'{rows["chain(500)"]["full_s"]:.1f}')  # fmt: skip
 
 
 def exports(results):
     decks = {row['graph']: row['total_s'] for row in results['exports']['rows'] if row['export'] == 'pass pptx'}
-    return f"the neuron's whole deck takes {decks['neuron']:.1f} s, the MLP's {decks['mlp']:.1f} s"
+    return fill('exports', wrap=False, neuron=f'{decks["neuron"]:.1f}', mlp=f'{decks["mlp"]:.1f}')
 
 
 FRAME_MS = 1000 / 60  # one animation frame on a 60 Hz screen
@@ -619,13 +575,9 @@ def _beside_watched(r, first_graph=False):
 def modes(results):
     """Each teaching mode's step beside the same graph watched, from one run (bench_page --modes)."""
     r = results['modes']
-    player = r['pages']['dot']
-    slowest = max(c['step_median_ms'] for c in player.values())
-    return joined([
-        _beside_watched(r), '',
-        f'Every mode steps in the browser as watching does: the slowest median is {slowest:.0f} ms, against the '
-        f'goal of {STEP_MEDIAN_GOAL_MS} ms ({met(slowest <= STEP_MEDIAN_GOAL_MS)}).',
-    ])  # fmt: skip
+    slowest = max(c['step_median_ms'] for c in r['pages']['dot'].values())
+    return fill('modes', table=_beside_watched(r), slowest=f'{slowest:.0f}', goal=STEP_MEDIAN_GOAL_MS,
+                met=met(slowest <= STEP_MEDIAN_GOAL_MS))  # fmt: skip
 
 
 def modes_forward(results):
@@ -637,16 +589,14 @@ def modes_forward(results):
             for name, c in player.items() if name.endswith(', forward')}  # fmt: skip
     most = max(over, key=over.get)
     machine, graph = r['machine'], 'the MLP' if most == 'mlp' else most
-    said = (f'at most {over[most]:.1f} ms more than watching\'s on the same graph ({graph})' if over[most] > 0
-            else 'less than watching\'s on every graph')  # fmt: skip
-    return joined([
-        _beside_watched(r, first_graph=True), '',
-        f'{player[next(iter(player))]["steps"]} steps a case, on a {machine["cores"]}-core machine (load average '
-        f'{machine["load_average_at_start"][0]:.1f} at the start, {machine["load_average_at_end"][0]:.1f} at the '
-        'end). A step is timed to the second animation frame after the click: one whose work fits in a frame '
-        f'takes one to two frames ({FRAME_MS:.0f}–{2 * FRAME_MS:.0f} ms at 60 Hz). Forward mode\'s median is '
-        f'{said}: the goal is within one animation frame of it, {FRAME_MS:.1f} ms ({met(over[most] <= FRAME_MS)}).',
-    ])  # fmt: skip
+    said = (fill('modes', 'more', False, over=f'{over[most]:.1f}', graph=graph) if over[most] > 0
+            else fill('modes', 'less', False))  # fmt: skip
+    return fill(
+        'modes', 'forward', table=_beside_watched(r, first_graph=True), steps=player[next(iter(player))]['steps'],
+        cores=machine['cores'], at_start=f'{machine["load_average_at_start"][0]:.1f}',
+        at_end=f'{machine["load_average_at_end"][0]:.1f}', frame=f'{FRAME_MS:.0f}', frames=f'{2 * FRAME_MS:.0f}',
+        said=said, frame_ms=f'{FRAME_MS:.1f}', met=met(over[most] <= FRAME_MS),
+    )  # fmt: skip
 
 
 def _listed(shapes):
@@ -659,19 +609,17 @@ def _listed(shapes):
 
 def screens(results):
     rows = results['screens']['rows']
-    whole = sum(r['whole'] and r['readable'] for r in rows)
-    said = [
-        f'Measured by `python -m bench.bench_screens` (`bench/results/screens.txt`): {whole} of {len(rows)} '
-        'graph-and-screen pairs are whole and readable.'
-    ]
+    said = []
     for screen in dict.fromkeys(r['screen'] for r in rows):
         on = [r for r in rows if r['screen'] == screen]
-        share = span([100 * r['height_share'] for r in on], 1, ' %')
-        wide = sum(r['wide_whole'] and r['wide_px'] >= r['px'] - 0.05 for r in on)
-        said.append(f'- {screen}: numbers {span([r["px"] for r in on], 1, " px")} ({share} of the height), in '
-                    f'{_listed(dict.fromkeys(r["shape"] for r in on))}; the wide shape alone was whole '
-                    f'at that size for {wide} of the {len(on)}.')  # fmt: skip
-    return joined(said)
+        said.append(fill(
+            'screens', 'screen', False, screen=screen, px=span([r['px'] for r in on], 1, ' px'),
+            share=span([100 * r['height_share'] for r in on], 1, ' %'),
+            shapes=_listed(dict.fromkeys(r['shape'] for r in on)),
+            wide=sum(r['wide_whole'] and r['wide_px'] >= r['px'] - 0.05 for r in on), of=len(on),
+        ))  # fmt: skip
+    whole = sum(r['whole'] and r['readable'] for r in rows)
+    return fill('screens', whole=whole, pairs=len(rows), screens='\n'.join(said))
 
 
 def live_class(results):
@@ -707,53 +655,65 @@ def live_class(results):
                 lambda c: ' / '.join(ms(c['answers']['answer_to_projector_ms'][k]) for k in ('min', 'p50', 'max'))),
         ]  # fmt: skip
     two = [c for c in cases if 'latency_ms_same_replica' in c]
-    said = [
-        f'Measured by `python -m bench.bench_class` (`bench/results/class.txt`): {cases[0]["students"]} students '
-        f'following one room over server-sent events, the lecturer stepping {cases[0]["steps"]} times, on a '
-        f'{r["machine"]["cores"]}-core machine (load average {r["machine"]["load_average_at_start"][0]:.1f} at the '
-        'start; the servers, the students and Chromium on the same cores):',
-        '',
-        table(['', *(c['name'] for c in cases)], rows),
-        '',
-    ]
     if two:
         c = two[0]
-        same, other = c['latency_ms_same_replica'], c['latency_ms_other_replica']
-        said.append(
-            f'On two replicas a step reaches the students of the replica that took it in p95 {ms(same["p95"])} ms, '
-            f"and the other's when its watcher next reads Redis (every 0.5 s): p95 {ms(other['p95'])} ms. Redis "
-            f'took {ms(c["redis_cpu_ms_per_step"])} ms of CPU a step and HAProxy {ms(c["haproxy_cpu_ms_per_step"])} ms.'
-        )
-        said.append('')
+        two = fill('class', 'two', False, same=ms(c['latency_ms_same_replica']['p95']),
+                   other=ms(c['latency_ms_other_replica']['p95']), redis=ms(c['redis_cpu_ms_per_step']),
+                   haproxy=ms(c['haproxy_cpu_ms_per_step'])) + '\n'  # fmt: skip
+    said = ''
     if answered:
-        a = cases[0]['answers']
-        refresh = ' and '.join(f'{c["answers"]["projector_refresh_s"]:.2f}' for c in cases)
-        said.append(
-            f"The answers: the lecturer's projector (Chromium) asks the room, and each student posts one answer at a "
-            f'random moment within {a["within_s"]:g} s, a mix of right and the typical mistakes. The projector reads '
-            f'the room once a second (here every {refresh} s): an answer waits for the next reading, 0 to 1 s, then '
-            "for that run and the browser's drawing of it, which the fastest answer to the projector shows alone "
-            "(the table's last row). So the wait after the last answer is mostly where it fell in that second: the "
-            'refresh, not the answer route or the store, sets it, up to 1 s more than the fastest.'
+        said = (
+            fill(
+                'class',
+                'answers',
+                False,
+                within=f'{cases[0]["answers"]["within_s"]:g}',
+                refresh=' and '.join(f'{c["answers"]["projector_refresh_s"]:.2f}' for c in cases),
+            )
+            + '\n'
         )
-        said.append('')
 
     def verdict(c):
         g = goals[c['case']]
-        said = (f'{c["name"]}: p95 {ms(c["latency_ms"]["p95"])} ms, {met(g["p95_met"])}, '
-                f'+{g["first_graph_over_empty_s"]:.2f} s, {met(g["first_graph_met"])}')  # fmt: skip
-        if answered:
-            said += f', and {c["answers"]["last_answer_to_spread_s"]:.2f} s, {met(g["spread_met"])}'
-        return said
+        spread = (
+            fill(
+                'class',
+                'verdict_spread',
+                False,
+                spread=f'{c["answers"]["last_answer_to_spread_s"]:.2f}',
+                spread_met=met(g['spread_met']),
+            )
+            if answered
+            else ''
+        )
+        return (
+            fill(
+                'class',
+                'verdict',
+                False,
+                name=c['name'],
+                p95=ms(c['latency_ms']['p95']),
+                p95_met=met(g['p95_met']),
+                over=f'{g["first_graph_over_empty_s"]:.2f}',
+                first_graph_met=met(g['first_graph_met']),
+            )
+            + spread
+        )
 
-    spread = (f', and the projector shows every answer within {CLASS_SPREAD_GOAL_S:g} s of the last one'
-              if answered else '')  # fmt: skip
-    said.append(
-        f"Goals: a step reaches every student within {CLASS_P95_GOAL_MS / 1000:g} s (p95), a student's first "
-        f"graph comes within {CLASS_FIRST_GRAPH_GOAL_S:g} s of Streamlit's own empty page{spread}: "
-        f'{"; ".join(verdict(c) for c in cases)}.'
+    return fill(
+        'class',
+        students=cases[0]['students'],
+        steps=cases[0]['steps'],
+        cores=r['machine']['cores'],
+        load_average=f'{r["machine"]["load_average_at_start"][0]:.1f}',
+        table=table(['', *(c['name'] for c in cases)], rows),
+        two=two or '',
+        answers=said,
+        p95_goal=f'{CLASS_P95_GOAL_MS / 1000:g}',
+        first_graph_goal=f'{CLASS_FIRST_GRAPH_GOAL_S:g}',
+        spread=fill('class', 'spread', False, goal=f'{CLASS_SPREAD_GOAL_S:g}') if answered else '',
+        verdicts='; '.join(verdict(c) for c in cases),
     )
-    return joined(said)
 
 
 BLOCKS = {  # name: (the results it is made from, how)
