@@ -2,9 +2,10 @@
 moves its state (the scenario as link parameters, the frame, and the question asked of the room), each move a new
 version for the phones to follow.
 
-Pure Python and, for rooms that span replicas, the `redis` client; no Streamlit. One interface, two backends: in the
-process (the default: `./run.sh` needs nothing more) and Redis (`open_rooms()` with BACKPROP_REDIS_URL set). Every
-refusal is a `RoomError` whose message the page can show as it is.
+Pure Python and, for rooms that span replicas, the `redis` client; no Streamlit. The rules are written once
+(`Backend`), over a small key-value store (server/store.py) of two kinds: in the process (the default: `./run.sh` needs
+nothing more) and Redis (`open_rooms()` with BACKPROP_REDIS_URL set). Every refusal is a `RoomError` whose message the
+page can show as it is.
 
     rooms = open_rooms()
     lecturer = rooms.create({'expr': 'reuse', 'v.a': '3'}, frame=0)   # Lecturer(code='K7QXM', secret='...')
@@ -36,12 +37,12 @@ import math
 import os
 import re
 import secrets
-import threading
 import time
 from dataclasses import dataclass
 
 from engine import exercise, sandbox
 from engine.answers import GROUPS, classify
+from server.store import Busy, MemoryStore, RedisStore
 
 ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'  # no 0/O, no 1/I (and codes are upper case, so no l): 32 signs
 CODE_LENGTH = 5  # 32**5, 33.5 million codes
@@ -521,319 +522,247 @@ class Rooms:
         return {student: json.loads(text) for student, text in self._read(code, 'bodies')[1].items()}
 
 
-class MemoryBackend:
-    """The rooms in this process's memory, under one lock (Streamlit's script threads and the server's event loop
-    both call in). Each method is the Redis backend's, with the same answers."""
-
-    def __init__(self):
-        self.lock, self.rooms = threading.Lock(), {}  # code -> dict(secret, version, state, question, ...)
-
-    def _status(self, code, now):
-        room = self.rooms.get(code)
-        if room is None or room['forget'] <= now:
-            self.rooms.pop(code, None)
-            return None, 'unknown'
-        if room['ended']:
-            return room, room['ended']
-        if room['expires'] <= now:
-            return room, 'idle'
-        if room.get('heard', math.inf) <= now:
-            return room, 'gone'
-        return room, 'ok'
-
-    @staticmethod
-    def _got(room):
-        return room['version'], room['state'], room['question'], room['qid'], room['revealed']
-
-    def create(self, code, secret, text, now, expires, max_rooms, keep):
-        with self.lock:
-            # _status forgets the long-ended as it goes
-            if sum(self._status(c, now)[1] == 'ok' for c in list(self.rooms)) >= max_rooms:
-                return 'rooms'
-            if code in self.rooms:
-                return 'taken'
-            self.rooms[code] = {
-                'secret': secret, 'version': 1, 'state': text, 'expires': expires, 'ended': '', 'forget': now + keep,
-                'question': '', 'qid': 0, 'revealed': 0,
-                'present': {},  # student -> when last seen
-                'answers': {}, 'bodies': {},  # student -> the text kept: the open question's answers, the code sent
-                'changes': {'answers': {}, 'bodies': {}},  # kind -> student -> how many kept (the flood cap)
-            }  # fmt: skip
-            return 'ok'
-
-    def secret(self, code, now):
-        with self.lock:
-            room, status = self._status(code, now)
-            return room['secret'] if status == 'ok' else status
-
-    def state(self, code, now):
-        with self.lock:
-            room, status = self._status(code, now)
-            return self._got(room) if status == 'ok' else status
-
-    def join(self, code, student, now, since, max_students, keep):
-        with self.lock:
-            room, status = self._status(code, now)
-            if status != 'ok':
-                return status
-            present = room['present']
-            for gone in [s for s, seen in present.items() if seen < since]:
-                del present[gone]
-            if student not in present and len(present) >= max_students:
-                return 'full'
-            present[student] = now
-            return 'ok'
-
-    def leave(self, code, student, since):
-        with self.lock:
-            present = self.rooms[code]['present'] if code in self.rooms else {}
-            if student in present and (since is None or present[student] <= since):
-                del present[student]
-
-    def count(self, code, since):
-        with self.lock:
-            present = self.rooms[code]['present'] if code in self.rooms else {}
-            return sum(seen >= since for seen in present.values())
-
-    def hear(self, code, now, heard):
-        with self.lock:
-            room, status = self._status(code, now)
-            if status == 'ok':
-                room['heard'] = heard
-            return status
-
-    def write(self, code, text, now, expires, keep):
-        with self.lock:
-            room, status = self._status(code, now)
-            if status != 'ok':
-                return status
-            if text is not None:
-                room['version'] += 1
-                room['state'] = text
-            room['expires'], room['forget'] = expires, now + keep
-            return self._got(room)
-
-    def question(self, code, mode, text, now, expires, keep):
-        with self.lock:
-            room, status = self._status(code, now)
-            if status != 'ok':
-                return status
-            if mode == 'ask':
-                room.update(question=text, qid=room['qid'] + 1, revealed=0, answers={})
-                room['changes']['answers'] = {}
-            elif not room['question']:
-                return 'none'
-            elif mode == 'reveal':
-                if room['revealed']:
-                    return self._got(room)  # revealed already: nothing new for the phones
-                room['revealed'] = 1
-            else:
-                room.update(question='', revealed=0, answers={})
-                room['changes']['answers'] = {}
-            room['version'] += 1
-            room['expires'], room['forget'] = expires, now + keep
-            return self._got(room)
-
-    def read(self, code, kind, now, student):
-        with self.lock:
-            room, status = self._status(code, now)
-            if status != 'ok':
-                return status
-            kept = room[kind] if student is None else {s: t for s, t in room[kind].items() if s == student}
-            return room['question'], room['qid'], room['revealed'], dict(kept)
-
-    def put(self, code, kind, student, qid, text, now, since, max_entries, max_changes, keep):
-        with self.lock:
-            room, status = self._status(code, now)
-            if status != 'ok':
-                return status
-            if room['present'].get(student, since - 1) < since:
-                return 'absent'
-            if qid and (not room['question'] or str(room['qid']) != qid):
-                return 'old'
-            if qid and room['revealed']:
-                return 'revealed'
-            changes = room['changes'][kind]
-            if changes.get(student, 0) >= max_changes:
-                return 'flood'
-            if student not in room[kind] and len(room[kind]) >= max_entries:
-                return 'crowded'
-            changes[student] = changes.get(student, 0) + 1
-            room[kind][student] = text
-            return 'ok'
-
-    def end(self, code, reason, now, keep):
-        with self.lock:
-            if code in self.rooms:
-                room = self.rooms[code]
-                room.update(ended=reason, present={}, answers={}, bodies={}, forget=now + keep)
-                room['changes'] = {'answers': {}, 'bodies': {}}
+# The rules, written once over server/store.py's key-value store. A room is a hash `backprop:room:CODE` (secret digest,
+# version, state, expires, heard, ended, and the question: its JSON, or '' when none is open, its id, revealed), the
+# open rooms the sorted set `backprop:rooms` (code by when it ends), and the room's students and what they sent, keys
+# of their own beside the hash: `:present` (a sorted set, student by when last seen), `:answers` and `:bodies` (hashes,
+# student -> JSON), `:answers:changes` and `:bodies:changes` (how many each student sent: the flood cap). Each rule is
+# one transaction, and the clock's time comes in as an argument, so a test's clock rules. The store's own expiry only
+# forgets long-ended rooms.
+LIVE = ('expires', 'ended', 'heard')  # what says whether a room is live
+GOT = ('version', 'state', 'question', 'qid', 'revealed')  # what a ClassState is made of
+OWN = ('present', 'answers', 'answers:changes', 'bodies', 'bodies:changes')
 
 
-# Redis: a room is a hash `backprop:room:CODE` (secret digest, version, state, expires, ended, and the question: its
-# JSON, or '' when none is open, its id, revealed), the open rooms the sorted set `backprop:rooms` (code by its expiry),
-# and the room's students and what they sent, keys of their own beside the hash: `:present` (a sorted set, student by
-# when last seen), `:answers` and `:bodies` (hashes, student -> JSON), `:answers:changes` and `:bodies:changes` (how
-# many each student sent: the flood cap). Each change is one Lua script, atomic across replicas; the clock's time
-# comes in as an argument, so a test's clock rules. Redis's own expiry (EXPIRE, in real seconds) only forgets
-# long-ended rooms. Every script is given the keys in `RedisBackend._keys`'s order: KEYS[3] on are the room's own.
-_GOT = """
-local function got()
-  local h = redis.call('HMGET', KEYS[1], 'version', 'state', 'question', 'qid', 'revealed')
-  return {'ok', h[1], h[2], h[3] or '', h[4] or '0', h[5] or '0'}
-end
-local function refresh(expires, keep, code)
-  redis.call('HSET', KEYS[1], 'expires', expires)
-  redis.call('EXPIRE', KEYS[1], keep)
-  for i = 3, #KEYS do redis.call('EXPIRE', KEYS[i], keep) end
-  local heard = tonumber(redis.call('HGET', KEYS[1], 'heard') or expires)
-  redis.call('ZADD', KEYS[2], math.min(tonumber(expires), heard), code)
-end
-"""
-_LIVE = """
-local r = redis.call('HMGET', KEYS[1], 'expires', 'ended', 'heard')
-if not r[1] then return 'unknown' end
-if r[2] ~= '' then return r[2] end
-if tonumber(r[1]) <= tonumber(ARGV[1]) then return 'idle' end
-if r[3] and tonumber(r[3]) <= tonumber(ARGV[1]) then return 'gone' end
-"""
-_CREATE = """
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 'rooms' end
-if redis.call('EXISTS', KEYS[1]) == 1 then return 'taken' end
-redis.call('HSET', KEYS[1], 'secret', ARGV[3], 'version', 1, 'state', ARGV[4], 'expires', ARGV[5], 'ended', '',
-           'question', '', 'qid', 0, 'revealed', 0)
-redis.call('EXPIRE', KEYS[1], ARGV[6])
-redis.call('ZADD', KEYS[2], ARGV[5], ARGV[7])
-return 'ok'
-"""
-_READ = _LIVE + "return {'ok', redis.call('HGET', KEYS[1], ARGV[2])}"
-# the lecturer's page is open: when it is heard of last, and the open rooms' set ends the room at the nearer deadline
-_HEAR = (
-    _LIVE
-    + """
-redis.call('HSET', KEYS[1], 'heard', ARGV[2])
-redis.call('ZADD', KEYS[2], math.min(tonumber(r[1]), tonumber(ARGV[2])), ARGV[3])
-return 'ok'
-"""
-)
-_STATE = _GOT + _LIVE + 'return got()'
-# the students seen before ARGV[5] have gone: dropped, so the set holds at most the cap and the recently seen
-_JOIN = (
-    _LIVE
-    + """
-redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[5])
-if not redis.call('ZSCORE', KEYS[3], ARGV[2]) and redis.call('ZCOUNT', KEYS[3], ARGV[5], '+inf') >= tonumber(ARGV[3])
-then
-  return 'full'
-end
-redis.call('ZADD', KEYS[3], ARGV[1], ARGV[2])
-redis.call('EXPIRE', KEYS[3], ARGV[4])
-return 'ok'
-"""
-)
-_LEAVE = """
-local seen = redis.call('ZSCORE', KEYS[1], ARGV[1])
-if seen and (ARGV[2] == '' or tonumber(seen) <= tonumber(ARGV[2])) then redis.call('ZREM', KEYS[1], ARGV[1]) end
-return 'ok'
-"""
-_WRITE = (
-    _GOT
-    + _LIVE
-    + """
-if ARGV[2] ~= '' then
-  redis.call('HINCRBY', KEYS[1], 'version', 1)
-  redis.call('HSET', KEYS[1], 'state', ARGV[2])
-end
-refresh(ARGV[3], ARGV[4], ARGV[5])
-return got()
-"""
-)
-_QUESTION = (
-    _GOT
-    + _LIVE
-    + """
-local mode, question = ARGV[2], redis.call('HGET', KEYS[1], 'question') or ''
-if mode == 'ask' then
-  redis.call('HINCRBY', KEYS[1], 'qid', 1)
-  redis.call('HSET', KEYS[1], 'question', ARGV[3], 'revealed', 0)
-  redis.call('DEL', KEYS[4], KEYS[5])
-elseif question == '' then
-  return 'none'
-elseif mode == 'reveal' then
-  if redis.call('HGET', KEYS[1], 'revealed') == '1' then return got() end
-  redis.call('HSET', KEYS[1], 'revealed', 1)
-else
-  redis.call('HSET', KEYS[1], 'question', '', 'revealed', 0)
-  redis.call('DEL', KEYS[4], KEYS[5])
-end
-redis.call('HINCRBY', KEYS[1], 'version', 1)
-refresh(ARGV[4], ARGV[5], ARGV[6])
-return got()
-"""
-)
-# KEYS: the room, the rooms, its present students, then the hash kept (answers or bodies) and its changes
-_PUT = (
-    _LIVE
-    + """
-local seen = redis.call('ZSCORE', KEYS[3], ARGV[2])
-if not seen or tonumber(seen) < tonumber(ARGV[5]) then return 'absent' end
-if ARGV[3] ~= '' then
-  local q = redis.call('HMGET', KEYS[1], 'question', 'qid', 'revealed')
-  if (q[1] or '') == '' or q[2] ~= ARGV[3] then return 'old' end
-  if q[3] == '1' then return 'revealed' end
-end
-if tonumber(redis.call('HGET', KEYS[5], ARGV[2]) or '0') >= tonumber(ARGV[7]) then return 'flood' end
-if redis.call('HEXISTS', KEYS[4], ARGV[2]) == 0 and redis.call('HLEN', KEYS[4]) >= tonumber(ARGV[6]) then
-  return 'crowded'
-end
-redis.call('HINCRBY', KEYS[5], ARGV[2], 1)
-redis.call('HSET', KEYS[4], ARGV[2], ARGV[4])
-redis.call('EXPIRE', KEYS[4], ARGV[8])
-redis.call('EXPIRE', KEYS[5], ARGV[8])
-return 'ok'
-"""
-)
-# KEYS: the room, the hash kept (answers or bodies); ARGV[2] a student, or '' for all of them
-_KEPT = (
-    _LIVE
-    + """
-local q, kept = redis.call('HMGET', KEYS[1], 'question', 'qid', 'revealed'), {}
-if ARGV[2] == '' then
-  kept = redis.call('HGETALL', KEYS[2])
-else
-  local one = redis.call('HGET', KEYS[2], ARGV[2])
-  if one then kept = {ARGV[2], one} end
-end
-return {'ok', q[1] or '', q[2] or '0', q[3] or '0', kept}
-"""
-)
-_END = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 'unknown' end
-redis.call('HSET', KEYS[1], 'ended', ARGV[1])
-redis.call('EXPIRE', KEYS[1], ARGV[2])
-for i = 3, #KEYS do redis.call('DEL', KEYS[i]) end
-redis.call('ZREM', KEYS[2], ARGV[3])
-return 'ok'
-"""
+def _status(held, now):
+    """'ok' for a live room, given its LIVE fields first; else 'unknown', or why it ended."""
+    expires, ended, heard = held[:3]
+    if expires is None:
+        return 'unknown'
+    if ended:
+        return ended
+    if float(expires) <= now:
+        return 'idle'
+    return 'gone' if heard is not None and float(heard) <= now else 'ok'
 
 
-class RedisBackend:
-    """The rooms in Redis at `url` (`redis://host:6379/0`), shared by every replica that is given the same URL."""
+class Backend:
+    """A live class's rules over a store (server/store.py's `MemoryStore` or `RedisStore`): each method one
+    transaction, answering with a status ('ok', 'unknown', 'closed', 'full', ...) or what it read."""
 
     PREFIX = 'backprop:'
+
+    def __init__(self, store):
+        self.store = store
+
+    def _keys(self, code):
+        room = f'{self.PREFIX}room:{code}'
+        return room, f'{self.PREFIX}rooms', {name: f'{room}:{name}' for name in OWN}
+
+    def _refresh(self, tx, code, held, expires, keep):
+        """A lecturer's move: the idle hour starts again, and the room's keys are kept `keep` s more."""
+        room, rooms, own = self._keys(code)
+        tx.hset(room, mapping={'expires': expires})
+        for key in (room, *own.values()):
+            tx.expire(key, keep)
+        heard = float(held[2]) if held[2] is not None else expires
+        tx.zadd(rooms, {code: min(expires, heard)})
+
+    def create(self, code, secret, text, now, expires, max_rooms, keep):
+        room, rooms, _ = self._keys(code)
+
+        def rule(tx):
+            live, taken = tx.read(('zcount', rooms, f'({now!r}', '+inf'), ('exists', room))
+            if live >= max_rooms:
+                return 'rooms'
+            if taken:
+                return 'taken'
+            tx.zremrangebyscore(rooms, '-inf', now)  # the rooms ended by now
+            tx.hset(room, mapping={'secret': secret, 'version': 1, 'state': text, 'expires': expires, 'ended': '',
+                                   'question': '', 'qid': 0, 'revealed': 0})  # fmt: skip
+            tx.expire(room, keep)
+            tx.zadd(rooms, {code: expires})
+            return 'ok'
+
+        return self.store.run(rule, (room, rooms), now)
+
+    def _get(self, code, now, fields):
+        """The room's `fields` if it is live, else its status."""
+        room = self._keys(code)[0]
+        held = self.store.run(lambda tx: tx.read(('hmget', room, (*LIVE, *fields)))[0], (), now)
+        status = _status(held, now)
+        return held[3:] if status == 'ok' else status
+
+    def secret(self, code, now):
+        got = self._get(code, now, ('secret',))
+        return got if isinstance(got, str) else got[0]
+
+    def state(self, code, now):
+        return self._get(code, now, GOT)
+
+    def join(self, code, student, now, since, max_students, keep):
+        room, _, own = self._keys(code)
+        present = own['present']
+
+        def rule(tx):
+            held, seen, count = tx.read(('hmget', room, LIVE), ('zscore', present, student),
+                                        ('zcount', present, since, '+inf'))  # fmt: skip
+            status = _status(held, now)
+            if status != 'ok':
+                return status
+            if (seen is None or seen < since) and count >= max_students:
+                return 'full'
+            tx.zremrangebyscore(present, '-inf', f'({since!r}')  # the students gone: the set holds the cap at most
+            tx.zadd(present, {student: now})
+            tx.expire(present, keep)
+            return 'ok'
+
+        return self.store.run(rule, (room, present), now)
+
+    def leave(self, code, student, since):
+        present = self._keys(code)[2]['present']
+
+        def rule(tx):
+            (seen,) = tx.read(('zscore', present, student))
+            if seen is not None and (since is None or seen <= since):
+                tx.zrem(present, student)
+
+        self.store.run(rule, (present,))
+
+    def count(self, code, since):
+        present = self._keys(code)[2]['present']
+        return self.store.run(lambda tx: tx.read(('zcount', present, since, '+inf'))[0])
+
+    def hear(self, code, now, heard):
+        """The lecturer's page is open: when it was heard from last; the open rooms' set ends the room at the nearer
+        deadline."""
+        room, rooms, _ = self._keys(code)
+
+        def rule(tx):
+            (held,) = tx.read(('hmget', room, LIVE))
+            status = _status(held, now)
+            if status == 'ok':
+                tx.hset(room, mapping={'heard': heard})
+                tx.zadd(rooms, {code: min(float(held[0]), heard)})
+            return status
+
+        return self.store.run(rule, (room,), now)
+
+    def _move(self, code, now, expires, keep, change):
+        """A lecturer's move on the live room: `change(tx, got)` writes it and gives the fields it changed, or a
+        status for no move; the room's new GOT fields."""
+        room = self._keys(code)[0]
+
+        def rule(tx):
+            (held,) = tx.read(('hmget', room, (*LIVE, *GOT)))
+            status = _status(held, now)
+            if status != 'ok':
+                return status
+            got = dict(zip(GOT, held[3:]))
+            changed = change(tx, got)
+            if isinstance(changed, str):
+                return changed if changed != 'same' else list(got.values())
+            if changed:
+                got.update(changed, version=str(int(got['version']) + 1))
+                tx.hset(room, mapping=got)
+            self._refresh(tx, code, held, expires, keep)
+            return list(got.values())
+
+        return self.store.run(rule, (room,), now)
+
+    def write(self, code, text, now, expires, keep):
+        return self._move(code, now, expires, keep, lambda tx, got: {'state': text} if text is not None else {})
+
+    def question(self, code, mode, text, now, expires, keep):
+        own = self._keys(code)[2]
+
+        def change(tx, got):
+            if mode == 'ask':
+                tx.delete(own['answers'], own['answers:changes'])
+                return {'question': text, 'qid': str(int(got['qid']) + 1), 'revealed': '0'}
+            if not got['question']:
+                return 'none'
+            if mode == 'reveal':
+                return 'same' if got['revealed'] == '1' else {'revealed': '1'}  # revealed already: nothing new
+            tx.delete(own['answers'], own['answers:changes'])
+            return {'question': '', 'revealed': '0'}
+
+        return self._move(code, now, expires, keep, change)
+
+    def read(self, code, kind, now, student):
+        room, _, own = self._keys(code)
+        kept = own[kind]
+        one = ('hget', kept, student) if student else ('hgetall', kept)
+        held, got = self.store.run(lambda tx: tx.read(('hmget', room, (*LIVE, *GOT[2:])), one), (), now)
+        status = _status(held, now)
+        if status != 'ok':
+            return status
+        got = got if not student else {} if got is None else {student: got}
+        return held[3] or '', held[4] or '0', held[5] or '0', got
+
+    def put(self, code, kind, student, qid, text, now, since, max_entries, max_changes, keep):
+        room, _, own = self._keys(code)
+        present, kept, changes = own['present'], own[kind], own[f'{kind}:changes']
+
+        def rule(tx):
+            held, seen, sent, has, count = tx.read(
+                ('hmget', room, (*LIVE, *GOT[2:])), ('zscore', present, student), ('hget', changes, student),
+                ('hexists', kept, student), ('hlen', kept))  # fmt: skip
+            status = _status(held, now)
+            if status != 'ok':
+                return status
+            if seen is None or seen < since:
+                return 'absent'
+            if qid and (not held[3] or held[4] != qid):
+                return 'old'
+            if qid and held[5] == '1':
+                return 'revealed'
+            if int(sent or 0) >= max_changes:
+                return 'flood'
+            if not has and count >= max_entries:
+                return 'crowded'
+            tx.hincrby(changes, student, 1)
+            tx.hset(kept, mapping={student: text})
+            tx.expire(kept, keep)
+            tx.expire(changes, keep)
+            return 'ok'
+
+        return self.store.run(rule, (room, present, kept, changes), now)
+
+    def end(self, code, reason, now, keep):
+        room, rooms, own = self._keys(code)
+
+        def rule(tx):
+            if tx.read(('exists', room))[0]:
+                tx.hset(room, mapping={'ended': reason})
+                tx.expire(room, keep)
+                tx.delete(*own.values())
+                tx.zrem(rooms, code)
+
+        self.store.run(rule, (room,), now)
+
+
+class MemoryBackend(Backend):
+    """The rooms in this process's memory (the default: `./run.sh` needs nothing more)."""
+
+    def __init__(self):
+        super().__init__(MemoryStore())
+
+
+class RedisBackend(Backend):
+    """The rooms in Redis at `url` (`redis://host:6379/0`), shared by every replica given the same URL; or on a
+    `redis.Redis` client given in its place (with decode_responses: fakeredis's in the unit tests)."""
 
     def __init__(self, url):
         import redis  # only a server given a Redis URL needs the client
 
-        self.redis = redis.Redis.from_url(url, decode_responses=True, socket_timeout=5, socket_connect_timeout=5)
+        self.redis = url if isinstance(url, redis.Redis) else redis.Redis.from_url(
+            url, decode_responses=True, socket_timeout=5, socket_connect_timeout=5)  # fmt: skip
+        super().__init__(RedisStore(self.redis))
         self.down = redis.RedisError
-        self.scripts = {
-            name: self._guarded(self.redis.register_script(source))
-            for name, source in [('create', _CREATE), ('read', _READ), ('state', _STATE), ('join', _JOIN),
-                                 ('leave', _LEAVE), ('write', _WRITE), ('question', _QUESTION), ('put', _PUT),
-                                 ('kept', _KEPT), ('hear', _HEAR), ('end', _END)]
-        }  # fmt: skip
+        for name in ('create', 'secret', 'state', 'join', 'leave', 'count', 'hear', 'write', 'question', 'read', 'put',
+                     'end'):  # fmt: skip
+            setattr(self, name, self._guarded(getattr(self, name)))
 
     def _guarded(self, call):
         """`call`, with a Redis that cannot be reached (or answers with an error) as StoreDown, which the page and the
@@ -842,71 +771,10 @@ class RedisBackend:
         def run(*args, **kwargs):
             try:
                 return call(*args, **kwargs)
-            except self.down as error:
+            except (self.down, Busy) as error:
                 raise StoreDown('The class cannot be reached just now: try again in a moment.') from error
 
         return run
-
-    def _keys(self, code):
-        """The room's hash, the open rooms, then the room's own keys: present, answers, its changes, bodies, its."""
-        room = f'{self.PREFIX}room:{code}'
-        own = ['present', 'answers', 'answers:changes', 'bodies', 'bodies:changes']
-        return [room, f'{self.PREFIX}rooms', *(f'{room}:{name}' for name in own)]
-
-    def _kind(self, code, kind):
-        """The keys `_PUT` and `_KEPT` use for `kind`: the room, the rooms, present, the hash kept, its changes."""
-        room, live, present, *own = self._keys(code)
-        kept, changes = own[0:2] if kind == 'answers' else own[2:4]
-        return [room, live, present, kept, changes]
-
-    def create(self, code, secret, text, now, expires, max_rooms, keep):
-        room, live = self._keys(code)[:2]
-        return self.scripts['create'](keys=[room, live], args=[repr(now), max_rooms, secret, text, repr(expires),
-                                                               keep, code])  # fmt: skip
-
-    def secret(self, code, now):
-        got = self.scripts['read'](keys=self._keys(code)[:1], args=[repr(now), 'secret'])
-        return got[1] if isinstance(got, list) else got
-
-    def state(self, code, now):
-        got = self.scripts['state'](keys=self._keys(code)[:1], args=[repr(now)])
-        return got[1:] if isinstance(got, list) else got
-
-    def join(self, code, student, now, since, max_students, keep):
-        return self.scripts['join'](keys=self._keys(code)[:3], args=[repr(now), student, max_students, keep,
-                                                                     repr(since)])  # fmt: skip
-
-    def leave(self, code, student, since):
-        self.scripts['leave'](keys=self._keys(code)[2:3], args=[student, '' if since is None else repr(since)])
-
-    def count(self, code, since):
-        return self._guarded(self.redis.zcount)(self._keys(code)[2], repr(since), '+inf')
-
-    def hear(self, code, now, heard):
-        return self.scripts['hear'](keys=self._keys(code)[:2], args=[repr(now), repr(heard), code])
-
-    def write(self, code, text, now, expires, keep):
-        got = self.scripts['write'](keys=self._keys(code), args=[repr(now), text or '', repr(expires), keep, code])
-        return got[1:] if isinstance(got, list) else got
-
-    def question(self, code, mode, text, now, expires, keep):
-        got = self.scripts['question'](keys=self._keys(code), args=[repr(now), mode, text, repr(expires), keep, code])
-        return got[1:] if isinstance(got, list) else got
-
-    def read(self, code, kind, now, student):
-        room, _, _, kept, _ = self._kind(code, kind)
-        got = self.scripts['kept'](keys=[room, kept], args=[repr(now), student or ''])
-        if not isinstance(got, list):
-            return got
-        flat = got[4]
-        return got[1], got[2], got[3], dict(zip(flat[::2], flat[1::2]))
-
-    def put(self, code, kind, student, qid, text, now, since, max_entries, max_changes, keep):
-        args = [repr(now), student, qid, text, repr(since), max_entries, max_changes, keep]
-        return self.scripts['put'](keys=self._kind(code, kind), args=args)
-
-    def end(self, code, reason, now, keep):
-        self.scripts['end'](keys=self._keys(code), args=[reason, keep, code])
 
 
 def open_rooms(url=None, **options):

@@ -1,11 +1,13 @@
-"""A live class's rooms (server/rooms.py), in the process's memory: create, join, follow, step, close, an idle hour,
-the students present, a question asked of the room with its answers and verdicts, code sent to the class, and every
-refusal. tests/app/test_rooms_redis.py runs these same tests against a real redis-server, its `make_rooms`
+"""A live class's rooms (server/rooms.py): create, join, follow, step, close, an idle hour, the students present, a
+question asked of the room with its answers and verdicts, code sent to the class, and every refusal. Every test runs
+on both stores the rules are written over: in the process's memory, and in Redis as fakeredis holds it in this process
+(no redis-server). tests/app/test_rooms_redis.py runs these same tests against a real redis-server, its `make_rooms`
 fixture handing out Rooms on one Redis as two replicas would hold them."""
 
 import re
 import threading
 
+import fakeredis
 import pytest
 
 from engine import exercise, sandbox
@@ -25,6 +27,7 @@ from server.rooms import (
     NotLecturer,
     NotRevealed,
     QuestionClosed,
+    RedisBackend,
     Revealed,
     RoomEnded,
     RoomError,
@@ -54,11 +57,16 @@ def clock():
     return Clock()
 
 
-@pytest.fixture
-def make_rooms(clock):
-    """Rooms over one store: each call is another server's view of it (here, one MemoryBackend)."""
-    backend = MemoryBackend()
-    return lambda **options: Rooms(backend, clock=clock, **options)
+@pytest.fixture(params=['memory', 'fakeredis'])
+def make_rooms(request, clock):
+    """Rooms over one store: each call is another server's view of it (one MemoryBackend; or a client of its own on
+    one fakeredis server, as each replica has)."""
+    if request.param == 'memory':
+        backend = MemoryBackend()
+        return lambda **options: Rooms(backend, clock=clock, **options)
+    server = fakeredis.FakeServer()
+    client = lambda: fakeredis.FakeRedis(server=server, decode_responses=True)  # noqa: E731
+    return lambda **options: Rooms(RedisBackend(client()), clock=clock, **options)
 
 
 @pytest.fixture
@@ -145,7 +153,7 @@ def test_the_store_never_holds_the_secret_itself(make_rooms):
 def dump(backend):
     """Everything a backend holds, as text."""
     if isinstance(backend, MemoryBackend):
-        return backend.rooms
+        return backend.store.data
     r = backend.redis
     zset = lambda k: r.zrange(k, 0, -1, withscores=True)  # noqa: E731
     read = {'hash': r.hgetall, 'set': r.smembers, 'zset': zset, 'string': r.get}
