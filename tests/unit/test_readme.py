@@ -92,8 +92,11 @@ def test_the_commands_name_modules_that_exist_and_no_script_path_that_now_fails(
     """Benchmarks and screenshots run as modules (they import the page and tests.support without sys.path edits)."""
     texts = [README] + [path.read_text() for path in [*ROOT.glob('docs/*.md'), *ROOT.glob('bench/*.py')]]
     modules = {m for text in texts for m in re.findall(r'python -m ((?:bench|docs)\.\w+)', text)}
-    assert {'bench.bench_engine', 'bench.bench_page', 'bench.bench_load', 'bench.screenshots'} <= modules
+    assert {'bench.bench_page', 'bench.bench_load', 'bench.screenshots'} <= modules
     assert [m for m in modules if not (ROOT / (m.replace('.', '/') + '.py')).is_file()] == []
+    benchmarks = {path for text in texts for path in re.findall(r'pytest (bench/\w+\.py)', text)}
+    assert 'bench/test_engine_speed.py' in benchmarks
+    assert [path for path in benchmarks if not (ROOT / path).is_file()] == []
     assert [t for text in texts for t in re.findall(r'python3? (?:bench|docs)/\w+\.py', text)] == []
 
 
