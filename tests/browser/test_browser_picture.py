@@ -188,12 +188,18 @@ def without_dejavu(browser, tmp_path_factory):
     folder = tmp_path_factory.mktemp('fonts')
     config = folder / 'fonts.conf'  # the machine's own, less DejaVu Sans Mono: its hinting and the rest as they were
     config.write_text(
-        '<fontconfig><include>/etc/fonts/fonts.conf</include>'
-        '<selectfont><rejectfont><glob>*/DejaVuSansMono*</glob></rejectfont></selectfont></fontconfig>'
+        '<fontconfig><include>/etc/fonts/fonts.conf</include><selectfont><rejectfont>'
+        '<glob>*/DejaVuSansMono*</glob>'
+        '<pattern><patelt name="family"><string>DejaVu Sans Mono</string></patelt></pattern>'
+        '</rejectfont></selectfont></fontconfig>'
     )
     env = {**os.environ, 'FONTCONFIG_FILE': str(config)}
-    matched = subprocess.run(['fc-match', 'DejaVu Sans Mono'], check=True, capture_output=True, text=True, env=env)
-    assert 'Sans Mono' not in matched.stdout  # the machine's own DejaVu Sans Mono is out of reach
+    # what stands in for it is the machine's own choice (Liberation Mono, Noto Sans Mono, ...): only DejaVu is out
+    families = subprocess.run(['fc-list', ':', 'family'], check=True, capture_output=True, text=True, env=env)
+    matched = subprocess.run(
+        ['fc-match', '-f', '%{family}', 'DejaVu Sans Mono'], check=True, capture_output=True, text=True, env=env
+    )
+    assert 'DejaVu Sans Mono' not in families.stdout + matched.stdout
     other = browser.browser_type.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, env=env)
     yield other.new_page(viewport=VIEW)
     other.close()

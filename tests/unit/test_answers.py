@@ -10,9 +10,10 @@ import math
 import altair as alt
 import pytest
 
-from engine import PRESETS, Value, assign, chain, numeric_grads, trace_backward
+from engine import PRESETS, Value, assign, chain, numeric_grads, ops, trace_backward
 from engine.answers import GROUPS, MISTAKES, candidates, classify, is_right
 from engine.ops import OPS
+from tests.unit.by_hand import BY_OP
 from view.room_answers import groups_lines, spread_spec, tally, window
 
 EXERCISE = {'neuron': PRESETS['neuron'], 'reuse': PRESETS['reuse'], 'chain': chain(10)}
@@ -151,28 +152,11 @@ def test_a_leafs_step_asks_nothing():
 
 # --- every op, at a step worked by hand -----------------------------------------------------------------------------
 
-X, Y = 0.5, 4.0
-# op: (its result from x and y, ∂/∂x and ∂/∂y at x = 0.5, y = 4 by calculus; None for a one-input op)
-S = 1 / (1 + math.exp(-X))  # the sigmoid of 0.5
-BY_HAND = {
-    '+': (lambda x, y: x + y, 1.0, 1.0),
-    '-': (lambda x, y: x - y, 1.0, -1.0),
-    '*': (lambda x, y: x * y, Y, X),  # 4, 0.5
-    '/': (lambda x, y: x / y, 1 / Y, -X / Y**2),  # 0.25, −0.5/16
-    'neg': (lambda x, y: -x, -1.0, None),
-    '**': (lambda x, y: x**3, 3 * X**2, None),  # 0.75
-    'tanh': (lambda x, y: x.tanh(), 1 - math.tanh(X) ** 2, None),
-    'exp': (lambda x, y: x.exp(), math.exp(X), None),
-    'log': (lambda x, y: x.log(), 1 / X, None),  # 2
-    'relu': (lambda x, y: x.relu(), 1.0, None),  # x > 0
-    'sigmoid': (lambda x, y: x.sigmoid(), S * (1 - S), None),
-    'sin': (lambda x, y: x.sin(), math.cos(X), None),
-    'cos': (lambda x, y: x.cos(), -math.sin(X), None),
-}
+X, Y = 0.5, 4.0  # each op's step at these inputs, its derivatives by calculus (tests/unit/by_hand.py)
 
 
 def test_every_op_the_engine_defines_is_read_for_mistakes_and_only_times_for_swapped_inputs():
-    assert set(BY_HAND) == set(OPS)
+    assert {ops.op_of(op) for op in BY_OP} == set(OPS.values())
     assert set(MISTAKES) == set(OPS.values())
     assert [entry for entry, groups in MISTAKES.items() if 'swapped' in groups] == [OPS['*']]
     # the local gradient can be left out of every op but those that pass out.grad on as it is, or negated
@@ -180,7 +164,7 @@ def test_every_op_the_engine_defines_is_read_for_mistakes_and_only_times_for_swa
     assert all(list(groups) == [g for g in GROUPS if g in groups] for groups in MISTAKES.values())  # GROUPS' order
 
 
-@pytest.mark.parametrize('op', BY_HAND)
+@pytest.mark.parametrize('op', BY_OP)
 def test_each_ops_step_gives_the_candidates_worked_by_hand(op):
     # L = f(x, y)*3 + x: L's step gives x.grad 1, then f*3's gives f.grad 3; so at f's step out.grad is 3, x.grad
     # already holds 1, and y.grad nothing. With d = ∂f/∂x: right 1 + 3d, forgot 1 + d, assign 3d (the 1 lost), the
@@ -188,10 +172,11 @@ def test_each_ops_step_gives_the_candidates_worked_by_hand(op):
     # nothing). Swapped (× only): 1 + 3 × x's own 0.5, and 3 × y's own 4. The local gradient left out: out.grad
     # alone, 1 + 3 and 3, where the op has one (not +, − or negation; relu's is 1 at x > 0: right, dropped). No two
     # others coincide at these inputs.
-    make, d, e = BY_HAND[op]
+    hand = BY_OP[op]
+    d, e = hand.dx(X, Y), hand.dy and hand.dy(X, Y)
     local = op not in ('+', '-', 'neg')
     x, y = Value(X, label='x'), Value(Y, label='y')
-    f = make(x, y)
+    f = hand.apply(x, y)
     f.label = 'f'
     trace = trace_backward(f * 3 + x, [x, y])
     asked = candidates(trace, step_of(trace, 'f'))

@@ -18,6 +18,7 @@ import pytest
 from engine import PRESETS, Expression, assign, parse_expression, topological_order, trace_backward
 from engine.ops import OPS, op_of
 from engine.presets import Difference, numeric_grads
+from tests.unit.by_hand import HANDS
 from view.bug import bug_check
 from view.forward import summary_html as forward_summary
 from view.summary import CHECK, TRUST, UNDEFINED, UNTRUSTED, grad_check, untrusted
@@ -39,6 +40,17 @@ HAND = {
     'cos(x)/y': (lambda x, y: -math.sin(x) / y, lambda x, y: -math.cos(x) / y**2),
     '1/x**2 + y': (lambda x, y: -2 / x**3, lambda x, y: 1.0),
 }
+
+
+def alone(hand):
+    """An op alone on x and y (tests/unit/by_hand.py), as the table above writes a formula: 'x/y', and a one-input
+    op times y, 'tanh(x)*y', so that y's grad is its result."""
+    if hand.dy:
+        return hand.formula('x', 'y'), (hand.dx, hand.dy)
+    return f'{hand.formula("x")}*y', (lambda x, y: hand.dx(x, y) * y, hand.of)
+
+
+HAND |= dict(alone(hand) for hand in HANDS)  # so every op, whatever its row, is checked at every size
 SIZES = [1e-8, 1e-6, 1e-4, 1e-2, 0.5, 1.0, 3.0, 10.0, 1e3, 1e6, 1e8]  # up to the page's clamp, 1e6, and past it
 NUMBER = re.compile(r'^-?\d+\.\d{4}$|^-?\d\.\d{3}e[+-]\d+$')
 

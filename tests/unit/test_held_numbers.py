@@ -11,25 +11,19 @@ from decimal import Decimal
 
 import pytest
 
-from engine import PRESETS, Value, parse_expression, trace_backward
+from engine import PRESETS, Value, ops, parse_expression, trace_backward
 from engine.frames import frames
+from tests.unit.by_hand import HANDS
 from tests.unit.test_arithmetic_lines import CASES, NUMBER, decimal, half_unit, traced, works_out
 from view.explanation import chain_rule_lines, explain, local_gradient_lines, plain_text
 
 A, B = 0.5, 2.0
-# each op that holds a number: (its formula at a and b, {the name its _backward uses: its value, by hand})
-BY_HAND = {
-    'tanh': ('L = tanh(a)', {'t': math.tanh(A)}),  # 0.4621
-    '__truediv__': ('L = a/b', {'inv': 1 / B}),  # 0.5
-    '__pow__': ('L = a**3', {'slope': 3 * A**2}),  # 0.75
-    'exp': ('L = exp(a)', {'e': math.exp(A)}),  # 1.6487
-    'log': ('L = log(a)', {'inv': 1 / A}),  # 2
-    'sigmoid': ('L = sigmoid(a)', {'s': 1 / (1 + math.exp(-A))}),  # 0.6225
-}
+HELD = [hand for hand in HANDS if hand.held]  # each op that holds a number, with its value by hand (by_hand.py)
 
 
 def held_in_source():
-    """{method: the names its _backward loads that the method itself assigns}, read from engine/value.py's text."""
+    """{op: the names its _backward loads that its method itself assigns}, read from engine/value.py's text: the op
+    (engine/ops.py's row) of the name the method gives its `out`."""
     tree = ast.parse(inspect.getsource(Value))
     found = {}
     for method in tree.body[0].body:
@@ -40,8 +34,11 @@ def held_in_source():
         }
         inner = [s for s in method.body if isinstance(s, ast.FunctionDef) and s.name == '_backward']
         used = {n.id for f in inner for n in ast.walk(f) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        made = [c for c in ast.walk(method) if isinstance(c, ast.Call) and getattr(c.func, 'id', '') == 'Value']
         if used & (assigned - {'out', 'other'}):
-            found[method.name] = used & (assigned - {'out', 'other'})
+            op = made[0].args[2]  # Value(data, children, op)
+            name = op.value if isinstance(op, ast.Constant) else op.values[0].value  # f'**{n:g}': '**'
+            found[ops.op_of(name)] = used & (assigned - {'out', 'other'})
     return found
 
 
@@ -52,13 +49,13 @@ def said(line, name):
 
 
 def test_the_ops_that_hold_a_number_are_the_ones_worked_by_hand():
-    assert {method: set(names) for method, (_, names) in BY_HAND.items()} == held_in_source()
+    assert {ops.op_of(hand.op): set(hand.held) for hand in HELD} == held_in_source()
 
 
-@pytest.mark.parametrize('method', BY_HAND)
-def test_every_line_that_names_a_held_number_says_what_it_is_with_its_number(method):
-    formula, names = BY_HAND[method]
-    trace = traced(parse_expression(formula), {'a': A, 'b': B})
+@pytest.mark.parametrize('hand', HELD, ids=lambda hand: hand.op)
+def test_every_line_that_names_a_held_number_says_what_it_is_with_its_number(hand):
+    method, names = hand.op, {name: value(A, B) for name, value in hand.held.items()}
+    trace = traced(parse_expression(f'L = {hand.formula("a", "b")}'), {'a': A, 'b': B})
     step = trace.steps[0]  # L's own step
     lines = chain_rule_lines(trace, step) + [line for line in local_gradient_lines(trace, step) if '=' in line]
     code_names = re.compile(r'\b(' + '|'.join(names) + r')\b')

@@ -16,6 +16,7 @@ from test_presets import chain_reference
 
 from engine import Value, backward, build, ops, parse_expression, topological_order
 from engine.ops import OPS
+from tests.unit.by_hand import HANDS
 
 FAST = settings(max_examples=150, deadline=None)
 
@@ -555,15 +556,20 @@ def test_every_op_writes_one_grad_line_per_input_in_prev_order(name):
 
 
 # every op as engine.ops.apply applies it (the page works a forward line out again with it), against Python's floats
-BY_HAND = {
-    '+': lambda a, b: a + b, '-': lambda a, b: a - b, '*': lambda a, b: a * b, '/': lambda a, b: a / b,
-    'neg': lambda a: -a, '**3': lambda a: a**3, 'tanh': math.tanh, 'exp': math.exp, 'log': math.log,
-    'relu': lambda a: max(a, 0.0), 'sigmoid': sigmoid_float, 'sin': math.sin, 'cos': math.cos,
-}  # fmt: skip
-
-
 def test_apply_gives_every_op_its_own_result():
-    assert {ops.op_of(name) for name in BY_HAND} == set(ops.OPS.values())  # every op, '**3' standing for powers
-    for name, by_hand in BY_HAND.items():
-        args = (1.5, 0.75)[: ops.op_of(name).arity]
-        assert ops.apply(name, [Value(x) for x in args]).data == pytest.approx(by_hand(*args), rel=1e-15), name
+    assert {ops.op_of(hand.op) for hand in HANDS} == set(ops.OPS.values())  # every op, '**3' standing for powers
+    for hand in HANDS:
+        args = (1.5, 0.75)[: hand.arity]
+        assert ops.apply(hand.op, [Value(x) for x in args]).data == pytest.approx(hand.of(1.5, 0.75), rel=1e-15)
+
+
+@pytest.mark.parametrize('hand', HANDS, ids=lambda hand: hand.op)
+@pytest.mark.parametrize(('x', 'y'), [(0.3, 1.7), (1.25, 0.8), (2.0, -0.6)])
+def test_every_ops_grads_are_its_derivatives_by_hand_and_by_finite_differences(hand, x, y):
+    # every op of the table at three points away from its corners (log's and relu's: x > 0), from its row by hand
+    leaves = [Value(x), Value(y)][: hand.arity]
+    out = hand.apply(*leaves)
+    backward(out)
+    by_hand = [hand.dx(x, y), *([hand.dy(x, y)] if hand.dy else [])]
+    assert [leaf.grad for leaf in leaves] == pytest.approx(by_hand, rel=1e-12)
+    assert_grads_match_finite_differences(hand.apply, [x, y][: hand.arity], lambda x, y=y: hand.of(x, y))
