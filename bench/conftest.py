@@ -1,5 +1,6 @@
-"""pytest's hooks for bench/test_engine_speed.py: how many rounds, and the docs' figures from pytest-benchmark's
-JSON (--benchmark-json), written as bench/results/engine.{txt,json} in the form bench/readme_tables.py reads."""
+"""pytest's hooks for bench/test_*_speed.py (pytest-benchmark): how many rounds, and the engine's figures from
+pytest-benchmark's JSON (--benchmark-json), written as bench/results/engine.{txt,json} in the form
+bench/readme_tables.py reads."""
 
 import platform
 from importlib import metadata
@@ -21,6 +22,8 @@ def pytest_benchmark_update_json(config, benchmarks, output_json):
 
     cells = {}  # (graph, phase, impl): {'median_us', 'min_us', 'reps'}
     for b in output_json['benchmarks']:
+        if 'test_engine_speed.py' not in b['fullname']:
+            continue
         params, stats = b['params'], b['stats']
         cell = {'median_us': stats['median'] * 1e6, 'min_us': stats['min'] * 1e6, 'reps': stats['rounds']}
         cells[params['graph'], params.get('phase', 'build'), params['impl']] = cell
