@@ -48,7 +48,6 @@ import argparse
 import asyncio
 import json
 import os
-import platform
 import random
 import resource
 import statistics
@@ -559,137 +558,6 @@ def goals(out):
     return verdicts
 
 
-def asked_values(asked):
-    """The grads asked and their candidates, in a line: 'a.grad right 4, swapped 9; b.grad right 3, ...'."""
-    return '; '.join(f'{q["label"]} ' + ', '.join(f'{g} {v:g}' for g, v in q['candidates']) for q in asked)
-
-
-def fmt(x, digits=2):
-    return '-' if x is None else f'{x:.{digits}f}'
-
-
-def report(out, args, took_s):
-    header = (
-        f'{"case":<41} | {"N":>4} | {"p50 ms":>7} | {"p95 ms":>7} | {"max ms":>7} | {"missed":>6} | '
-        f'{"CPU ms/step":>11} | {"idle ms/s":>9} | {"kB/student":>10} | {"1st graph s":>11}'
-    )
-    load = out['machine']
-    lines = [
-        'Class benchmark: python -m bench.bench_class (main.py under streamlit run; a class in one room)',
-        f'machine: {platform.machine()}, {os.cpu_count()} cores (shared), Python {platform.python_version()}; '
-        'servers, followers (one asyncio process) and Chromium on 127.0.0.1; load average '
-        f'{load["load_average_at_start"][0]:.2f} at the start, {load["load_average_at_end"][0]:.2f} at the end',
-        f'{args.students} students following over SSE; {args.steps} steps 0.8-1.4 s apart; run took {took_s:.0f} s',
-        '',
-        header,
-        '-' * len(header),
-    ]
-    for row in out['cases']:
-        lat = row['latency_ms']
-        lines.append(
-            f'{row["name"]:<41} | {row["students"]:>4} | {fmt(lat["p50"], 1):>7} | {fmt(lat["p95"], 1):>7} | '
-            f'{fmt(lat["max"], 1):>7} | {row["missed"]:>6} | {row["server_cpu_ms_per_step"]:>11} | '
-            f'{row["server_idle_cpu_ms_per_s"]:>9} | {row["kb_per_student"]:>10} | '
-            f'{fmt(row["first_graph"]["warm_s"]):>11}'
-        )
-    empty = out['empty_page']
-    lines.append(f'{"empty page (bench/empty_app.py)":<41} | {"":>4} | {"":>7} | {"":>7} | {"":>7} | {"":>6} | '
-                 f'{"":>11} | {"":>9} | {"":>10} | {fmt(empty["warm_s"]):>11}')  # fmt: skip
-    lines.append('')
-    for row in out['cases']:
-        if 'latency_ms_same_replica' in row:
-            same, other = row['latency_ms_same_replica'], row['latency_ms_other_replica']
-            lines.append(
-                f'{row["name"]}: followers {row["spread"]}; steps taken by {row["steps_by_replica"]}; on the replica '
-                f'that took the step p50 {fmt(same["p50"], 1)} / p95 {fmt(same["p95"], 1)} ms ({same["n"]}), on '
-                f'the other p50 {fmt(other["p50"], 1)} / p95 {fmt(other["p95"], 1)} ms ({other["n"]}, within '
-                f'its poll of Redis); Redis {row.get("redis_cpu_ms_per_step")} and haproxy '
-                f'{row.get("haproxy_cpu_ms_per_step")} ms of CPU a step'
-            )
-    answered = [row for row in out['cases'] if row.get('answers')]
-    if answered:
-        a = answered[0]['answers']
-        head = (f'{"answers":<41} | {"N":>4} | {"route p50":>9} | {"p95 ms":>6} | {"max ms":>6} | {"refused":>7} | '
-                f'{"CPU ms/answer":>13} | {"last 200 → spread s":>19} | '
-                f'{"answer → projector min/p50/max ms":>34}')  # fmt: skip
-        lines += [
-            '',
-            f'Answers: the lecturer\'s projector (Chromium), at frame {ASK_AT}, clicks *Ask the room* (frame '
-            f'{a["frame"]}: {asked_values(a["asked"])}); '
-            f'each of the {a["students"]} students POSTs one answer to /answer at a random moment within '
-            f'{a["within_s"]:g} s (a mix in 100: {", ".join(f"{k} {v}" for k, v in a["mix"].items())})',
-            '',
-            head,
-            '-' * len(head),
-        ]  # fmt: skip
-        for row in answered:
-            a = row['answers']
-            route, lag = a['route_ms'], a['answer_to_projector_ms']
-            lines.append(
-                f'{row["name"]:<41} | {a["answered"]:>4} | {fmt(route["p50"], 1):>9} | {fmt(route["p95"], 1):>6} | '
-                f'{fmt(route["max"], 1):>6} | {sum(a["refused"].values()):>7} | '
-                f'{fmt(a["server_cpu_ms_per_answer"]):>13} | {fmt(a["last_answer_to_spread_s"], 3):>19} | '
-                f'{fmt(lag.get("min"), 0) + " / " + fmt(lag["p50"], 0) + " / " + fmt(lag["max"], 0):>34}'
-            )
-        lines.append('')
-        for row in answered:
-            a = row['answers']
-            others = ', '.join(
-                f'{name} {a[f"{name}_cpu_ms"]} ms' for name in ('redis', 'haproxy') if f'{name}_cpu_ms' in a
-            )
-            lines.append(
-                f'{row["name"]}: the projector showed {" | ".join(a["group_lines"])}; the replicas\' CPU '
-                f'{a["server_cpu_ms"]} ms over the {a["window_s"]} s of answers, {a["server_cpu_ms_no_answers"]} ms '
-                f'over as long with the question open and none{"; " + others if others else ""}; the projector read '
-                f'the room every {fmt(a["projector_refresh_s"], 3)} s (median), {a["projector_updates"]} changes seen'
-            )  # fmt: skip
-        lines += [
-            '',
-            "route: each answer's POST sent to its 200 read (a new connection each, as the benchmark's phones open "
-            "them). CPU ms/answer: the replicas' utime+stime over the answers' window, less that over as long with "
-            f'the question open and no answer (measured over {QUIET_S:g} s before them: the projector reading the '
-            "room every second, the students following), per answer. last 200 → spread: from the last answer's 200 "
-            f"to the projector's text (read every {POLL_MS} ms in the page) first showing `N of N answered` and "
-            'every group line as the answers make them. answer → projector: each answer, in the order of their '
-            "200s, to the first reading of the projector counting that many. The projector's panel reads the room "
-            'once a second (components/live.py, a fragment with run_every=1 s): an answer waits for the next '
-            'reading, 0 to 1 s, about 0.5 s on average, and then that run and the browser drawing it (the fastest '
-            "answer to the projector, min, is that part alone). So the last answer's wait for the spread is where "
-            'it fell in the one-second cycle, plus min: between min and 1 s + min, and no better than the refresh '
-            f'allows. Before the answers, {QUIET_S:g} s with the question open and no answer; the projector counted '
-            + ' and '.join(f'{row["answers"]["present"]}' for row in answered)
-            + ' students following before the answers.',
-        ]
-    lines += [
-        '',
-        "p50/p95/max: from the lecturer's step POSTed to each follower holding the new event, over every follower "
-        "and step; missed: not within the wait. CPU ms/step: the replicas' utime+stime over the steps' window "
-        "(idle included) per step; idle ms/s: the same with no step, per second. kB/student: the replicas' VmRSS "
-        'with the N following minus before, divided by N. 1st graph s: the join link (?class=CODE) in Chromium, '
-        f'warm (median of {args.warm_loads} loads in new tabs after a cold one), while the N follow; the empty '
-        "page is Streamlit's own one-line st.App, warm the same way. First graphs cold: "
-        + '; '.join(f'{row["case"]} {fmt(row["first_graph"]["cold_s"])} s' for row in out['cases'])
-        + f'; the empty page {fmt(empty["cold_s"])} s.',
-        '',
-        'Goals:',
-    ]
-    for row in out['cases']:
-        v = out['goals'][row['case']]
-        lines.append(
-            f'- {row["name"]}: p95 <= {CLASS_P95_GOAL_MS} ms: {row["latency_ms"]["p95"]} ms, '
-            f'{readme_tables.met(v["p95_met"])}; first graph within {CLASS_FIRST_GRAPH_GOAL_S} s of the empty page: '
-            f'{fmt(v["first_graph_over_empty_s"])} s more, {readme_tables.met(v["first_graph_met"])}'
-        )
-    for row in out['cases']:
-        a, met = row.get('answers') or {}, out['goals'][row['case']]['spread_met']
-        lines.append(
-            f'- {row["name"]}: {a.get("students", row["students"])} answers within {fmt(a.get("within_s"), 0)} s, the '
-            f"projector's spread complete within {CLASS_SPREAD_GOAL_S} s of the last 200: "
-            f'{fmt(a.get("last_answer_to_spread_s"), 3)} s, {readme_tables.met(met)}'
-        )
-    return '\n'.join(lines)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--quick', action='store_true', help='a smoke run: 30 students, 5 steps, 2 warm loads')
@@ -714,7 +582,9 @@ def main():
     out = asyncio.run(bench(args))
     out['goals'] = goals(out)
     out['args'] = vars(args)
-    readme_tables.write_results('class', report(out, args, time.perf_counter() - began), out, out=args.out)
+    out['run_s'] = time.perf_counter() - began
+    text = readme_tables.as_text('Class benchmark: python -m bench.bench_class (a class in one room)', out)
+    readme_tables.write_results('class', text, out, out=args.out)
 
 
 if __name__ == '__main__':

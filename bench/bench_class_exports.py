@@ -17,9 +17,6 @@ Every wait has a timeout, and --max-minutes bounds the run.
 import argparse
 import asyncio
 import json
-import os
-import platform
-import subprocess
 import time
 import urllib.request
 from urllib.parse import quote
@@ -202,46 +199,6 @@ async def run(args):
     return results, dict(errors)
 
 
-def s(x):
-    return '-' if x is None else f'{x:.1f}'
-
-
-def report(rows, errors, args):
-    lines = [
-        'A class exporting at once: bench/bench_class_exports.py',
-        f'machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python '
-        f'{platform.python_version()}, {subprocess.run(["dot", "-V"], capture_output=True, text=True).stderr.strip()}',
-        f'{args.sessions} sessions click at once; goal: every session gets its file, p95 within {GOAL_P95_S} s',
-        '',
-        'phase            | files | p50 s | p95 s | max s | MB each     | server cpu s | dot cpu s | first layouts '
-        'meanwhile (s)',
-        '-' * 120,
-    ]
-    for r in rows:
-        t = r['seconds_to_file']
-        sizes = ', '.join(f'{b / 2**20:.1f}' for b in r['bytes'][:2]) + (' …' if len(r['bytes']) > 2 else '')
-        probes = ', '.join('refused' if p['refused'] else s(p['seconds']) for p in r['probes'])
-        lines.append(
-            f'{r["phase"]:<16} | {r["files"]:>2}/{r["sessions"]:<2} | {s(t["p50"]):>5} | {s(t["p95"]):>5} '
-            f'| {s(t["max"]):>5} | {sizes:<11} | {r["server_cpu_s"]:>12.1f} | {r["dot_cpu_s"]:>9.1f} | {probes}'
-        )
-        for why, count in r['refused'].items():
-            lines.append(f'    {count} without a file: {why}')
-    waits = [texts for r in rows for texts in r['texts_seen'] if texts and 'line' in ' '.join(texts)]
-    if waits:
-        lines += ['', 'what the last session in line read while it waited (time since its click):']
-        lines += [f'    {text}' for text in max(waits, key=len)[:12]]
-    lines += [
-        '',
-        'files: sessions that got the file; p50/p95/max: seconds from the click to the last byte of the file',
-        '(a session without a file counts as slower than all); first layouts: sessions opening a typed formula',
-        "nobody asked for before while the class waits (the page's own first layout), seconds to their first run.",
-    ]
-    if errors:
-        lines += ['', 'errors: ' + ', '.join(f'{k} ×{v}' for k, v in errors.items())]
-    return '\n'.join(lines) + '\n'
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--sessions', type=int, default=20, help='sessions that click at once (20)')
@@ -252,8 +209,8 @@ def main():
     args = parser.parse_args()
     args.phases = [p.strip() for p in args.phases.split(',')]
     rows, errors = asyncio.run(run(args))
-    text = report(rows, errors, args)
     results = {'sessions': args.sessions, 'goal_p95_s': GOAL_P95_S, 'phases': rows, 'errors': errors}
+    text = readme_tables.as_text('A class exporting at once: python -m bench.bench_class_exports', results)
     readme_tables.write_results('class_exports', text, results, out=args.out)
 
 

@@ -494,87 +494,6 @@ def chosen(cases, names):
     return {name: query for name, query in cases.items() if name in wanted}
 
 
-def _text_table(head, rows):
-    widths = [max(len(str(x)) for x in col) for col in zip(head, *rows, strict=True)]
-    lines = [' | '.join(h.ljust(w) for h, w in zip(head, widths, strict=True))]
-    lines.append('-+-'.join('-' * w for w in widths))
-    lines += [' | '.join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)) for row in rows]
-    return '\n'.join(lines)
-
-
-def _f(x, fmt='.0f'):
-    return '-' if x is None else format(x, fmt)
-
-
-def table(out):
-    head = ['case', 'source', 'first graph cold (s)', 'warm (s)', 'laid out in browser cold / warm (ms)',
-            'step median (ms)', 'step max (ms)', 'play 10/s dropped', 'server CPU a load cold / warm (ms)',
-            'server per rerun (ms)']  # fmt: skip
-    rows = []
-    for source, cases in out['pages'].items():
-        for name, r in cases.items():
-            warm = r.get('laid_out_warm_ms')
-            warm = statistics.median(warm) if warm and None not in warm else None
-            laid = f'{_f(r.get("laid_out_cold_ms"))} / {_f(warm)}' if source == 'browser' else '-'
-            play = r.get('play_10_per_s')
-            rows.append([
-                name, source, _f(r['first_graph_cold_s'], '.2f'), _f(r.get('first_graph_warm_s'), '.2f'),
-                laid, _f(r.get('step_median_ms'), '.1f'), _f(r.get('step_max_ms'), '.1f'),
-                f'{play["dropped"]} of {play["shown"]}' if play else '-',
-                f'{_f(r.get("server_cpu_cold_ms"))} / {_f(r.get("server_cpu_warm_ms"))}',
-                f'{out["server_rerun_s"][source][name] * 1000:.0f}',
-            ])  # fmt: skip
-    parts = [_text_table(head, rows)]
-    said = [f'{name}, {source}: {r["notice"]}' for source, cases in out['pages'].items() for name, r in cases.items()
-            if r.get('notice')]  # fmt: skip
-    if said:
-        parts.append('the page said: ' + '\n'.join(said))
-    if 'download' in out:
-        d = out['download']
-        parts.append(
-            f'{GRAPHVIZ_JS}: {d["file_bytes"]:,} bytes; sent {d["identity"]["bytes"]:,} bytes plain, '
-            f'{d["gzip"]["bytes"]:,} with Accept-Encoding: gzip (Content-Encoding: {d["gzip"]["content_encoding"]}); '
-            f'Cache-Control: {d["gzip"]["cache_control"]}, ETag {d["gzip"]["etag"]}'
-        )
-    if 'layouts' in out:
-        head = ['graph', 'wasm first / later (ms)', 'new worker to first SVG (ms)', 'native dot -Tsvg (ms)',
-                'native CPU (ms)', 'wasm drawing (pt, nodes, edges)', 'native drawing']  # fmt: skip
-        rows = []
-        for r in out['layouts']:
-            w, n = r.get('wasm'), r['native']
-
-            def shape(d):
-                return f'{d["width_pt"]:.0f}x{d["height_pt"]:.0f}, {d["nodes"]}, {d["edges"]}'
-
-            wasm = f'{w["first_ms"]:.1f} / {_f(w["later_median_ms"], ".1f")}' if w else r['wasm_error'][:40]
-            rows.append([r['graph'], wasm,
-                         _f(w and w['until_first_ms']), f'{n["median_ms"]:.1f}', f'{n["cpu_median_ms"]:.1f}',
-                         shape(w['drawing']) if w else '-', shape(n['drawing'])])  # fmt: skip
-        first = out['layouts'][0]
-        parts.append(f'Graphviz {first["wasm_version"]} (WebAssembly) against {first["native_version"]} (native)\n'
-                     + _text_table(head, rows))  # fmt: skip
-    if 'class' in out:
-        head = ['source', 'case', 'students', 'first graph median / max (s)', 'laid out in browser median (ms)',
-                'server CPU first / each other (ms)', 'server CPU total (s)', 'browsers CPU total (s)',
-                'notices']  # fmt: skip
-        rows = []
-        for source, cases in out['class'].items():
-            for name, r in cases.items():
-                drawn = [s for s in r['first_graph_s'] if s is not None]
-                laid = [x for x in r['laid_out_ms'] if x is not None]
-                rows.append([
-                    source, name, r['students'],
-                    f'{statistics.median(drawn):.2f} / {max(drawn):.2f}' if drawn else 'none',
-                    _f(statistics.median(laid) if laid else None),
-                    f'{r["server_cpu_first_ms"]:.0f} / {_f(r["server_cpu_others_ms"])}',
-                    f'{r["server_cpu_total_s"]:.2f}', f'{r["browser_cpu_total_s"]:.2f}', '; '.join(r['notices']) or '-',
-                ])  # fmt: skip
-        parts.append(_text_table(head, rows))
-    if out.get('console_errors'):
-        parts.append('console errors: ' + json.dumps(out['console_errors'], indent=1))
-    return '\n\n'.join(parts)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--quick', action='store_true', help='fewer steps, loads and students')
@@ -619,7 +538,7 @@ def main():
     out['console_errors'] = ERRORS
     out['machine'] |= {'load_average_at_end': os.getloadavg(), 'dot_chain_500_s_at_end': machine_speed(),
                        'run_minutes': (time.monotonic() - started) / 60}  # fmt: skip
-    text = table(out)
+    text = readme_tables.as_text(f'Page benchmark: python -m bench.bench_page ({stem})', out)
     readme_tables.write_results(stem, text, out, out=args.out)
 
 

@@ -792,6 +792,33 @@ def rewritten(names=BLOCKS):
     return out
 
 
+def as_text(title, results):
+    """A benchmark's results as the text beside its JSON: `title`, then each figure on a line by its path in the JSON
+    (`hold.page_step_ms.p95: 41.8`); what each means, the benchmark's docstring says."""
+    lines = [title, '']
+
+    def walk(path, value):
+        if isinstance(value, dict) and value:
+            for key, inner in value.items():
+                walk(f'{path}.{key}' if path else str(key), inner)
+        elif isinstance(value, list) and value and all(isinstance(x, dict) for x in value):
+            for i, inner in enumerate(value):
+                walk(f'{path}[{i}]', inner)
+        else:
+            lines.append(f'{path}: {figure(value)}')
+
+    walk('', results)
+    return '\n'.join(lines)
+
+
+def figure(value):
+    if isinstance(value, float):
+        return f'{value:.4g}'
+    if isinstance(value, list | tuple):
+        return '[' + ', '.join(figure(x) for x in value) + ']'
+    return str(value)
+
+
 def write_results(stem, text, results, out=None):
     """A benchmark's results, the one way every benchmark writes them: `text` printed, then written to
     bench/results/STEM.txt and `results` to .json, and into the docs' blocks; or, with `out` (a path stem other
