@@ -38,9 +38,6 @@ Phases (--phases, default reruns, inputs and the first four; saturate with --rep
 5. saturate: --saturate-clients (10) sessions, each changing one of the neuron's inputs to a value not seen before and
    waiting for that run to finish, then the next, for --saturate-seconds (20): input changes served per second (the
    server saturated), each change's p50/p95 from send to script_finished, server CPU per change.
-6. fairness (asked for alone: --phases fairness --out bench/results/fairness): --fair-heavy (6) sessions loading
-   new tangled formulas one after another for --fair-seconds (60) while --fair-visitors (12) others each open a new
-   small graph: how many of those are told the server is busy, and their first graph's time.
 --replica: what one replica holds, for sizing several (docs/hosting.md): the phases hold (200
 sessions, 2 of them Chromium, 30 s; also RSS per open session), saturate and loads, into bench/results/replica.*.
 Every wait has a timeout and every loop a count or a deadline; --max-minutes bounds the whole run.
@@ -71,7 +68,6 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 from bench import readme_tables
-from bench.bench_layout import sum_of_products
 from server import cache
 from tests.support.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
 
@@ -1139,13 +1135,6 @@ async def run(args):
                     results['levels'] = await levels(server, pages, args, errors, deadline)
                 await pages.close()
                 await browser.close()
-    if 'fairness' in args.phases:
-        with serve_app(timeout=120) as url:
-            server = Server(url)
-            await load_once(server, args.ws_query, errors)
-            print(f'fairness: {args.fair_heavy} sessions loading tangled formulas, {args.fair_visitors} new graphs …')
-            results['fairness'] = await fairness(server, args, errors)
-            print(' ', line_fairness(results['fairness']), flush=True)
     if 'memory' in args.phases and time.monotonic() < deadline:
         budgets = {'BACKPROP_LAYOUT_BUDGETS': args.layout_budgets} if args.layout_budgets else {}
         with serve_app(timeout=120, env=budgets) as url:
@@ -1159,76 +1148,6 @@ async def run(args):
             )
     results['finished'] = datetime.now(UTC).isoformat(timespec='seconds')
     return results
-
-
-async def fairness(server, args, errors):
-    """--fair-heavy sessions each typing one new tangled formula after another (sums of 62 products of 31 reused
-    variables: dot's full budget each, then the quick layout) for --fair-seconds, while --fair-visitors others each open
-    a new small graph, spread over the window: how many of those were told the server is busy, and how long their
-    first graph took (layout.Slots: a light visitor waits for a core rather than being turned away)."""
-    stop = time.monotonic() + args.fair_seconds
-    heavy_loads, visitors = [], []
-    cpu0, t0 = sum(server.cpu()), time.monotonic()  # the server and its dot runs
-
-    async def visit(query):
-        session = WsSession(server, query, errors)
-        start = time.perf_counter()
-        try:
-            await session.open()
-            return time.perf_counter() - start, session.alerts, session.graph_id is not None
-        except (TimeoutError, OSError, ConnectionError, websockets.WebSocketException) as e:
-            errors.add(f'fairness: a page did not load: {type(e).__name__}')
-            return None, session.alerts, False
-        finally:
-            await session.close()
-
-    async def heavy(k):  # one visitor, typing one new tangled formula after another into the formula box
-        session = WsSession(server, urlencode({'expr': 'custom', 'formula': sum_of_products(1000 * k, 31, 62)}), errors)
-        try:
-            await session.open()
-            box = next(w for w in session.widgets if w.endswith('-formula'))
-            i = 1
-            while time.monotonic() < stop:
-                said = len(session.alerts)
-                typed = WidgetState(id=box, string_value=sum_of_products(1000 * k + i, 31, 62))
-                start = time.perf_counter()
-                await asyncio.wait_for(session.rerun(widgets=[typed]), FIRST_RUN_TIMEOUT_S)
-                heavy_loads.append((time.perf_counter() - start, session.alerts[said:], True))
-                i += 1
-        except (TimeoutError, OSError, ConnectionError, StopIteration, websockets.WebSocketException) as e:
-            errors.add(f'fairness: a tangled formula did not load: {type(e).__name__}')
-        finally:
-            await session.close()
-
-    async def visitor(i):
-        await asyncio.sleep(2 + i * max(args.fair_seconds - 10, 1) / args.fair_visitors)
-        visitors.append(await visit(urlencode({'expr': 'custom', 'formula': f'a{i}*b{i} + c{i}*d{i}'})))
-
-    await asyncio.gather(*(heavy(k) for k in range(args.fair_heavy)), *(visitor(i) for i in range(args.fair_visitors)))
-    seconds = [s for s, _, _ in visitors if s is not None]
-    return {
-        'heavy_sessions': args.fair_heavy,
-        'heavy_loads': len(heavy_loads),
-        'heavy_told_busy': sum(any('busy' in a for a in alerts) for _, alerts, _ in heavy_loads),
-        'visitors': len(visitors),
-        'visitors_told_busy': sum(any('busy' in a for a in alerts) for _, alerts, _ in visitors),
-        'visitors_with_graph': sum(graph for _, _, graph in visitors),
-        'visitor_first_graph_s': {'p50': pct(seconds, 50), 'p95': pct(seconds, 95),
-                                  'max': max(seconds, default=None)},
-        "server_cpu_share_of_one_core": (sum(server.cpu()) - cpu0) / (time.monotonic() - t0),
-        'load_average': os.getloadavg(),
-    }  # fmt: skip
-
-
-def line_fairness(r):
-    first = r['visitor_first_graph_s']
-    return (
-        f'{r["visitors_told_busy"]} of {r["visitors"]} new visitors told the server is busy '
-        f'({r["visitors_with_graph"]} got their graph: first graph p50 {fmt(first["p50"])} s, p95 {fmt(first["p95"])} '
-        f's, max {fmt(first["max"])} s) while {r["heavy_sessions"]} sessions loaded {r["heavy_loads"]} tangled '
-        f'formulas ({r["heavy_told_busy"]} of those told busy); the server at {r["server_cpu_share_of_one_core"]:.2f} '
-        'of a core'
-    )
 
 
 async def levels(server, pages, args, errors, deadline):
@@ -1324,9 +1243,6 @@ def main():
     )
     add('--stalled', type=int, default=3, help='websockets that never read, at the end of the memory phase (3)')
     add('--stalled-seconds', type=float, default=20, help='how long they hang (20)')
-    add('--fair-heavy', type=int, default=6, help='sessions loading tangled formulas in the fairness phase (6)')
-    add('--fair-visitors', type=int, default=12, help='visitors opening a new graph in the fairness phase (12)')
-    add('--fair-seconds', type=float, default=60, help='length of the fairness phase (60)')
     add('--rerun-count', type=int, default=10, help='input changes per preset in the reruns phase (10)')
     add('--input-sessions', type=int, help='sessions changing inputs in the inputs phase (100)')
     add('--input-every', type=float, default=6.0, help='seconds between a session’s input changes (6)')

@@ -18,7 +18,7 @@ from server import layout
 
 EXPORT_BUDGET = 20.0  # s of dot per export (bench/results/exports.txt: what each file takes of it)
 # whole-pass exports drawing at once: all cores but one, so that a page's first layout never waits behind a class's
-# exports (it waits SLOT_WAIT for a core); on 2 cores one (bench/bench_class_exports.py)
+# exports (it waits SLOT_WAIT for a core); on 2 cores one (bench/results/class_exports.txt)
 EXPORT_LANES = max(1, (os.cpu_count() or 1) - 1)
 RENDER_BUDGET = 30.0  # s of rsvg-convert per export, drawing its slides (bench/results/exports.txt)
 NO_RSVG = (
