@@ -59,7 +59,7 @@ class MemoryStore:
             if now is not None and now >= self.swept + SWEEP_S:
                 self.swept = now
                 for key in [k for k, at in self.expiry.items() if at <= now]:
-                    self.delete(key)
+                    self.data.pop(key, None), self.expiry.pop(key, None)
             return rule(_MemoryTx(self, now))
 
 

@@ -38,6 +38,7 @@ from server.rooms import (
     normal_code,
     open_rooms,
 )
+from server.store import RedisStore
 
 SCENARIO = {'expr': 'reuse', 'v.a': '3', 'v.b': '-2'}
 
@@ -806,3 +807,37 @@ def test_answers_at_once_from_many_servers_stop_at_the_flood_cap_exactly(asked, 
     for t in threads:
         t.join(timeout=60)
     assert outcomes.count('ok') == MAX_CHANGES and outcomes.count('flood') == 50 - MAX_CHANGES
+
+
+def test_the_process_forgets_a_long_ended_room_and_every_key_it_held(clock):
+    rooms = Rooms(MemoryBackend(), clock=clock)
+    room, left = rooms.create(SCENARIO), rooms.create(SCENARIO)  # one closed, one left open and never read again
+    for code in (room.code, left.code):
+        rooms.send_bodies(code, rooms.join(code), {'tanh': 'pass'}, 'right')
+    rooms.close(room.code, room.secret)
+    clock.now += rooms_module.ENDED_KEEP_S  # the last day: still told it ended
+    with pytest.raises(RoomEnded):
+        rooms.state(room.code)
+    clock.now += 1
+    with pytest.raises(RoomNotFound):
+        rooms.state(room.code)
+    clock.now += rooms_module.IDLE_S + 60
+    rooms.create(SCENARIO)  # a rule run a minute or more after the last sweeps out what has expired, read or not
+    assert not [key for key in rooms.backend.store.data if room.code in key or left.code in key]
+
+
+def test_a_rule_beaten_by_another_replicas_write_runs_again_from_its_reads():
+    server = fakeredis.FakeServer()
+    mine, other = (fakeredis.FakeRedis(server=server, decode_responses=True) for _ in range(2))
+    store, runs = RedisStore(mine), []
+
+    def increment(tx):
+        (count,) = tx.read(('hget', 'h', 'n'))
+        runs.append(count)
+        if len(runs) == 1:
+            other.hset('h', 'n', 10)  # another replica writes between this rule's reads and its EXEC
+        tx.hset('h', mapping={'n': int(count or 0) + 1})
+        return 'ok'
+
+    assert store.run(increment, ('h',)) == 'ok'
+    assert runs == [None, '10'] and mine.hget('h', 'n') == '11' and (store.tries, store.retries) == (2, 1)
