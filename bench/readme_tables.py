@@ -6,8 +6,9 @@
 Each block of figures sits between `<!-- bench:NAME -->` and `<!-- /bench:NAME -->` in exactly one of the pages
 (README.md and docs/*.md: today docs/ alone), found by its marks, so a block moves with its text. A benchmark
 that writes its results into bench/results/ rewrites the blocks made from them (update()); no figure in those
-blocks is typed by hand. The words are in bench/templates/NAME.md, a template a block (string.Template's $fields;
-`[[section]]` lines start the fragments a block picks from), and the code here works out the figures that fill them.
+blocks is typed by hand. The words are in bench/templates/NAME.md, a template a block (str.format's {fields},
+which may read the results: `{r[hold][seconds]:g}`; `[[section]]` lines start the fragments a block picks
+from), and the code here works out the figures that fill them.
 """
 
 import argparse
@@ -18,7 +19,6 @@ import statistics
 import sys
 import textwrap
 from pathlib import Path
-from string import Template
 
 from bench import (
     CLASS_FIRST_GRAPH_GOAL_S,
@@ -85,13 +85,14 @@ def sections(name):
 
 
 def fill(template, /, section='', wrap=True, **fields):
-    """bench/templates/TEMPLATE.md's `section` with its $fields filled (string.Template). Each line of it is a part of
-    the block: a paragraph or a bullet (wrapped, with `wrap`), a table (as it is) or an empty line; a line that is
-    one field alone, left empty, is left out; a field may hold several lines (a table, bullets)."""
+    """bench/templates/TEMPLATE.md's `section` with its {fields} filled (str.format: `{r[hold][seconds]:g}` reads
+    the results and formats them). Each line of it is a part of the block: a paragraph or a bullet (wrapped, with
+    `wrap`), a table (as it is) or an empty line; a line that is one field alone, left empty, is left out; a field
+    may hold several lines (a table, bullets)."""
     lines = []
     for line in sections(template)[section].rstrip('\n').split('\n'):
-        text = Template(line).substitute(fields)
-        if text or not re.fullmatch(r'\$\w+', line):
+        text = line.format(**fields)
+        if text or not re.fullmatch(r'\{\w+\}', line):
             lines += text.split('\n')
     return joined(lines) if wrap else '\n'.join(lines)
 
@@ -333,7 +334,7 @@ def _step_ms(run):
 
 def load(results):
     r = results['load']
-    hold, levels, loads, memory = r['hold'], r['levels'], r['loads'], r['memory']
+    hold, levels, loads = r['hold'], r['levels'], r['loads']
     top = max(levels['runs'], key=lambda run: run['level'])
     rows = [
         [f'{_sessions(hold)} sessions, each stepping every {r["settings"]["step_every"]:g} s for {hold["seconds"]:g} s '
@@ -342,49 +343,27 @@ def load(results):
         [f'{_sessions(top)} sessions, {top["seconds"]:g} s', _step_ms(top), f'{top["server_cpu_ms_per_step"]:.2f} ms',
          f'{top["server_rss_mb"]["after"]:.0f} MB'],
     ]  # fmt: skip
-    over = levels['first_over']
-    neuron, chain = loads['neuron'], loads['chain 100']
-    exprs, chains = memory['expressions'], memory['chains']
-    goal, stalled, budgets = (
-        memory['goal_mb_after_expressions'],
-        memory.get('stalled'),
-        r['settings'].get('layout_budgets'),
-    )
+    over, memory, goal = levels['first_over'], r['memory'], r['memory']['goal_mb_after_expressions']
+    stalled, budgets = memory.get('stalled'), r['settings'].get('layout_budgets')
     if stalled:
         most = max(stalled['rss_mb_while_open'], stalled['rss_mb_5s_after_closed'])
         stalled = fill(
-            'load', 'stalled', False, websockets=stalled['websockets'], seconds=f'{stalled["seconds"]:g}',
-            before=f'{stalled["rss_mb_before"]:.0f}', open=f'{stalled["rss_mb_while_open"]:.0f}',
-            after=f'{stalled["rss_mb_5s_after_closed"]:.0f}', goal=goal, met=met(most <= goal),
-            peak=f'{memory["rss_mb_peak"]:.0f}',
-        )  # fmt: skip
+            'load', 'stalled', False, s=stalled, goal=goal, met=met(most <= goal), peak=memory['rss_mb_peak']
+        )
     return fill(
         'load',
-        cores=r['machine']['cores'],
-        load_average=f'{r["machine"]["load_average_at_start"][0]:.1f}',
+        r=r,
+        n=loads['neuron'],
+        m=memory,
         table=table(['load', 'step in the page p50 / p95 / max', 'server CPU per step', 'server RSS'], rows),
-        limit_ms=levels['limit_ms'],
         sessions=_sessions(hold),
         met=met(hold['page_step_ms']['p95'] <= levels['limit_ms']),
         over=fill('load', 'no_level', False, level=top['level'])
         if over is None
         else fill('load', 'level', False, over=over),
-        neuron_per_s=f'{neuron["loads_per_s"]:.1f}',
-        neuron_p95=f'{neuron["load_s"]["p95"]:.2f}',
-        chain_per_s=f'{chain["loads_per_s"]:.1f}',
-        clients=neuron['clients'],
-        cpu=span([neuron['server_cpu_ms_per_load'], chain['server_cpu_ms_per_load']], unit=' ms'),
-        start=f'{memory["rss_mb_start"]:.0f}',
-        first=f'{memory["rss_mb_after_first_load"]:.0f}',
-        expressions=f'{exprs["rss_mb_after"]:.0f}',
-        formulas=f'{exprs["loaded"]:,}',
-        goal=goal,
+        cpu=span([loads['neuron']['server_cpu_ms_per_load'], loads['chain 100']['server_cpu_ms_per_load']], unit=' ms'),
         expressions_met=met(memory['goal_met']),
-        sessions_mb=f'{memory["sessions"]["rss_mb_after"]:.0f}',
-        serial=memory['sessions']['loaded'],
-        chains=f'{chains["rss_mb_after"]:.0f}',
-        chains_loaded=chains['loaded'],
-        chains_met=met(chains['rss_mb_after'] <= goal),
+        chains_met=met(memory['chains']['rss_mb_after'] <= goal),
         budgets=fill('load', 'budgets', False, budgets=budgets) if budgets else '',
         stalled=stalled or '',
         reruns=_reruns(r, results.get('load_before')),
@@ -423,21 +402,32 @@ def _reruns(r, before):
         was_row = (before or {}).get('reruns', {}).get(name)
         rows.append([name, _rerun(was_row), _rerun(row), _sent(was_row), _sent(row)])
     if was:
-        unfinished = was.get('unfinished')
+        unfinished = was.get('unfinished') and fill(
+            'load', 'unfinished', False, unfinished=was['unfinished'], changes=before['inputs']['changes']
+        )
+        most = _most(before['inputs']['load_average'])
         was = fill(
-            'load', 'before', False, p50=fmt_ms(was['p50']), p95=fmt_ms(was['p95']),
-            unfinished=fill('load', 'unfinished', False, unfinished=f'{unfinished:,}',
-                            changes=f'{before["inputs"]["changes"]:,}') if unfinished else '',
-            most=f'{_most(before["inputs"]["load_average"]):.1f}',
-        )  # fmt: skip
+            'load',
+            'before',
+            False,
+            p50=fmt_ms(was['p50']),
+            p95=fmt_ms(was['p95']),
+            unfinished=unfinished or '',
+            most=most,
+        )
     return fill(
-        'load', 'reruns', False, sessions=inputs['sessions'], every=f'{inputs["every_s"]:g}',
-        seconds=f'{inputs["seconds"]:g}', p50=fmt_ms(trip['p50']), p95=fmt_ms(trip['p95']), max=fmt_ms(trip['max']),
+        'load',
+        'reruns',
+        False,
+        i=inputs,
+        p50=fmt_ms(trip['p50']),
+        p95=fmt_ms(trip['p95']),
+        max=fmt_ms(trip['max']),
         met=met(trip['p95'] is not None and trip['p95'] <= 1000),
-        share=f'{inputs["server_cpu_share_of_one_core"]:.2f}', before=was or '',
-        at_start=f'{inputs["load_average"]["at_start"][0]:.1f}', most=f'{_most(inputs["load_average"]):.1f}',
+        before=was or '',
+        most=_most(inputs['load_average']),
         table=table(['page', 'server CPU before', 'after', 'sent a change, before', 'after'], rows),
-    )  # fmt: skip
+    )
 
 
 NO_GRAPH_BYTES = 20_000  # a rerun that sent less showed no graph: its layout was refused (a busy, shared machine)
@@ -468,8 +458,7 @@ def fmt_ms(x):
 def replica(results):
     r = results['replica']
     hold, inputs, loads = r['hold'], r['saturate'], r['loads']['neuron']
-    base = hold['server_rss_mb']['before_open']
-    room = REPLICA_MEMORY_MB - base - r['caches_mb']
+    room = REPLICA_MEMORY_MB - hold['server_rss_mb']['before_open'] - r['caches_mb']
     per_session = hold['rss_mb_per_session']
     largest = replicas_for(CLASS_SIZES[-1], r)
     rows = []
@@ -483,36 +472,11 @@ def replica(results):
     head = ['class', 'input changes a second → replicas', 'page loads a second → replicas',
             "sessions' memory → replicas", 'replicas, with one spare']  # fmt: skip
     return fill(
-        'replica',
-        cores=r['machine']['cores'],
-        load_average=f'{r["machine"]["load_average_at_start"][0]:.1f}',
-        idle_loads=f'{results["load"]["loads"]["neuron"]["loads_per_s"]:.1f}',
-        sessions=_sessions(hold),
-        step_every=f'{r["settings"]["step_every"]:g}',
-        seconds=f'{hold["seconds"]:g}',
-        steps=f'{hold["steps"]["total"]:,}',
-        p95=f'{hold["page_step_ms"]["p95"]:.0f}',
-        share=f'{hold["server_cpu_share_of_one_core"]:.2f}',
-        kb_per_s=f'{hold["ws_received_bytes_per_session_per_s"] / 1000:.1f}',
-        changes_per_s=f'{inputs["changes_per_s"]:.1f}',
-        clients=inputs['clients'],
-        cpu_per_change=f'{inputs["server_cpu_ms_per_change"]:.0f}',
-        change_p95=f'{inputs["change_s"]["p95"]:.2f}',
-        loads_per_s=f'{loads["loads_per_s"]:.1f}',
-        load_clients=loads['clients'],
-        load_p95=f'{loads["load_s"]["p95"]:.2f}',
-        cpu_per_load=f'{loads["server_cpu_ms_per_load"]:.0f}',
-        kb_per_session=f'{per_session * 1000:.0f}',
-        websockets=hold['sessions']['websocket'],
-        base=f'{base:.0f}',
-        caches=f'{r["caches_mb"]:.0f}',
-        replica_mb=f'{REPLICA_MEMORY_MB:,}',
-        room=f'{room:,.0f}',
-        change_every=CHANGE_EVERY_S,
-        open_within=OPEN_WITHIN_S,
-        table=table(head, rows),
-        limit=fill('replica', max(('inputs', 'loads', 'memory'), key=largest.get), False),
-    )
+        'replica', r=r, h=hold, s=inputs, n=loads, idle=results['load']['loads']['neuron'], sessions=_sessions(hold),
+        kb_per_s=hold['ws_received_bytes_per_session_per_s'] / 1000, kb_per_session=per_session * 1000,
+        replica_mb=REPLICA_MEMORY_MB, room=room, change_every=CHANGE_EVERY_S, open_within=OPEN_WITHIN_S,
+        table=table(head, rows), limit=fill('replica', max(('inputs', 'loads', 'memory'), key=largest.get), False),
+    )  # fmt: skip
 
 
 def _layout_rows(results):
