@@ -9,7 +9,7 @@ the rule's keys are WATCHed before it reads and its writes go in one MULTI/EXEC,
 replica changed a watched key meanwhile (optimistic: nothing is locked in Redis, so no lock can be left behind by a
 replica that died, and a room's rules run one at a time within a replica, so only replicas race); a rule that only
 reads watches nothing and reads in one MULTI/EXEC. The keys a rule reads must be in `watch`. Values come back as
-Redis gives them: a hash's as text, a sorted set's scores as floats. docs/performance.md has the measures.
+Redis gives them: a hash's as text, a sorted set's scores as floats. Why, and the measures: docs/hosting.md.
 
 A key's expiry is in the clock's seconds in the process (`now`, the rule's: a test's clock rules) and in real seconds
 in Redis (EXPIRE): it only forgets what has long ended."""
