@@ -16,11 +16,12 @@ from exports import picture
 from server import cache, layout
 from server.layout import QUICK_NOTE, LayoutRefused, has_dot, lay_out, quickened
 from server.streamlit_private import session_waiting
-from view.graph import SHAPES, VALUE_ROWS, build_dot, row_titles
+from view.graph import SHAPES, VALUE_ROWS, VALUE_TEXTS, build_dot, row_titles
 from view.names import file_stem
 from view.player_body import make_body
 
 HERE = Path(__file__).parent
+# player.js: the modules in src/ joined by esbuild (npm run build in this folder; node --test checks it is fresh)
 _PLAYER = st.components.v2.component(
     'backprop_graph_player', css=(HERE / 'player.css').read_text(), js=(HERE / 'player.js').read_text()
 )
@@ -149,7 +150,7 @@ def font_faces():
 
 
 SENT = 'player_graphs'  # session state: the names of the graphs this session's player was sent, the newest last
-SENT_KEPT = 8  # that many: the page keeps twice as many (player.js's KEPT_GRAPHS)
+SENT_KEPT = 8  # that many: the page keeps twice as many (src/player.js's KEPT_GRAPHS)
 
 
 def _graph_missing():
@@ -165,20 +166,22 @@ def graph_player(
 
     `layout` names the body: the browser reads the body only when it is new. `present`: the presentation view
     (the graph fitted to the window, the caption as a title with the sums under it), with the node table if
-    `table`. `goto`, a dict {'id', 'frame', 'open'} as go_to makes it (player.js reads these three fields):
-    a new id moves the player to `frame`, except that an `open` goto (a visitor's first run) does not move a
+    `table`. `goto`, a dict {'id', 'frame', 'open'} as go_to makes it (src/frames.js's landing reads these three
+    fields): a new id moves the player to `frame`, except that an `open` goto (a visitor's first run) does not move a
     player that already shows a frame, as after a server restart, when its page reconnects to a new session.
     `length`: how many frames the whole pass has, where the body holds fewer (a quiz, up to its question).
     `stem`: the name of the files the player saves of a frame it laid out itself (names.file_stem).
     `graph`: (its name, its JSON) where `body` leaves it out: the layout or the DOT, sent once a session and named
     after that (the page keeps it; when it lacks one, it says so and gets every graph again).
-    Each run sends one line of JSON, a newline, the graph's line (empty once sent), a newline, then `body`; while
-    nothing changes they are the same bytes, so Streamlit does not send them again. Returns what the Share button
-    clicked in this run sent ({'frame', 'shape'}: the frame, and the shape it was shown in; state.frame_to_share and
-    state.shape_to_share read it), or None, and what the player said of a live class ({'student', 'lead'}).
+    The head also says where a value box's texts fall among its SVG texts (view/graph.py's VALUE_TEXTS), which the
+    player patches. Each run sends one line of JSON, a newline, the graph's line (empty once sent), a newline, then
+    `body`; while nothing changes they are the same bytes, so Streamlit does not send them again. Returns what the
+    Share button clicked in this run sent ({'frame', 'shape'}: the frame, and the shape it was shown in;
+    state.frame_to_share and state.shape_to_share read it), or None, and what the player said of a live class
+    ({'student', 'lead'}).
     """
     head = {'layout': layout, 'speed': speed, 'answers': answers, 'goto': goto, 'present': present, 'table': table,
-            'length': length, 'stem': stem, 'fonts': font_faces(),
+            'length': length, 'stem': stem, 'fonts': font_faces(), 'valueTexts': VALUE_TEXTS,
             'room': room and {**room, 'private': [*state.NOT_SCENARIO, *state.NOT_CLASS],
                               'own': state.OWN_WORK}}  # fmt: skip
     name, encoded = graph

@@ -252,10 +252,10 @@ def test_the_layout_body_is_sent_unchanged_until_the_layout_changes():
     assert json.loads(new_head)['layout'] != json.loads(head)['layout'] and new_body != body
 
 
-# --- player.js and player.css read the graph as view/graph.py draws it -----------------------------
+# --- the player and player.css read the graph as view/graph.py draws it ----------------------------
+# (the player's JavaScript has its own tests: components/player/test/, under node --test)
 
 PLAYER_DIR = Path(__file__).resolve().parents[2] / 'components' / 'player'
-PLAYER_JS = (PLAYER_DIR / 'player.js').read_text()
 PLAYER_CSS = (PLAYER_DIR / 'player.css').read_text()
 
 
@@ -269,9 +269,8 @@ def svg_texts(svg, node_id):
 SVG = '{http://www.w3.org/2000/svg}'
 
 
-def test_the_players_value_text_indexes_are_graph_pys():
-    (written,) = re.findall(r'^const VALUE_TEXTS = (\{.*\});', PLAYER_JS, flags=re.M)
-    assert json.loads(re.sub(r'(\w+):', r'"\1":', written)) == VALUE_TEXTS
+def test_the_player_is_sent_where_a_value_boxs_texts_fall_as_graph_py_draws_them():
+    assert player_data(start({'expr': 'reuse'}))['valueTexts'] == VALUE_TEXTS  # it patches the texts at these
 
 
 @pytest.mark.parametrize('key', ['reuse', 'typed'])
@@ -294,15 +293,6 @@ def test_a_value_box_laid_out_by_dot_has_its_texts_in_the_order_the_player_reads
         assert (texts[VALUE_TEXTS['name']], texts[VALUE_TEXTS['data'] - 1], texts[VALUE_TEXTS['grad'] - 1]) == (
             node.name, 'data', 'grad',
         )  # fmt: skip
-
-
-def test_the_player_declares_every_field_it_uses_in_its_constructor():
-    body = PLAYER_JS[PLAYER_JS.index('class Player {') : PLAYER_JS.index('\nexport default')]
-    constructor = body[body.index('  constructor(root) {') : body.index('\n  }\n')]
-    declared = set(re.findall(r'^    this\.(\w+) = ', constructor, flags=re.M))
-    methods = set(re.findall(r'^  (?:async )?(\w+)\([^)]*\) \{$', body, flags=re.M))
-    assert set(re.findall(r'this\.(\w+) = ', body)) <= declared  # none is first set deep in a method
-    assert set(re.findall(r'this\.(\w+)', body)) <= declared | methods  # nor read without being declared
 
 
 def test_the_players_stylesheet_takes_the_graphs_colours_from_the_palette():

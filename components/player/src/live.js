@@ -1,0 +1,196 @@
+// The live class (components/live.py): the lecturer's page posts each frame it shows; a student's page follows the
+// class's events (to the class's frame in place, or to its link where the scenario is another), or steps on its own
+// until the student rejoins. The pure parts (a page's scenario, the class's link, a student's id, the follow
+// button's words) are exported for the tests.
+
+// the page's scenario: the link's parameters (`search`) without those the room names apart (`private`, from
+// state.py: the frame, Streamlit's own, the class's code and the lecturer's own view)
+export function scenarioOf(search, private_) {
+  const kept = {};
+  for (const [k, v] of new URLSearchParams(search)) if (!private_.includes(k)) kept[k] = v;
+  return kept;
+}
+
+// two scenarios are the same where they have the same parameters with the same values, in any order
+export function sameScenario(a, b) {
+  const ka = Object.keys(a), kb = Object.keys(b);
+  return ka.length === kb.length && ka.every((k) => a[k] === b[k]);
+}
+
+// the class's link for a student on `pathname` with `search`: the class's code, its scenario and frame (`held`), and
+// the student's own work (room.own: their bodies), which the class never moves
+export function classLink(pathname, search, room, held) {
+  const own = {};
+  for (const [k, v] of new URLSearchParams(search)) if (room.own.includes(k)) own[k] = v;
+  const query = new URLSearchParams({ class: room.code, ...held.scenario, ...own, step: String(held.frame) });
+  return `${pathname}?${query}`;
+}
+
+// a student's id in a room, as this browser keeps it: 8 to 64 URL-safe characters
+export const isStudentId = (id) => /^[A-Za-z0-9_-]{8,64}$/.test(id || '');
+
+// a new id from random bytes: URL-safe base64
+export const studentId = (bytes) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_');
+
+// the follow button's [short words (a phone's), the rest, its name]: '● Following', or '↺ Rejoin' (player.css
+// leaves the rest out on a phone and shows the icon)
+export function followingWords(following) {
+  return following ? ['● Following', ' the class', '● Following the class']
+    : ['↺ Rejoin', 'On my own · back to the class', 'On my own · back to the class'];
+}
+
+export const live = {
+  // a live class: the room this run names (none, the lead's, a follower's)
+  joinRoom(room) {
+    const code = room?.code || null;
+    if (code !== this.classRoom?.code || !!room?.follow !== !!this.classRoom?.follow) {
+      this.events?.close();
+      this.events = null;
+      this.classState = null;
+      this.posted = null;
+      this.following = true;
+      this.setQuestion(null);
+      if (room?.follow) this.follow(room);
+    }
+    this.classRoom = room || null;
+    this.followButton.hidden = !room?.follow;
+    this.showFollowing();
+    if (room?.lead) this.setQuestion(room.question || null);
+    this.keepLead(room);
+    this.postStep();
+  },
+
+  // the lecturer's page keeps its class across a reload: its code and secret in this tab's own storage (never in the
+  // link, which the projector shows), handed back once to a reloaded page that leads none, which checks them
+  keepLead(room) {
+    const kept = 'backprop-class-lead';
+    try {
+      if (room?.lead) window.sessionStorage.setItem(kept, JSON.stringify({ code: room.code, secret: room.secret }));
+      else if (this.head?.present && !room && !this.leadOffered) {
+        this.leadOffered = true;
+        const lead = JSON.parse(window.sessionStorage.getItem(kept) || 'null');
+        if (lead) this.component?.setStateValue('lead', lead);
+      }
+    } catch { /* storage refused: a reload starts a new class */ }
+  },
+
+  // a follower: its id in the room (this browser's, kept for the room), the class's events, what ends them
+  follow(room) {
+    const kept = `backprop-class-${room.code}`;
+    let id = null;
+    try { id = window.localStorage.getItem(kept); } catch { /* storage refused: an id for this page alone */ }
+    if (!isStudentId(id)) {
+      id = studentId(crypto.getRandomValues(new Uint8Array(12)));
+      try { window.localStorage.setItem(kept, id); } catch { /* as above */ }
+    }
+    this.student = id;
+    this.component?.setStateValue('student', id); // the page sends the student's bodies under it (code mode)
+    const url = `${room.api}/events?student=${encodeURIComponent(id)}`;
+    this.events = new EventSource(url);
+    this.events.onmessage = (e) => {
+      if (this.classNotice) this.noticeBox.hidden = true;
+      this.classNotice = false;
+      this.classState = JSON.parse(e.data);
+      this.setQuestion(this.classState.question || null);
+      if (this.following) this.toClass();
+    };
+    this.events.addEventListener('ended', (e) => this.leaveClass(JSON.parse(e.data).message));
+    // an answer that is not a stream (a full room, an unknown code): its words, and no more tries
+    this.events.onerror = () => {
+      if (this.events?.readyState !== EventSource.CLOSED) return; // reconnecting by itself, to any replica
+      const again = () => setTimeout(() => { if (this.classRoom?.code === room.code && !this.events) this.follow(room); }, 3000);
+      this.events.close();
+      this.events = null;
+      fetch(url).then((r) => {
+        if (r.ok) { r.body?.cancel(); again(); } // it answers again: follow again
+        else if (r.status === 503) r.json().then((j) => { this.tellClass(j.error); again(); }); // the store is away
+        else r.json().then((j) => this.leaveClass(j.error));
+      }).catch(() => { this.tellClass('The class cannot be reached just now: trying again…'); again(); });
+    };
+  },
+
+  // a word on the class that ends nothing (it cannot be reached just now); gone at its next event
+  tellClass(message) {
+    this.classNotice = true;
+    this.noticeBox.textContent = message;
+    this.noticeBox.hidden = false;
+  },
+
+  leaveClass(message) {
+    this.events?.close();
+    this.events = null;
+    this.classRoom = null;
+    this.followButton.hidden = true;
+    this.setQuestion(null);
+    this.noticeBox.textContent = message;
+    this.noticeBox.hidden = false;
+  },
+
+  setQuestion(question) {
+    const was = JSON.stringify(this.question), now = JSON.stringify(question);
+    if (was === now) return;
+    const before = this.question;
+    this.question = question;
+    this.root.dataset.asked = question ? question.frame : ''; // for tests and screenshots: the frame the class is asked
+    if (!question || question.id !== before?.id) this.askBox.replaceChildren();
+    if (question && this.classRoom?.follow !== false && this.student) this.showQuestion(question, question.id !== before?.id);
+    const shown = !this.askBox.hidden;
+    this.askBox.hidden = !this.askBox.childElementCount;
+    if (this.body && this.cur >= 0) { // the frame again, hiding what is asked or showing it
+      const k = question && !question.revealed ? question.frame : this.cur;
+      this.cur = -1;
+      this.go(k);
+    }
+    if (shown !== !this.askBox.hidden) this.refit(); // the box takes room above the graph, or gives it back
+    if (!this.askBox.hidden && question?.id !== before?.id) this.keepInSight();
+  },
+
+  // the page's scenario: its link without what the room names apart (room.private, from state.py: the frame,
+  // Streamlit's own, the class's code and the lecturer's own view)
+  scenario() {
+    return scenarioOf(window.location.search, this.classRoom.private);
+  },
+
+  // the lead: each frame shown, posted to the class with the lecturer's secret (in a header, never in a link)
+  postStep() {
+    if (!this.classRoom?.lead || this.cur < 0 || !this.body) return;
+    const step = JSON.stringify({ scenario: this.scenario(), frame: this.cur });
+    if (step === this.posted) return;
+    this.posted = step;
+    fetch(`${this.classRoom.api}/step`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Class-Secret': this.classRoom.secret }, body: step,
+    }).then((r) => { if (!r.ok) this.posted = null; }).catch(() => { this.posted = null; });
+  },
+
+  // a follower: to the class's frame, in place; to the class's link where its scenario is another (a rerun then)
+  toClass() {
+    const held = this.classState;
+    if (!held || !this.classRoom?.follow) return;
+    if (sameScenario(this.scenario(), held.scenario)) {
+      if (this.body && held.frame !== this.cur) { this.go(held.frame); this.keepInSight(); } // the lecturer's step
+      return;
+    }
+    window.location.assign(classLink(window.location.pathname, window.location.search, this.classRoom, held));
+  },
+
+  // a follower's own step: on their own until they tap to rejoin
+  onOwn() {
+    if (this.classRoom?.follow && this.following) this.setFollowing(false);
+  },
+
+  setFollowing(on) {
+    this.following = on;
+    this.showFollowing();
+    if (on) this.toClass();
+  },
+
+  // on a phone, in short: '● Following', or '↺ Rejoin' (player.css leaves the words out and shows the icon)
+  showFollowing() {
+    const [icon, word, full] = followingWords(this.following);
+    const short = Object.assign(document.createElement('span'), { textContent: icon, className: this.following ? '' : 'icon' });
+    this.followButton.replaceChildren(short, Object.assign(document.createElement('span'), { textContent: word, className: 'word' }));
+    this.followButton.setAttribute('aria-label', full);
+    this.followButton.classList.toggle('primary', !this.following);
+    this.root.dataset.following = this.classRoom?.follow ? String(this.following) : '';
+  },
+};
