@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { classLink, followingWords, isStudentId, live, sameScenario, scenarioOf, studentId } from '../src/live.js';
+
+const PRIVATE = ['step', 'class', 'present', 'embed'];
+
+test('a page\'s scenario is its link without the frame, the class and the lecturer\'s own view', () => {
+  assert.deepEqual(scenarioOf('?expr=reuse&v.a=3&step=7&class=ABCD&present=1', PRIVATE), { expr: 'reuse', 'v.a': '3' });
+});
+
+test('scenarios are the same with the same values in any order, and differ in any value or name', () => {
+  assert.ok(sameScenario({ expr: 'reuse', 'v.a': '3' }, { 'v.a': '3', expr: 'reuse' }));
+  assert.ok(!sameScenario({ expr: 'reuse', 'v.a': '3' }, { expr: 'reuse', 'v.a': '2' }));
+  assert.ok(!sameScenario({ expr: 'reuse' }, { expr: 'reuse', 'v.a': '3' }));
+});
+
+test('a student sent to the class\'s scenario keeps their own work', () => {
+  const room = { code: 'ABCD', own: ['code.add'] };
+  const held = { scenario: { expr: 'neuron', mode: 'code' }, frame: 5 };
+  const link = classLink('/app', '?expr=reuse&code.add=self.grad%2B%3D1&step=2', room, held);
+  assert.equal(link, '/app?class=ABCD&expr=neuron&mode=code&code.add=self.grad%2B%3D1&step=5');
+});
+
+test('a student\'s id is 8 to 64 URL-safe characters, and a new one is made of them', () => {
+  assert.ok(isStudentId('abc_DEF-12'));
+  assert.ok(!isStudentId('short'));
+  assert.ok(!isStudentId(null));
+  assert.ok(!isStudentId('has space in it'));
+  const id = studentId(new Uint8Array([251, 255, 190, 0, 1, 2, 3, 4, 5, 6, 7, 8]));
+  assert.equal(id, '-_--AAECAwQFBgcI');
+  assert.ok(isStudentId(id));
+});
+
+test('the follow button says following, or how to rejoin', () => {
+  assert.deepEqual(followingWords(true), ['● Following', ' the class', '● Following the class']);
+  assert.equal(followingWords(false)[0], '↺ Rejoin');
+});
+
+// a follower's player as toClass sees it: the frame shown, the class's state, and what it did
+function follower(search, classState) {
+  const did = [];
+  globalThis.window = { location: { search, pathname: '/app', assign: (to) => did.push(['assign', to]) } };
+  const player = {
+    ...live, classState, body: {}, cur: 2, following: true,
+    classRoom: { code: 'ABCD', follow: true, private: PRIVATE, own: [] },
+    go: (k) => did.push(['go', k]), keepInSight: () => did.push(['keepInSight']),
+    showFollowing: () => {},
+  };
+  return [player, did];
+}
+
+test('a follower on the class\'s scenario goes to the lecturer\'s frame in place, and keeps it in sight', (t) => {
+  t.after(() => delete globalThis.window);
+  const [player, did] = follower('?expr=reuse&class=ABCD&step=2', { scenario: { expr: 'reuse' }, frame: 6 });
+  player.toClass();
+  assert.deepEqual(did, [['go', 6], ['keepInSight']]);
+});
+
+test('a follower on another scenario opens the class\'s link', (t) => {
+  t.after(() => delete globalThis.window);
+  const [player, did] = follower('?expr=reuse&class=ABCD', { scenario: { expr: 'chain' }, frame: 3 });
+  player.toClass();
+  assert.deepEqual(did, [['assign', '/app?class=ABCD&expr=chain&step=3']]);
+});
+
+test('a follower who steps on their own stops following until they rejoin, then goes to the class\'s frame', (t) => {
+  t.after(() => delete globalThis.window);
+  const [player, did] = follower('?expr=reuse&class=ABCD', { scenario: { expr: 'reuse' }, frame: 6 });
+  player.onOwn();
+  assert.equal(player.following, false);
+  assert.deepEqual(did, []);
+  player.setFollowing(true);
+  assert.deepEqual(did, [['go', 6], ['keepInSight']]);
+});

@@ -1,0 +1,46 @@
+// The class that composes the concerns: each concern's methods are its own, and every field is declared in the
+// constructor (it seals the player: a method that sets another field throws). The page itself is a stand-in here
+// that takes any call; the browser tests (tests/browser/) run the player in Chromium.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { address } from '../src/address.js';
+import { answers } from '../src/answers.js';
+import { drawing } from '../src/draw.js';
+import { layingOut } from '../src/layout.js';
+import { live } from '../src/live.js';
+import { viewport } from '../src/viewport.js';
+
+// anything at all: every property is another, every call returns one
+const anything = () => new Proxy(function () {}, { get: (_, key) => (key === Symbol.toPrimitive ? () => 0 : anything()), apply: () => anything(), construct: () => anything() });
+const saved = {};
+let Player;
+
+before(async () => {
+  for (const name of ['window', 'document', 'ResizeObserver', 'setInterval']) saved[name] = globalThis[name];
+  Object.assign(globalThis, { window: anything(), document: anything(), ResizeObserver: anything(), setInterval: () => 0 });
+  ({ Player } = await import('../src/player.js'));
+});
+after(() => Object.assign(globalThis, saved));
+
+const concerns = { address, answers, drawing, layingOut, live, viewport };
+
+test('no two concerns define the same method, nor one the class defines itself', () => {
+  const own = Object.getOwnPropertyNames(Player.prototype).filter((name) => !Object.values(concerns).some((c) => name in c));
+  const seen = new Map(own.map((name) => [name, 'Player']));
+  for (const [concern, methods] of Object.entries(concerns)) {
+    for (const name of Object.keys(methods)) {
+      assert.ok(!seen.has(name), `${name} is in ${concern} and ${seen.get(name)}`);
+      seen.set(name, concern);
+      assert.equal(Player.prototype[name], methods[name]);
+    }
+  }
+});
+
+test('a player\'s fields are all declared in its constructor: setting another throws', () => {
+  const player = new Player(anything());
+  assert.ok(Object.isSealed(player));
+  assert.throws(() => { player.undeclared = 1; }, TypeError);
+  player.speed = 8; // a declared one, as tests and the page's runs set it
+  assert.equal(player.speed, 8);
+  assert.equal(player.cur, -1); // before the first frame
+});
