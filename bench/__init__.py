@@ -1,7 +1,7 @@
 """Benchmarks, run from the repository's root as modules: `python -m bench.bench_page` (see each one's docstring);
 the engine's micro-benchmarks on pytest-benchmark, `python -m pytest bench/test_engine_speed.py`.
 
-A package, not loose scripts, so that they import the page's modules and bench.serve without sys.path edits;
+A package, not loose scripts, so that they import the page's modules and tests.support without sys.path edits;
 a regular package (this file), so that no `bench` installed elsewhere can take its place.
 """
 
