@@ -1031,45 +1031,26 @@ def settings(args):
         for key, value in dict(sessions=sessions, pages=2, hold_seconds=hold, load_seconds=load).items():
             if getattr(args, key) is None:
                 setattr(args, key, value)
-    if args.quick:
-        defaults = dict(
-            sessions=20,
-            input_sessions=20,
-            input_seconds=15,
-            pages=2,
-            hold_seconds=15,
-            load_seconds=5,
-            load_clients=5,
-            levels='10,25',
-            level_seconds=10,
-            expressions=100,
-            serial_sessions=20,
-            chains=2,
-            saturate_clients=5,
-            saturate_seconds=8,
-            max_minutes=10,
-        )
-    else:
-        defaults = dict(
-            sessions=100,
-            input_sessions=100,
-            input_seconds=60,
-            pages=4,
-            hold_seconds=60,
-            load_seconds=20,
-            load_clients=10,
-            levels='25,50,100,200',
-            level_seconds=30,
-            expressions=1000,
-            serial_sessions=200,
-            chains=50,
-            saturate_clients=10,
-            saturate_seconds=20,
-            max_minutes=45,
-        )
-    for key, value in defaults.items():
+    defaults = {  # an option not given: (with --quick, else)
+        'sessions': (20, 100),
+        'input_sessions': (20, 100),
+        'input_seconds': (15, 60),
+        'pages': (2, 4),
+        'hold_seconds': (15, 60),
+        'load_seconds': (5, 20),
+        'load_clients': (5, 10),
+        'levels': ('10,25', '25,50,100,200'),
+        'level_seconds': (10, 30),
+        'expressions': (100, 1000),
+        'serial_sessions': (20, 200),
+        'chains': (2, 50),
+        'saturate_clients': (5, 10),
+        'saturate_seconds': (8, 20),
+        'max_minutes': (10, 45),
+    }
+    for key, (quick, full) in defaults.items():
         if getattr(args, key) is None:
-            setattr(args, key, value)
+            setattr(args, key, quick if args.quick else full)
     args.levels = [int(x) for x in str(args.levels).split(',') if x.strip()]
     args.phases = [p.strip() for p in (args.phases or 'reruns,inputs,hold,loads,levels,memory').split(',')]
     args.out = args.out or str(ROOT / 'bench' / 'results' / 'load')
