@@ -24,6 +24,7 @@ from server.live import ROOMS, api_path
 from server.rooms import RoomError, StoreDown, normal_code
 from server.streamlit_private import network_url
 from view.explanation import chain_rule_lines, owner
+from view.modes import MODE
 from view.numbers import number
 from view.room_answers import groups_lines, spread_spec, tally
 
@@ -177,7 +178,7 @@ def _panel(scene):
     st.html(PANEL_STYLE)
     _join_block(code, students, qr=question is None)
     if scene.right is not None:  # code mode (or the `=` engine): the bodies the room sent
-        if scene.mode == 'code':
+        if MODE[scene.mode].code:
             _bodies_sent(code, secret)
         return
     here = question and (question['id'], pass_of(scene))

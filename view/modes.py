@@ -1,8 +1,8 @@
 """What the page is for, one row a mode: its name in links, its label and help in the sidebar, when it does not apply
 to a graph and why, the engine its trace runs on (with the right trace beside it, or alone), and the view module
-that draws its own parts. state.py takes the names from here, components/modes.py the labels and why_not, app.py
-the engine, view/player_body.py the view module, and app.py whether the frames carry tangents forward instead;
-docs/adding-a-mode.md says how to add one.
+that draws its own parts, and what it changes of the page (its flags). state.py takes the names and flags from here,
+components/modes.py the labels and why_not, its page parts (PARTS) the engine, view/player_body.py the view module,
+and app.py the flags; docs/adding-a-mode.md says how to add one.
 
 A mode's view module (view.bug, view.exercise) draws what the mode adds beside the right trace, under these names:
 COLUMN, the node table's column of the right grads beside 'grad now'; STATE_WORDS, a grad's state in the table's
@@ -72,6 +72,9 @@ class Mode:
     # forward mode: the frames carry one input's tangents forward (engine/forward.py, engine.frames.tangent_frames),
     # the input chosen in the sidebar or by wrt= in a link, and the page counts what each way costs
     tangents: bool = False
+    asks: bool = False  # each step asks for the grads it writes before showing them: the table never shows answers
+    learns: bool = False  # the inputs start at the parameters, and the pass is at the steps of learning taken
+    code: bool = False  # the student writes the exercise's code: its form and their texts are carried in links
 
 
 MODES = (
@@ -89,12 +92,14 @@ MODES = (
         'Predict the grad',
         '**Predict**: each step asks for the grads it writes before it shows them.',
         why_not=quiz_why_not,
+        asks=True,
     ),
     Mode(
         'learn',
         'One step of learning',
         '**Learning**: after the pass, one gradient-descent step and the forward pass again.',
         why_not=learn_why_not,
+        learns=True,
     ),
     Mode(
         'code',
@@ -102,6 +107,7 @@ MODES = (
         "**Your own**: write the exercise's three `_backward` bodies and watch them run beside the right engine.",
         engine='bodies',
         view=exercise,
+        code=True,
     ),
     Mode(
         'forward',

@@ -67,3 +67,36 @@ def test_the_cache_hands_back_each_trace_as_the_engine_made_it_with_no_right_tra
     for how in ({}, {'engine': 'assigns'}, {'engine': 'bodies', 'bodies': bodies}):
         trace = traced(expression=expression, values=values, **how)[0]
         assert not hasattr(trace, 'right'), how
+
+
+def test_every_mode_has_its_row_of_page_parts():
+    from components.modes import PARTS, Parts
+
+    assert list(PARTS) == list(modes.NAMES)
+    assert all(isinstance(parts, Parts) for parts in PARTS.values())
+
+
+def mode_branches(path):
+    """Where `path` compares a mode with a mode's name (`s.mode == 'quiz'`, `mode.name in ('bug', 'code')`)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Compare):
+            sides = [node.left, *node.comparators]
+            named = [n.value for side in sides for n in ast.walk(side) if isinstance(n, ast.Constant)]
+            if any(name in modes.NAMES for name in named) and 'mode' in ast.unparse(node):
+                found.append(f'{path.relative_to(ROOT)}:{node.lineno} {ast.unparse(node)}')
+    return found
+
+
+def test_no_code_outside_the_modes_tables_branches_on_a_modes_name():
+    # a mode is its rows (view/modes.py, components/modes.py): a new one adds rows, not branches all over the page
+    tables = {ROOT / 'view' / 'modes.py', ROOT / 'components' / 'modes.py'}
+    files = python_files('view', 'components', 'exports', 'server') + [ROOT / 'app.py', ROOT / 'state.py']
+    assert [branch for path in files if path not in tables for branch in mode_branches(path)] == []
+
+
+def test_app_py_reads_the_same_for_every_mode():
+    # no `if` on the mode in force or asked for: its parts and flags go to the same calls, whichever mode it is
+    tests = [node.test for node in ast.walk(ast.parse((ROOT / 'app.py').read_text())) if isinstance(node, ast.If)]
+    on_mode = [t for t in tests if {'mode', 'asked', 'parts'} & {n.id for n in ast.walk(t) if isinstance(n, ast.Name)}]
+    assert [ast.unparse(t) for t in on_mode + [t for t in tests if '.mode' in ast.unparse(t)]] == []
