@@ -21,11 +21,20 @@ def edits():
 
 
 def put(text, where, anchor, code):
+    """`code` put in `text` where the block says, indented as the line it goes before; a row inside a table ends
+    with its comma (the docs write it bare, as a formatter leaves a block of one expression)."""
     lines = text.splitlines(keepends=True)
     (start,) = [i for i, line in enumerate(lines) if line.startswith(anchor)]  # one place, and only one
     if where == 'inside':
         start = next(i for i in range(start + 1, len(lines)) if lines[i][:1] not in ' \n')
-    return ''.join(lines[:start] + [code] + lines[start:])
+        before = lines[start - 1]  # the table's last row
+        code = code.rstrip('\n') + ',\n'
+    else:
+        before = lines[start]
+    indent = before[: len(before) - len(before.lstrip())]
+    code = ''.join(indent + line if line.strip() else line for line in code.splitlines(keepends=True))
+    apart = '' if where == 'inside' else '\n' if indent else '\n\n'  # a method's blank line, a function's two
+    return ''.join(lines[:start] + [code, apart] + lines[start:])
 
 
 def git(folder, *args):
