@@ -26,7 +26,7 @@ _PLAYER = st.components.v2.component(
     'backprop_graph_player', css=(HERE / 'player.css').read_text(), js=(HERE / 'player.js').read_text()
 )
 GRAPHVIZ_JS = 'app/static/graphviz/index.js'  # static/graphviz/, served by Streamlit (server.enableStaticServing)
-FONTS = 'app/static/fonts/'  # static/fonts/: the page's font, DejaVu Sans Mono (bench/update-fonts.sh)
+FONTS = 'app/static/fonts/'  # static/fonts/: the page's font, DejaVu Sans Mono (scripts/update-fonts.sh)
 GOTO = 'player_goto'  # session state: where the page last sent the player, {'id', 'frame', 'open'} (go_to)
 NO_GOTO = {'id': 0, 'frame': 0, 'open': True}  # before any: the first frame
 

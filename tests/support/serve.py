@@ -1,7 +1,7 @@
 """Start `streamlit run main.py` (the page and the live class's routes) on a free local port and stop it again.
 
 Shared by the browser tests (tests/browser/conftest.py), bench/bench_page.py, bench/bench_load.py and
-bench/screenshots.py.
+scripts/screenshots.py.
 """
 
 import contextlib

@@ -51,7 +51,7 @@ MAY_IMPORT = {
     'app': {'engine', 'view', 'server', 'exports', 'state', 'components'},
     'main': {'server'},  # the server: the page (app.py, by its path) and the live class's routes
 }
-PARTS = (*MAY_IMPORT, 'bench', 'tests')
+PARTS = (*MAY_IMPORT, 'bench', 'scripts', 'tests')
 
 
 def page_imports(path, part):

@@ -90,14 +90,15 @@ def test_every_link_into_a_page_of_docs_lands_on_a_heading_that_is_there():
 
 def test_the_commands_name_modules_that_exist_and_no_script_path_that_now_fails():
     """Benchmarks and screenshots run as modules (they import the page and tests.support without sys.path edits)."""
-    texts = [README] + [path.read_text() for path in [*ROOT.glob('docs/*.md'), *ROOT.glob('bench/*.py')]]
-    modules = {m for text in texts for m in re.findall(r'python -m ((?:bench|docs)\.\w+)', text)}
-    assert {'bench.bench_page', 'bench.bench_load', 'bench.screenshots'} <= modules
+    paths = [*ROOT.glob('docs/*.md'), *ROOT.glob('bench/*.py'), *ROOT.glob('scripts/*.py')]
+    texts = [README] + [path.read_text() for path in paths]
+    modules = {m for text in texts for m in re.findall(r'python -m ((?:bench|docs|scripts)\.\w+)', text)}
+    assert {'bench.bench_page', 'bench.bench_load', 'scripts.screenshots'} <= modules
     assert [m for m in modules if not (ROOT / (m.replace('.', '/') + '.py')).is_file()] == []
     benchmarks = {path for text in texts for path in re.findall(r'pytest (bench/\w+\.py)', text)}
     assert 'bench/test_engine_speed.py' in benchmarks
     assert [path for path in benchmarks if not (ROOT / path).is_file()] == []
-    assert [t for text in texts for t in re.findall(r'python3? (?:bench|docs)/\w+\.py', text)] == []
+    assert [t for text in texts for t in re.findall(r'python3? (?:bench|docs|scripts)/\w+\.py', text)] == []
 
 
 def test_the_test_commands_name_folders_that_exist():
@@ -126,7 +127,7 @@ def test_the_architecture_page_names_every_module_and_script_where_it_lives():
     """docs/architecture.md's "What is where" says what each module of the page and of the lab is for, in its folder's
     part: a module added without a line there fails here, named."""
     parts = sections((ROOT / 'docs' / 'architecture.md').read_text())
-    folders = ('engine', 'view', 'components', 'exports', 'server', 'bench')
+    folders = ('engine', 'view', 'components', 'exports', 'server', 'bench', 'scripts')
     assert set(folders) <= set(parts)
     files = [p for p in tree() if p.split('/')[0] in folders and p.endswith(('.py', '.sh', '.mjs', '.js', '.css'))]
     missing = [p for p in files if Path(p).name != '__init__.py' and f'`{Path(p).name}`' not in parts[p.split('/')[0]]]

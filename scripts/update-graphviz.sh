@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Vendors Graphviz compiled to WebAssembly (@hpcc-js/wasm-graphviz, from the npm registry) into static/graphviz/,
 # which Streamlit serves with the page (server.enableStaticServing): the player lays a graph out with it when the
-# server has no dot. Usage: bench/update-graphviz.sh [version]   (default: the pinned one below)
+# server has no dot. Usage: scripts/update-graphviz.sh [version]   (default: the pinned one below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=${1:-1.29.2}

@@ -1,4 +1,4 @@
-"""Screenshots of the page for the docs: `python -m bench.screenshots` (needs Debian's chromium at /usr/bin/chromium).
+"""Screenshots of the page for the docs: `python -m scripts.screenshots` (needs Debian's chromium at /usr/bin/chromium).
 
 Starts `streamlit run main.py` on a free port (tests/support/serve.py, as the tests do), opens each view by its link
 (?expr=...&step=...) in a fresh page, and saves a full-page PNG at 1600x1000 into docs/; the presentation view, made
@@ -9,9 +9,9 @@ mode. And a
 live class (class-*.png): a projector and three students in Chromium (two laptops, a phone), with 21 more students
 following over plain HTTP, asked a question, answering it, and the reveal.
 
-    python -m bench.screenshots               # every picture
-    python -m bench.screenshots class         # a live class's alone
-    python -m bench.screenshots forward       # forward mode's alone
+    python -m scripts.screenshots               # every picture
+    python -m scripts.screenshots class         # a live class's alone
+    python -m scripts.screenshots forward       # forward mode's alone
 """
 
 import asyncio

@@ -2,7 +2,7 @@
 # Vendors the page's font, DejaVu Sans Mono (dejavu-fonts-ttf, from the npm registry), into static/fonts/, which
 # Streamlit serves with the page (server.enableStaticServing): the player's graph is drawn in it on every machine, and
 # exports/picture.py embeds a subset of it in each exported SVG. Its regular and bold faces only: the graph uses no others.
-# Usage: bench/update-fonts.sh [version]   (default: the pinned one below)
+# Usage: scripts/update-fonts.sh [version]   (default: the pinned one below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=${1:-2.37.3}
