@@ -2,7 +2,7 @@
 `streamlit run main.py` on 127.0.0.1, on both layout sources in one run.
 
     python -m bench.bench_page                 # every case, both sources; writes bench/results/page.{json,txt}
-    python -m bench.bench_page --quick         # fewer steps, loads and students
+    python -m bench.bench_page --quick         # fewer steps and loads
     python -m bench.bench_page --modes         # the teaching modes beside the same graphs watched ('dot' only);
                                                # writes bench/results/modes.{json,txt}
     python -m bench.bench_page --forward       # forward mode beside the same graphs watched ('dot' only);
@@ -34,10 +34,9 @@ Then, not for --modes or --forward:
 - layout per graph (every preset, chain(100), chain(500)) of the same DOT the player is sent: in a Web Worker
   made by page.evaluate in a page of the app's origin (import(), Graphviz.load(), gv.dot(), as the player's
   worker does), a new worker per graph, beside `dot -Tsvg` run by the server's way (a subprocess), with the
-  drawings' sizes and node and edge counts;
-- a class: CLASS_SIZE students opening the same expression one after another, each in a browser of their own
-  (a new context), on a fresh server: the server's CPU (its first student's, which lays out with dot, and the
-  total) and the browsers' (every chromium process, /proc), per source; and a tangled typed formula, once.
+  drawings' sizes and node and edge counts.
+Its class study, which side lays out where the server has dot (a class opening one expression, the server's CPU
+against the browsers'), is finished: bench/results/layout_sides.json, and bench/results/README.md names its code.
 """
 
 import argparse
@@ -51,13 +50,12 @@ import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
-from urllib.parse import quote, urlencode
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
 from bench import FIRST_GRAPH_TIMEOUT_S, WARM_LOADS, readme_tables
-from bench.bench_layout import dot_of, sum_of_products
+from bench.bench_layout import dot_of
 from engine import PRESETS, chain
 from server.layout import QUICK_NOTE
 from tests.support.serve import CHROMIUM, CHROMIUM_ARGS, LAYOUT_SOURCES, NO_DOT_PATH, serve_app
@@ -102,9 +100,6 @@ FORWARD_CASES = {
     'chain 500': 'expr=chain&n=500',
     'chain 500, forward': 'expr=chain&n=500&mode=forward',
 }
-CLASS_SIZE = 30
-CLASS_CASES = {'neuron': 'expr=neuron', 'chain 100': 'expr=chain&n=100'}
-TANGLED_FORMULA = sum_of_products(0, 31, 62)  # 247 characters; dot's own layout 2.4 s (bench/results/layout.txt)
 GRAPHVIZ_JS = '/app/static/graphviz/index.js'
 CLOCK = os.sysconf('SC_CLK_TCK')
 
@@ -252,9 +247,8 @@ def open_case(context, url, query, timeout_s=FIRST_GRAPH_TIMEOUT_S):
     return page, (page.evaluate('window.firstGraphAt') - t0) / 1000, *page.evaluate(LAID_OUT)
 
 
-def cpu_s(root, name=None):
-    """CPU seconds (user + system) of process `root` and every process under it, with the children they reaped;
-    with `name`, only the processes of that name (under `root` all the same)."""
+def cpu_s(root):
+    """CPU seconds (user + system) of process `root` and every process under it, with the children they reaped."""
     parents, used = {}, {}
     for entry in Path('/proc').iterdir():
         if entry.name.isdigit():
@@ -264,19 +258,13 @@ def cpu_s(root, name=None):
                 continue
             fields = stat[stat.rindex(')') + 2 :].split()
             parents.setdefault(int(fields[1]), []).append(int(entry.name))
-            named = name is None or stat[stat.index('(') + 1 : stat.rindex(')')] == name
-            used[int(entry.name)] = sum(map(int, fields[11:15])) / CLOCK if named else 0.0
+            used[int(entry.name)] = sum(map(int, fields[11:15])) / CLOCK
     total, todo = 0.0, [root]
     while todo:
         pid = todo.pop()
         total += used.get(pid, 0.0)
         todo += parents.get(pid, [])
     return total
-
-
-def browsers_cpu_s():
-    """The CPU seconds of every chromium process this benchmark started (Playwright's driver starts them)."""
-    return cpu_s(os.getpid(), 'chromium')
 
 
 def warm_up(browser, url):
@@ -419,46 +407,6 @@ def machine_speed():
     return native_dot(dot_of(chain(500))[0].source, 1)[0][0]
 
 
-def class_of(browser, source, cases, size):
-    """`size` students open each case one after another, each in a new context, on a fresh server (warmed up on
-    another expression); then one student opens the tangled formula."""
-    out = {}
-    with serve_app(timeout=120, source=source) as url:
-        warm_up(browser, url)
-        tangled_query = urlencode({'expr': 'custom', 'formula': TANGLED_FORMULA}, quote_via=quote)
-        for name, query in {**cases, 'tangled formula': tangled_query}.items():
-            n = 1 if name == 'tangled formula' else size
-            firsts, laid, server_each, notices = [], [], [], set()
-            time.sleep(1)
-            server_before, browser_before = cpu_s(url.pid), browsers_cpu_s()
-            t0 = time.monotonic()
-            for _ in range(n):
-                before = cpu_s(url.pid)
-                context = new_context(browser)
-                _, seconds, ms, notice = open_case(context, url, query, timeout_s=60)
-                context.close()
-                server_each.append(cpu_s(url.pid) - before)
-                firsts.append(seconds)
-                laid.append(ms)
-                notices.add(notice)
-            time.sleep(1)  # the closed tabs' processes end; their CPU is then their parents'
-            row = {
-                'students': n, 'seconds': time.monotonic() - t0, 'first_graph_s': firsts, 'laid_out_ms': laid,
-                'server_cpu_first_ms': server_each[0] * 1000,
-                'server_cpu_others_ms': statistics.mean(server_each[1:]) * 1000 if n > 1 else None,
-                'server_cpu_total_s': cpu_s(url.pid) - server_before,
-                'browser_cpu_total_s': browsers_cpu_s() - browser_before,
-                'notices': sorted(notices - {''}),
-            }  # fmt: skip
-            out[name] = row
-            drawn = [s for s in firsts if s is not None]
-            print(f'  {source:7} {name:15} {n:2} students: first graph median '
-                  f'{statistics.median(drawn) if drawn else float("nan"):5.2f} s ({n - len(drawn)} none); server CPU '
-                  f'{row["server_cpu_total_s"]:6.2f} s (first {row["server_cpu_first_ms"]:5.0f} ms), browsers '
-                  f'{row["browser_cpu_total_s"]:6.2f} s; {row["notices"]}', flush=True)  # fmt: skip
-    return out
-
-
 def server_rerun_times(cases, runs, sources):
     """Median seconds of one script run for a step, per source and case (AppTest: no browser, no network)."""
     from streamlit.testing.v1 import AppTest
@@ -496,7 +444,7 @@ def chosen(cases, names):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--quick', action='store_true', help='fewer steps, loads and students')
+    parser.add_argument('--quick', action='store_true', help='fewer steps and loads')
     parser.add_argument('--source', choices=LAYOUT_SOURCES, action='append', help='only these (default both)')
     which = parser.add_mutually_exclusive_group()
     which.add_argument('--modes', action='store_true', help='the teaching modes beside the same graphs watched')
@@ -514,7 +462,7 @@ def main():
     modes = args.modes or args.forward  # a mode beside its graph watched: the page benchmark's steps alone
     sources = args.source or (['dot'] if modes else list(LAYOUT_SOURCES))
     all_cases = chosen(MODE_CASES if args.modes else FORWARD_CASES if args.forward else CASES, args.case)
-    steps, play_seconds, runs, reps, size = (10, 3, 5, 3, 10) if args.quick else (20, 5, 10, 5, CLASS_SIZE)
+    steps, play_seconds, runs, reps = (10, 3, 5, 3) if args.quick else (20, 5, 10, 5)
     started = time.monotonic()
     out = {'machine': {'cores': os.cpu_count(), 'load_average_at_start': os.getloadavg(),
                        'dot_chain_500_s_at_start': machine_speed()}, 'pages': {}}  # fmt: skip
@@ -528,11 +476,6 @@ def main():
                 out['download'] = download(url)
                 print('layouts, WebAssembly in a worker against native dot:', flush=True)
                 out['layouts'] = layouts(browser, url, reps)
-            out['class'] = {}
-            for source in sources:
-                print(f'a class of {size}, {source}:', flush=True)
-                cases = {'neuron': CASES['neuron']} if args.quick else CLASS_CASES
-                out['class'][source] = class_of(browser, source, cases, size)
         browser.close()
     out['server_rerun_s'] = server_rerun_times(all_cases, runs, sources)
     out['console_errors'] = ERRORS

@@ -243,6 +243,7 @@ def _page_goals(r):
 
 
 def _page_class(r):
+    """The finished study of which side lays out (bench/results/layout_sides.json)."""
     class_rows = []
     for source, cases in r['class'].items():
         for name, c in cases.items():
@@ -300,7 +301,7 @@ def page(results):
     alike = all(row['wasm']['drawing'][k] == row['native']['drawing'][k] for row in lay for k in ('nodes', 'edges'))
     wider, taller = ([100 * (row['wasm']['drawing'][k] / row['native']['drawing'][k] - 1) for row in lay]
                      for k in ('width_pt', 'height_pt'))  # fmt: skip
-    class_table, measured = _page_class(r)
+    class_table, measured = _page_class(results['layout_sides'])
     return fill(
         'page',
         pages=pages_table,
@@ -318,7 +319,7 @@ def page(results):
         unlike='' if alike else fill('page', 'unlike', False),
         wider=span(wider, 0, ' %'),
         taller=span(taller, 0, ' %'),
-        students=max(c['students'] for cases in r['class'].values() for c in cases.values()),
+        students=max(c['students'] for cases in results['layout_sides']['class'].values() for c in cases.values()),
         **{'class': class_table},
         compared=measured,
     )
@@ -682,7 +683,7 @@ def live_class(results):
 
 BLOCKS = {  # name: (the results it is made from, how)
     'engine': (('engine',), engine),
-    'page': (('page',), page),
+    'page': (('page', 'layout_sides'), page),
     'modes': (('modes',), modes),
     'modes-forward': (('modes_forward',), modes_forward),
     'load': (('load', 'load_before'), load),
