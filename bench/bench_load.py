@@ -3,7 +3,6 @@ the load where steps get slow, and memory. One run, against its own server on 12
 
     python -m bench.bench_load                    # every phase; writes bench/results/load.{txt,json}
     python -m bench.bench_load --quick            # a ~2-3 minute smoke run of every phase, smaller
-    python -m bench.bench_load --ws-steps rerun   # websocket sessions step as today's page does: a rerun each step
     python -m bench.bench_load --phases hold,memory --sessions 50 --hold-seconds 30
     python -m bench.bench_load --replica          # what one replica holds (~3 minutes): bench/results/replica.*
 
@@ -12,16 +11,16 @@ Sessions are of two kinds, on the same server:
   speak Streamlit's protocol as the browser does (see WsSession): the `streamlit` subprotocol, a rerun_script
   BackMsg with the query string, the widget states and the browser's context, then ForwardMsgs until
   script_finished, keeping the browser's cache of large messages so the server sends references, as it does to a
-  browser. With --ws-steps=none (the new player: a step sends nothing) a session only holds its websocket open;
-  with --ws-steps=rerun (today's page) each step sends the rerun today's player causes: the fragment that holds
-  the player, with the player's widget state {'frame': k}.
+  browser. A step sends the server nothing, so a session stepping only holds its websocket open.
 - a few real Chromium pages (one browser, a context each) that step the player every 0.5 s and clock each step
   inside the page: from the Next (or Prev, going back at the end) click to the animation frame after the one in
-  which the explanation shows the new frame (`.explain[data-frame=k]` in the player's shadow root; today's player
-  has no `.explain`, so there it is `.player[data-frame=k]`, the graph). For a step that reruns the script (today's
-  page) they also clock "settled": to the second animation frame after Streamlit marks that run finished.
+  which the explanation shows the new frame (`.explain[data-frame=k]` in the player's shadow root).
+Two finished studies left it (bench/results/README.md names the commit that has them): a step that reran the
+script (--ws-steps rerun, and "settled": a step's time to the end of that run), the page before a step sent
+nothing; and issue 22's (--phases reruns,inputs): each preset's server CPU an input change, and a class changing
+inputs, before and after its changes.
 
-Phases (--phases, default reruns, inputs and the first four; saturate with --replica):
+Phases (--phases, default the first four; saturate with --replica):
 1. hold: N sessions (--sessions, default 100: --pages of them Chromium, the rest websocket) held open for
    --hold-seconds (60), each stepping every --step-every (0.5) s. In-page step latency p50/p95/max, the server's CPU
    seconds (utime+stime from /proc, and its `dot` children) over the window and per step (with what it did after
@@ -46,7 +45,6 @@ Every wait has a timeout and every loop a count or a deadline; --max-minutes bou
 import argparse
 import asyncio
 import base64
-import json
 import math
 import os
 import platform
@@ -175,15 +173,9 @@ def pct(values, p):
     return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
 
 
-def summary(values, unfinished=0):
-    """n, p50, p95, max; `unfinished` more that never finished count as slower than all (a percentile or the max
-    that lands on one is None, with 'unfinished' saying how many there were)."""
-    pool = list(values) + [math.inf] * unfinished
-    out = {'n': len(values), 'p50': pct(pool, 50), 'p95': pct(pool, 95), 'max': max(pool) if pool else None}
-    out = {k: None if v == math.inf else v for k, v in out.items()}
-    if unfinished:
-        out['unfinished'] = unfinished
-    return out
+def summary(values):
+    """n, p50, p95, max."""
+    return {'n': len(values), 'p50': pct(values, 50), 'p95': pct(values, 95), 'max': max(values, default=None)}
 
 
 class Errors(dict):
@@ -240,7 +232,7 @@ class WsSession:
       locale, url, color scheme)}. The server answers new_session (page_script_hash, max_cached_message_age),
       deltas, script_finished.
     - Later reruns also send page_script_hash, every widget's state (as each element set it on mount, then ours),
-      the fragment_id for a fragment rerun, and cached_message_hashes: the hashes of `cacheable` messages we hold,
+      and cached_message_hashes: the hashes of `cacheable` messages we hold,
       aged like the frontend's cache, so the server sends a 70-byte ref_hash for the player's body, not the body.
     - Nothing from the server needs a reply (heartbeats are only sent when an embedding host asks the page to).
     """
@@ -256,10 +248,6 @@ class WsSession:
         self.widgets = {}  # widget id -> WidgetState
         self.seen_widgets = set()
         self.numbers = []  # the number boxes' widget ids, in the page's order
-        self.inputs = {}  # an input's number box (state.input_key): its label -> widget id, in the page's order
-        self.graph_id = self.graph_fragment = None
-        self.frames = None
-        self.frame = 0
         self.pending = []  # (send time, future) of reruns not finished yet
         self.finished = asyncio.Event()
         self.alerts = []  # the texts of the warnings and notes the page drew (st.warning, st.info, ...)
@@ -296,7 +284,7 @@ class WsSession:
         state.context_info.color_scheme = 'light'
         return state
 
-    def rerun(self, first=False, fragment_id='', widgets=()):
+    def rerun(self, first=False, widgets=()):
         """Send a rerun; a future of its round trip in seconds (resolved at the script_finished that follows)."""
         msg = BackMsg()
         state = self._client_state(msg)
@@ -304,7 +292,6 @@ class WsSession:
             state.page_script_hash = self.page_hash
             for w in {**self.widgets, **{w.id: w for w in widgets}}.values():
                 state.widget_states.widgets.append(w)
-            state.fragment_id = fragment_id
             state.cached_message_hashes.extend(self.cache)
         future = asyncio.get_running_loop().create_future()
         self.pending.append((time.perf_counter(), future))
@@ -319,25 +306,6 @@ class WsSession:
         if not self.numbers:
             raise RuntimeError('no number box on this page')
         return self.rerun(widgets=[WidgetState(id=self.numbers[0], double_value=value)])
-
-    def step(self):
-        """Today's player reporting the next frame: a rerun of its fragment with {'frame': k}; back at the end."""
-        if self.graph_id is None:
-            raise RuntimeError('no player on this page')
-        n = self.frames or 10
-        self.frame = self.frame + 1 if self.frame + 1 < n else 0
-        state = WidgetState(id=self.graph_id, json_value=json.dumps({'frame': self.frame}, separators=(',', ':')))
-        self.widgets[self.graph_id] = state
-        return self.rerun(fragment_id=self.graph_fragment or '')
-
-    def set_input(self, value, which=0):
-        """A visitor typing `value` into the `which`th input's box: a rerun of the whole script with that box's
-        state changed (as the browser sends it when the box loses focus)."""
-        if not self.inputs:
-            raise RuntimeError('no number box on this page')
-        state = WidgetState(id=list(self.inputs.values())[which % len(self.inputs)], double_value=value)
-        self.widgets[state.id] = state
-        return self.rerun()
 
     async def close(self):
         self.closed = True
@@ -380,7 +348,7 @@ class WsSession:
         elif kind == 'delta':
             delta = msg.delta
             if delta.WhichOneof('type') == 'new_element':
-                self._element(delta.new_element, delta.fragment_id)
+                self._element(delta.new_element)
             if msg.metadata.cacheable and msg.hash not in self.cache:
                 self.cache[msg.hash] = [self.run_count, delta.fragment_id]
         elif kind == 'ref_hash':
@@ -394,7 +362,7 @@ class WsSession:
         elif kind == 'script_finished':
             self._finished(msg.script_finished, list(msg.metadata.run.fragment_ids))
 
-    def _element(self, element, fragment_id):
+    def _element(self, element):
         kind = element.WhichOneof('type')
         if kind == 'exception':
             self.errors.add(f'exception on the page: {element.exception.type}')
@@ -407,14 +375,6 @@ class WsSession:
             self.seen_widgets.add(state.id)
             if kind == 'number_input' and state.id not in self.numbers:
                 self.numbers.append(state.id)
-            if kind == 'number_input' and '-input:' in state.id:  # an input's box, not the chain's length
-                self.inputs[element.number_input.label] = state.id
-        if kind == 'bidi_component' and element.bidi_component.id.endswith('-graph'):
-            self.graph_id = element.bidi_component.id
-            self.graph_fragment = fragment_id
-            self.seen_widgets.add(self.graph_id)
-            if self.frames is None:
-                self.frames = player_frames(element.bidi_component)
 
     def _finished(self, status, fragment_ids):
         if status == FINISHED.FINISHED_EARLY_FOR_RERUN:
@@ -437,17 +397,6 @@ class WsSession:
                     future.set_result(now - sent)
             self.pending = []
             self.finished.set()
-
-
-def player_frames(component):
-    """The number of frames in today's player's body (a line of JSON, the graph's, then the body); None if not
-    readable."""
-    try:
-        data = component.bytes if component.WhichOneof('data') == 'bytes' else b''
-        body = json.loads(data.split(b'\n', 2)[2])
-        return len(body['patches'])
-    except (ValueError, KeyError, TypeError):
-        return None
 
 
 async def load_once(server, query, errors):
@@ -485,40 +434,6 @@ async def close_sessions(sessions):
     await asyncio.gather(*(s.close() for s in sessions))
 
 
-async def step_sessions(sessions, seconds, every, mode, errors):
-    """Each session steps every `every` s for `seconds` (offsets spread over the interval); rerun round trips."""
-    latencies, ticks, unfinished = [], [0], [0]
-    deadline = time.perf_counter() + seconds
-
-    async def drive(i, s):
-        await asyncio.sleep(every * i / max(1, len(sessions)))
-        in_flight = set()
-        while time.perf_counter() < deadline:
-            ticks[0] += 1
-            if mode == 'rerun':
-                task = asyncio.ensure_future(s.step())
-                in_flight.add(task)
-                task.add_done_callback(in_flight.discard)
-                task.add_done_callback(record)
-            await asyncio.sleep(every)
-        if in_flight:  # the last reruns may finish after the window; they are still timed, for 10 s at most
-            await asyncio.wait(in_flight, timeout=10)
-            unfinished[0] += len(in_flight)
-            for t in list(in_flight):
-                t.cancel()
-
-    def record(task):
-        if task.cancelled():
-            return
-        if task.exception() is not None:
-            errors.add(f'step rerun failed: {type(task.exception()).__name__}')
-        else:
-            latencies.append(task.result() * 1000)
-
-    await asyncio.gather(*(drive(i, s) for i, s in enumerate(sessions)))
-    return latencies, ticks[0], unfinished[0]
-
-
 async def quiet(server, limit_s=60):
     """Wait until the server uses under 10 % of a core over half a second (runs left over from a phase); seconds."""
     t0 = time.perf_counter()
@@ -543,45 +458,25 @@ PAGE_SCRIPT = """(() => {
     root = host ? host.shadowRoot : null;
     return root;
   };
-  // the new player's contract: `.explain` gets data-frame once the explanation shows that frame; today's player
-  // has no `.explain`, so there the graph's `.player[data-frame]` stands in
-  const marker = r => r.querySelector('.explain[data-frame]') || r.querySelector('.player[data-frame]');
-  const appState = () => {
-    const app = document.querySelector('[data-testid="stApp"]');
-    return app ? app.dataset.testScriptState : '';
-  };
+  const marker = r => r.querySelector('.explain[data-frame]');  // the frame the explanation shows
+  const app = () => document.querySelector('[data-testid="stApp"]');
   window.__loadBench = {
-    ready: () => { const r = findRoot(); return !!(r && marker(r)) && appState() === 'notRunning'; },
+    ready: () => !!(findRoot() && marker(root)) && app()?.dataset.testScriptState === 'notRunning',
     steps: async ({ seconds, every, timeoutMs }) => {
-      const out = { ms: [], settled: [], unsettled: 0, errors: [], marker: '', steps: 0 };
-      const app = document.querySelector('[data-testid="stApp"]');
-      const log = [];  // [time, script state], and 'painted' two animation frames after each 'notRunning'
-      const observer = new MutationObserver(() => {
-        const state = app.dataset.testScriptState;
-        log.push([performance.now(), state]);
-        if (state === 'notRunning')
-          requestAnimationFrame(() => requestAnimationFrame(() => log.push([performance.now(), 'painted'])));
-      });
-      observer.observe(app, { attributes: true, attributeFilter: ['data-test-script-state'] });
-      const starts = [];
+      const out = { ms: [], errors: [], steps: 0 };
       let dir = 1;
       const t0 = performance.now();
       for (let i = 0; i * every < seconds * 1000; i++) {
         const wait = t0 + i * every - performance.now();
         if (wait > 0) await sleep(wait);  // a step that overran the tick: the next goes at once
         const r = findRoot();
-        const player = r && r.querySelector('.player');
-        if (!player) { out.errors.push('no player'); continue; }
+        const m = r && marker(r);
+        if (!m) { out.errors.push('no player'); continue; }
         const next = r.querySelector('.next'), prev = r.querySelector('.prev');
-        const m = marker(r);
-        if (!m) { out.errors.push('no frame marker'); continue; }
-        out.marker = m.classList.contains('explain') ? 'explain' : 'player';
-        const cur = +m.dataset.frame;
         if (dir > 0 && next.disabled) dir = -1;
         else if (dir < 0 && prev.disabled) dir = 1;
-        const target = String(cur + dir);
+        const target = String(+m.dataset.frame + dir);
         const start = performance.now();
-        const before = appState();
         (dir > 0 ? next : prev).click();
         let seen = false;
         while (performance.now() - start < timeoutMs) {
@@ -593,28 +488,6 @@ PAGE_SCRIPT = """(() => {
         if (!seen) { out.errors.push(`frame ${target} not shown within ${timeoutMs} ms`); continue; }
         await frame();  // the animation frame after the one that painted it
         out.ms.push(performance.now() - start);
-        starts.push([start, before]);
-      }
-      // the last click's run may not have started yet: wait until none is open, 3 s after that click at least
-      const last = starts.length ? starts[starts.length - 1][0] : performance.now();
-      const open = () =>
-        log.reduce((o, [t, state]) => (t <= last || state === 'painted' ? o : state !== 'notRunning'), false);
-      const settleBy = performance.now() + 10000;
-      while (performance.now() < settleBy && (performance.now() - last < 3000 || open() || appState() !== 'notRunning'))
-        await sleep(20);
-      await frame(); await frame(); await frame();
-      observer.disconnect();
-      // a step's run: back to 'notRunning' after the click, once the app was not (at the click or after it)
-      for (const [start, before] of starts) {
-        let ran = before !== 'notRunning', done = null, painted = null;
-        for (const [t, state] of log) {
-          if (t <= start) continue;
-          if (state === 'painted') { if (done !== null && t >= done) { painted = t; break; } continue; }
-          if (state !== 'notRunning') ran = true;
-          else if (ran && done === null) done = t;
-        }
-        if (painted !== null || done !== null) out.settled.push(painted !== null ? painted - start : done - start);
-        else if (ran) out.unsettled += 1;
       }
       return out;
     },
@@ -645,7 +518,7 @@ class Pages:
         await asyncio.sleep(1)  # let the first run settle: a click during it can be lost
 
     async def step(self, seconds, every, timeout_ms=10_000):
-        """Every page steps for `seconds`; all the steps' latencies and 'settled' times, pooled."""
+        """Every page steps for `seconds`; all the steps' latencies, pooled."""
 
         async def one(page):
             try:
@@ -666,10 +539,7 @@ class Pages:
                 self.errors.add(f'page: {e}')
         return {
             'ms': [x for r in results for x in r['ms']],
-            'settled': [x for r in results for x in r['settled']],
-            'unsettled': sum(r['unsettled'] for r in results),
             'steps': sum(r['steps'] for r in results),
-            'marker': sorted({r['marker'] for r in results if r['marker']}),
         }
 
     async def close(self):
@@ -690,17 +560,13 @@ async def hold(server, pages, args, n_total, seconds, errors):
     t0 = time.perf_counter()
     sessions, open_times = await open_sessions(server, args.ws_query, n_ws, errors)
     opened_in = time.perf_counter() - t0
-    if args.ws_steps == 'rerun' and sessions and sessions[0].graph_id is None:
-        errors.add('websocket sessions found no player to step (key "graph")')
     await asyncio.sleep(1)
     rss0, (cpu0, child0) = server.rss(), server.cpu()
     gen0, gen_children0 = own_cpu(), descendants_cpu(server.pid)
     received0 = sum(s.received for s in sessions)
     w0 = time.perf_counter()
-    (ws_ms, ticks, ws_unfinished), page = await asyncio.gather(
-        step_sessions(sessions, seconds, args.step_every, args.ws_steps, errors),
-        pages.step(seconds, args.step_every),
-    )
+    page = await pages.step(seconds, args.step_every)  # the websocket sessions' steps send nothing: they hold on
+    ticks = len(sessions) * round(seconds / args.step_every)
     wall = time.perf_counter() - w0
     (cpu1, child1), rss1 = server.cpu(), server.rss()
     gen1, gen_children1 = own_cpu(), descendants_cpu(server.pid)
@@ -720,12 +586,6 @@ async def hold(server, pages, args, n_total, seconds, errors):
         'open_all_s': opened_in,
         'open_one_s': summary(open_times),
         'page_step_ms': summary(page['ms']),
-        'page_marker': page['marker'],
-        'page_settled_ms': summary(page['settled'], page['unsettled']),
-        'page_steps_settled': len(page['settled']),
-        'page_steps_unsettled': page['unsettled'],
-        'ws_steps': args.ws_steps,
-        'ws_step_rerun_ms': summary(ws_ms, ws_unfinished),
         'ws_received_bytes_per_session_per_s': received / max(1, len(sessions)) / wall,
         'steps': {'websocket': ticks, 'chromium': page['steps'], 'total': steps},
         'server_cpu_s': cpu,
@@ -917,103 +777,6 @@ def ws_frame(payload):
     return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
-RERUN_QUERIES = {  # what the reruns phase changes an input of: every preset, and the chains docs/performance.md names
-    **{name: f'expr={name}' for name in ('neuron', 'reuse', 'lecture', 'a_plus_a', 'ab_times_a_plus_b', 'regression',
-                                          'mlp')},
-    'chain 10': 'expr=chain&n=10', 'chain 100': 'expr=chain&n=100', 'chain 500': 'expr=chain&n=500',
-}  # fmt: skip
-
-
-async def reruns(server, args, errors):
-    """Per preset, one session alone on the server changing its first input --rerun-count times, each to a value
-    not seen before: the server's CPU time per rerun (process utime+stime from /proc, all its threads and its dot),
-    the round trip and the bytes the session received for it."""
-    out = {}
-    for name, query in RERUN_QUERIES.items():
-        session = WsSession(server, query, errors)
-        try:
-            await session.open()
-            for k in range(2):  # the first change of a session is not what a class repeats
-                await asyncio.wait_for(session.set_input(0.5 + 0.01 * k), FIRST_RUN_TIMEOUT_S)
-            await quiet(server)
-            times, cpu, got = [], [], []
-            for k in range(args.rerun_count):
-                c0, r0 = sum(server.cpu()), session.received
-                times.append(await asyncio.wait_for(session.set_input(0.75 + 0.01 * k), FIRST_RUN_TIMEOUT_S))
-                await asyncio.sleep(0.05)  # what the server does after script_finished: its last sends
-                cpu.append(sum(server.cpu()) - c0)
-                got.append(session.received - r0)
-        except (TimeoutError, OSError, ConnectionError, RuntimeError, websockets.WebSocketException) as e:
-            errors.add(f'reruns {name}: {type(e).__name__}')
-            continue
-        finally:
-            await session.close()
-        out[name] = {
-            'query': query,
-            'reruns': len(times),
-            'server_cpu_ms_per_rerun': 1000 * sum(cpu) / len(cpu),
-            'round_trip_ms': summary([1000 * t for t in times]),
-            'received_bytes_per_rerun': sum(got) / len(got),
-        }
-        print(f'  rerun {name}: {out[name]["server_cpu_ms_per_rerun"]:.1f} ms of server CPU', flush=True)
-    return out
-
-
-async def inputs(server, args, errors):
-    """--input-sessions sessions on --ws-query, each changing an input every --input-every s for --input-seconds
-    (offsets spread over the interval), each change to a value no session set before: a class told "now set a to
-    5", each a little differently. The round trip of every change (send to script_finished), those not finished
-    within the window + 30 s counted as slower than all."""
-    sessions, _ = await open_sessions(server, args.ws_query, args.input_sessions, errors)
-    await quiet(server)
-    latencies, unfinished = [], [0]
-    load0, (cpu0, child0) = os.getloadavg(), server.cpu()
-    t0 = time.perf_counter()
-    deadline = t0 + args.input_seconds
-
-    async def drive(i, s):
-        await asyncio.sleep(args.input_every * i / max(1, len(sessions)))
-        tasks, k = [], 0
-        while time.perf_counter() < deadline:
-            k += 1
-            tasks.append(asyncio.ensure_future(s.set_input(1 + i + k / 1000)))
-            await asyncio.sleep(args.input_every)
-        done, pending = await asyncio.wait(tasks, timeout=30) if tasks else ((), ())
-        unfinished[0] += len(pending)
-        for task in pending:
-            task.cancel()
-        for task in done:
-            if task.exception() is not None:
-                errors.add(f'input change failed: {type(task.exception()).__name__}')
-            else:
-                latencies.append(1000 * task.result())
-
-    samples = []
-
-    async def sample_load():
-        while time.perf_counter() < deadline:
-            samples.append(os.getloadavg()[0])
-            await asyncio.sleep(5)
-
-    await asyncio.gather(sample_load(), *(drive(i, s) for i, s in enumerate(sessions)))
-    wall = time.perf_counter() - t0
-    (cpu1, child1), rss = server.cpu(), server.rss()
-    await close_sessions(sessions)
-    return {
-        'sessions': len(sessions),
-        'every_s': args.input_every,
-        'seconds': args.input_seconds,
-        'query': args.ws_query,
-        'changes': len(latencies) + unfinished[0],
-        'round_trip_ms': summary(latencies, unfinished[0]),
-        'server_cpu_s': cpu1 - cpu0,
-        'server_dot_cpu_s': child1 - child0,
-        'server_cpu_share_of_one_core': (cpu1 - cpu0) / wall,
-        'server_rss_mb_after': rss,
-        'load_average': {'at_start': load0, 'during_1min': samples, 'at_end': os.getloadavg()},
-    }
-
-
 def formula(i):
     """A distinct typed formula: a sum of 2 to 7 products, its variable names numbered by i."""
     terms = [f'{"abcdefg"[j]}{i}*{"pqrstuv"[j]}{i}' for j in range(2 + i % 6)]
@@ -1033,8 +796,6 @@ def settings(args):
                 setattr(args, key, value)
     defaults = {  # an option not given: (with --quick, else)
         'sessions': (20, 100),
-        'input_sessions': (20, 100),
-        'input_seconds': (15, 60),
         'pages': (2, 4),
         'hold_seconds': (15, 60),
         'load_seconds': (5, 20),
@@ -1052,7 +813,7 @@ def settings(args):
         if getattr(args, key) is None:
             setattr(args, key, quick if args.quick else full)
     args.levels = [int(x) for x in str(args.levels).split(',') if x.strip()]
-    args.phases = [p.strip() for p in (args.phases or 'reruns,inputs,hold,loads,levels,memory').split(',')]
+    args.phases = [p.strip() for p in (args.phases or 'hold,loads,levels,memory').split(',')]
     args.out = args.out or str(ROOT / 'bench' / 'results' / 'load')
     return args
 
@@ -1075,17 +836,6 @@ async def run(args):
         'caches_mb': sum(c.maxsize for c in vars(cache).values() if isinstance(c, cachetools.Cache)) / cache.MB,
         'errors': errors,
     }
-    if {'reruns', 'inputs'} & set(args.phases):
-        with serve_app(timeout=120) as url:
-            server = Server(url)
-            await load_once(server, args.ws_query, errors)
-            if 'reruns' in args.phases:
-                print('reruns, one session at a time …', flush=True)
-                results['reruns'] = await reruns(server, args, errors)
-            if 'inputs' in args.phases:
-                print(f'inputs: {args.input_sessions} sessions changing an input every {args.input_every:g} s …')
-                results['inputs'] = await inputs(server, args, errors)
-                print(' ', line_inputs(results['inputs']), flush=True)
     if {'hold', 'loads', 'levels', 'saturate'} & set(args.phases):
         with serve_app(timeout=120) as url:
             server = Server(url)
@@ -1132,7 +882,7 @@ async def run(args):
 
 
 async def levels(server, pages, args, errors, deadline):
-    out = {'limit_ms': P95_LIMIT_MS, 'runs': [], 'first_over': None, 'first_settled_over': None}
+    out = {'limit_ms': P95_LIMIT_MS, 'runs': [], 'first_over': None}
     for level in args.levels:
         if time.monotonic() > deadline:
             errors.add('levels stopped by --max-minutes')
@@ -1143,9 +893,6 @@ async def levels(server, pages, args, errors, deadline):
         out['runs'].append(r)
         print(' ', line_hold(r), flush=True)
         p95 = r['page_step_ms']['p95']
-        settled = r['page_settled_ms']['p95']
-        if settled is not None and settled > P95_LIMIT_MS and out['first_settled_over'] is None:
-            out['first_settled_over'] = level
         if p95 is not None and p95 > P95_LIMIT_MS:
             out['first_over'] = level
             break
@@ -1155,37 +902,16 @@ async def levels(server, pages, args, errors, deadline):
 # ---------------------------------------------------------------- the report
 
 
-def fmt(x, digits=0, unit='', none='-'):
-    if x is None:
-        return none
-    return f'{x:,.{digits}f}{unit}'
-
-
-def never(stats):
-    """How a missing percentile reads: 'never' when it lands on a step that never finished, else '-'."""
-    return 'never' if stats.get('unfinished') else '-'
+def fmt(x, digits=0):
+    return '-' if x is None else f'{x:,.{digits}f}'
 
 
 def line_hold(r):
-    s, st, ws = r['page_step_ms'], r['page_settled_ms'], r['ws_step_rerun_ms']
+    s = r['page_step_ms']
     return (
         f'{r["sessions"]["websocket"]}+{r["sessions"]["chromium"]} sessions: page step p50/p95/max '
-        f'{fmt(s["p50"])}/{fmt(s["p95"])}/{fmt(s["max"])} ms; settled p95 {fmt(st["p95"])} ms; '
-        f'ws rerun p95 {fmt(ws["p95"])} ms; server CPU {r["server_cpu_s"]:.1f} s '
+        f'{fmt(s["p50"])}/{fmt(s["p95"])}/{fmt(s["max"])} ms; server CPU {r["server_cpu_s"]:.1f} s '
         f'({fmt(r["server_cpu_ms_per_step"], 2)} ms/step); RSS {r["server_rss_mb"]["after"]:.0f} MB'
-    )
-
-
-def line_inputs(r):
-    t = r['round_trip_ms']
-    load = r['load_average']
-    return (
-        f'{r["sessions"]} sessions, an input each every {r["every_s"]:g} s for {r["seconds"]:g} s: {r["changes"]} '
-        f'changes, round trip p50/p95/max {fmt(t["p50"], none=never(t))}/{fmt(t["p95"], none=never(t))}/'
-        f'{fmt(t["max"], none=never(t))} ms'
-        + (f' ({t["unfinished"]} never)' if t.get('unfinished') else '')
-        + f'; server {r["server_cpu_share_of_one_core"]:.2f} cores; load average {load["at_start"][0]:.2f} at start, '
-        f'{max(load["during_1min"] or [0]):.2f} at most during'
     )
 
 
@@ -1197,13 +923,7 @@ def main():
     add(
         '--phases',
         default=None,
-        help='comma-separated: reruns, inputs, hold, loads, levels, memory, saturate (all but saturate)',
-    )
-    add(
-        '--ws-steps',
-        choices=['none', 'rerun'],
-        default='none',
-        help="what a websocket session sends per step: none (the new player) or a rerun (today's page)",
+        help='comma-separated: hold, loads, levels, memory, saturate (all but saturate)',
     )
     add('--sessions', type=int, help='sessions held open in the hold phase, the Chromium pages included (100)')
     add('--pages', type=int, help='Chromium pages among them (4)')
@@ -1224,10 +944,6 @@ def main():
     )
     add('--stalled', type=int, default=3, help='websockets that never read, at the end of the memory phase (3)')
     add('--stalled-seconds', type=float, default=20, help='how long they hang (20)')
-    add('--rerun-count', type=int, default=10, help='input changes per preset in the reruns phase (10)')
-    add('--input-sessions', type=int, help='sessions changing inputs in the inputs phase (100)')
-    add('--input-every', type=float, default=6.0, help='seconds between a session’s input changes (6)')
-    add('--input-seconds', type=float, help='length of the inputs phase (60)')
     add('--saturate-clients', type=int, help='sessions changing inputs at once in the saturate phase (10)')
     add('--saturate-seconds', type=float, help='length of the saturate phase (20)')
     add('--ws-query', default='expr=neuron', help='query string the websocket sessions open (expr=neuron)')

@@ -367,7 +367,7 @@ def load(results):
         chains_met=met(memory['chains']['rss_mb_after'] <= goal),
         budgets=fill('load', 'budgets', False, budgets=budgets) if budgets else '',
         stalled=stalled or '',
-        reruns=_reruns(r, results.get('load_before')),
+        reruns=_reruns(results['load_after'], results['load_before']),
     )
 
 
@@ -686,7 +686,7 @@ BLOCKS = {  # name: (the results it is made from, how)
     'page': (('page', 'layout_sides'), page),
     'modes': (('modes',), modes),
     'modes-forward': (('modes_forward',), modes_forward),
-    'load': (('load', 'load_before'), load),
+    'load': (('load', 'load_before', 'load_after'), load),
     'replica': (('replica', 'load'), replica),
     'layout': (('layout',), layout),
     'layout-chains': (('layout',), chains),
