@@ -102,114 +102,66 @@ def _graph_name(key):
     return {'chain': f'chain of {n} `out*w + b`', 'sop': f'sum of {n} products'}[kind]
 
 
-def _us(stats):
-    return f'{stats["median_us"]:.0f} / {stats["min_us"]:.0f}'
-
-
-def _ratios(row, digits=2):
-    return f'{row["ratio_median"]:.{digits}f} / {row["ratio_min"]:.{digits}f}'
-
-
 def engine(results):
     r = results['engine']
+    traced, backward = r['traced'], [c for c in r['comparison'] if c['phase'] == 'backward']
     cells = sorted(r['comparison'], key=lambda c: c['phase'] != 'backward')  # the backward rows first
-    comparison = table(
-        ['graph', 'phase', 'ours (µs)', 'micrograd (µs)', 'ours / micrograd'],
-        [[_graph_name(c['graph']), c['phase'], _us(c['ours']), _us(c['micrograd']), _ratios(c)] for c in cells],
-    )
 
-    def ms(us):
-        return f'{us / 1000:.1f}' if us < 10_000 else f'{us / 1000:.0f}'
+    def us(stats):
+        return f'{stats["median_us"]:.0f} / {stats["min_us"]:.0f}'
 
-    traced = r['traced']
-    every = [f'{ms(t["every_step"]["median_us"])} / {ms(t["every_step"]["min_us"])}' for t in traced]
-    traced_table = table(
-        ['graph', 'traced (µs)', 'plain (µs)', 'traced / plain', 'traced, then every step worked out (ms)'],
-        [[_graph_name(t['graph']), _us(t['traced']), _us(t['plain']), _ratios(t), e] for t, e in zip(traced, every)],
-    )
-    goals, backward = r['goals'], [c for c in r['comparison'] if c['phase'] == 'backward']
-    per_step = [
-        (t['every_step']['median_us'] - t['traced']['median_us']) / r['graphs'][t['graph']]['nodes'] for t in traced
-    ]
+    def ms(stats):
+        return ' / '.join(f'{x / 1000:.1f}' if x < 10_000 else f'{x / 1000:.0f}' for x in stats.values())
 
-    def ratios(rows):
-        return ' and '.join(f'{row["ratio_median"]:.2f}' for row in rows)
+    def ratios(rows, both=False):
+        keys = ('ratio_median', 'ratio_min') if both else ('ratio_median',)
+        return (' / ' if both else ' and ').join(f'{row[k]:.2f}' for row in rows for k in keys)
 
     def verdicts(rows):
         return ' and '.join(sorted({row['verdict'] for row in rows}))
 
     return fill(
-        'engine',
-        python=r['meta']['python'],
-        micrograd=r['meta']['micrograd'],
+        'engine', python=r['meta']['python'], micrograd=r['meta']['micrograd'],
         graphs=', '.join(f'{_graph_name(g)} ({v["nodes"]:,} nodes)' for g, v in r['graphs'].items()),
         reps=span([c[impl]['reps'] for c in r['comparison'] for impl in ('ours', 'micrograd')]),
-        comparison=comparison,
-        traced=traced_table,
-        most=f'{goals["backward_ours_over_micrograd_max"]:.1f}',
-        aim=f'{goals["backward_ours_over_micrograd_aim"]:.1f}',
-        backward_ratios=ratios(backward),
-        backward_verdicts=verdicts(backward),
-        traced_most=f'{goals["traced_over_plain_max"]:g}',
-        traced_ratios=ratios(traced),
-        traced_verdicts=verdicts(traced),
-        per_step=span(per_step, unit=' µs'),
+        comparison=table(['graph', 'phase', 'ours (µs)', 'micrograd (µs)', 'ours / micrograd'], [
+            [_graph_name(c['graph']), c['phase'], us(c['ours']), us(c['micrograd']), ratios([c], True)] for c in cells
+        ]),
+        traced=table(['graph', 'traced (µs)', 'plain (µs)', 'traced / plain',
+                      'traced, then every step worked out (ms)'], [
+            [_graph_name(t['graph']), us(t['traced']), us(t['plain']), ratios([t], True),
+             ms({k: t['every_step'][k] for k in ('median_us', 'min_us')})] for t in traced
+        ]),
+        most=f'{r["goals"]["backward_ours_over_micrograd_max"]:.1f}',
+        aim=f'{r["goals"]["backward_ours_over_micrograd_aim"]:.1f}', backward_ratios=ratios(backward),
+        backward_verdicts=verdicts(backward), traced_most=f'{r["goals"]["traced_over_plain_max"]:g}',
+        traced_ratios=ratios(traced), traced_verdicts=verdicts(traced),
+        per_step=span([(t['every_step']['median_us'] - t['traced']['median_us']) / r['graphs'][t['graph']]['nodes']
+                       for t in traced], unit=' µs'),
         every_step=span([t['every_step_ratio'] for t in traced]),
-    )
+    )  # fmt: skip
 
 
 SOURCES = {'dot': 'server (dot)', 'browser': 'browser'}  # the layout sources, as the docs name them
 
 
-def _first(c, timeout):
-    cold, warm = c.get('first_graph_cold_s'), c.get('first_graph_warm_s')
+def _page_row(r, source, name, c):
+    cold, warm, timeout = c.get('first_graph_cold_s'), c.get('first_graph_warm_s'), FIRST_GRAPH_TIMEOUT_S
     if cold is None:
-        return f'none: "{c["notice"].split(". ")[0]}."' if c.get('notice') else f'no graph within {timeout} s'
-    return f'{cold:.2f} / ' + (f'{warm:.2f}' if warm is not None else f'none within {timeout} s')
-
-
-def _laid_out(c):
-    warm = c.get('laid_out_warm_ms')
-    if c.get('laid_out_cold_ms') is None or not warm or None in warm:
-        return 'n/a'
-    return f'{c["laid_out_cold_ms"]:,.0f} / {statistics.median(warm):,.0f}'
-
-
-def _server_cpu(c):
-    if 'server_cpu_warm_ms' not in c:
-        return 'n/a'
-    return f'{c["server_cpu_cold_ms"]:,.0f} / {c["server_cpu_warm_ms"]:,.0f}'
-
-
-def _total(c):
-    return c['server_cpu_total_s'] + c['browser_cpu_total_s']
-
-
-def _drawing(d):
-    return f'{d["width_pt"]:,.0f} × {d["height_pt"]:,.0f} pt'
-
-
-def _page_rows(r):
-    rows, steps = [], set()
-    for source, cases in r['pages'].items():
-        for name, c in cases.items():
-            if 'step_median_ms' in c:
-                steps.add(c['steps'])
-                times = (c['step_median_ms'], c['step_max_ms'])
-                step = ' / '.join(f'> {x:,.0f}' if x >= STEP_TIMEOUT_MS else f'{x:,.0f}' for x in times)
-            else:
-                step = 'n/a'
-            play = c.get('play_10_per_s')
-            rows.append([
-                'MLP' if name == 'mlp' else name, SOURCES[source], _first(c, FIRST_GRAPH_TIMEOUT_S), _laid_out(c),
-                step, f'{play["dropped"]} of {play["shown"]}' if play else 'n/a',
-                _server_cpu(c),
-                f'{r["server_rerun_s"][source][name] * 1000:.0f}',
-            ])  # fmt: skip
-    head = ['case', 'laid out by', 'first graph cold / warm (s)', 'of it, the browser laying out: cold / warm (ms)',
-            'step median / max (ms)', 'play at 10/s: frames dropped', 'server CPU a load, cold / warm (ms)',
-            'server per rerun (ms)']  # fmt: skip
-    return table(head, rows), steps
+        first = f'none: "{c["notice"].split(". ")[0]}."' if c.get('notice') else f'no graph within {timeout} s'
+    else:
+        first = f'{cold:.2f} / ' + (f'{warm:.2f}' if warm is not None else f'none within {timeout} s')
+    laid, play = c.get('laid_out_warm_ms'), c.get('play_10_per_s')
+    times = (c['step_median_ms'], c['step_max_ms']) if 'step_median_ms' in c else ()
+    return [
+        'MLP' if name == 'mlp' else name, SOURCES[source], first,
+        'n/a' if c.get('laid_out_cold_ms') is None or not laid or None in laid
+        else f'{c["laid_out_cold_ms"]:,.0f} / {statistics.median(laid):,.0f}',
+        ' / '.join(f'> {x:,.0f}' if x >= STEP_TIMEOUT_MS else f'{x:,.0f}' for x in times) or 'n/a',
+        f'{play["dropped"]} of {play["shown"]}' if play else 'n/a',
+        f'{c["server_cpu_cold_ms"]:,.0f} / {c["server_cpu_warm_ms"]:,.0f}' if 'server_cpu_warm_ms' in c else 'n/a',
+        f'{r["server_rerun_s"][source][name] * 1000:.0f}',
+    ]  # fmt: skip
 
 
 def _page_goals(r):
@@ -223,14 +175,11 @@ def _page_goals(r):
         warm = [got(source, name, 'first_graph_warm_s') for name in SEED_SCALE]
         plays = [c['play_10_per_s'] for c in r['pages'][source].values() if 'play_10_per_s' in c]
         dropped, shown = sum(p['dropped'] for p in plays), sum(p['shown'] for p in plays)
-        big_text = (
-            fill('page', 'no_big', False)
-            if big is None
-            else fill('page', 'big', False, ms=f'{big:.0f}', met=met(big <= STEP_MEDIAN_GOAL_BIG_MS))
-        )
         goals.append(fill(
             'page', 'goal', False, label=label, goal_ms=STEP_MEDIAN_GOAL_MS, seed=span(seed, unit=' ms'),
-            seed_met=met(max(seed) <= STEP_MEDIAN_GOAL_MS), goal_big_ms=STEP_MEDIAN_GOAL_BIG_MS, big=big_text,
+            seed_met=met(max(seed) <= STEP_MEDIAN_GOAL_MS), goal_big_ms=STEP_MEDIAN_GOAL_BIG_MS,
+            big=fill('page', 'no_big', False) if big is None
+            else fill('page', 'big', False, ms=f'{big:.0f}', met=met(big <= STEP_MEDIAN_GOAL_BIG_MS)),
             dropped=dropped, shown=shown, dropped_met=met(dropped == 0), warm_goal=FIRST_GRAPH_WARM_GOAL_S,
             warm=span(warm, 2, ' s'), warm_met=met(max(warm) <= FIRST_GRAPH_WARM_GOAL_S),
         ))  # fmt: skip
@@ -243,132 +192,113 @@ def _page_goals(r):
 
 
 def _page_class(r):
-    """The finished study of which side lays out (bench/results/layout_sides.json)."""
-    class_rows = []
-    for source, cases in r['class'].items():
-        for name, c in cases.items():
-            drawn = [s for s in c['first_graph_s'] if s is not None]
-            others = c['server_cpu_others_ms']
-            class_rows.append([
-                name, SOURCES[source], str(c['students']),
-                f'{statistics.median(drawn):.2f} / {max(drawn):.2f}' if drawn else 'none',
-                f'{c["server_cpu_first_ms"]:,.0f}' + (f' / {others:,.0f}' if others is not None else ''),
-                f'{c["server_cpu_total_s"]:.1f}', f'{c["browser_cpu_total_s"]:.1f}',
-                f'{_total(c):.1f}', '; '.join(c['notices']) or '-',
-            ])  # fmt: skip
+    """The finished study of which side lays out (bench/results/layout_sides.json): its table and what it found."""
+
+    def total(c):
+        return c['server_cpu_total_s'] + c['browser_cpu_total_s']
+
+    def first(c):
+        return [s for s in c['first_graph_s'] if s is not None]
+
+    rows = [[
+        name, SOURCES[source], str(c['students']),
+        f'{statistics.median(first(c)):.2f} / {max(first(c)):.2f}' if first(c) else 'none',
+        f'{c["server_cpu_first_ms"]:,.0f}'
+        + (f' / {c["server_cpu_others_ms"]:,.0f}' if c['server_cpu_others_ms'] is not None else ''),
+        f'{c["server_cpu_total_s"]:.1f}', f'{c["browser_cpu_total_s"]:.1f}', f'{total(c):.1f}',
+        '; '.join(c['notices']) or '-',
+    ] for source, cases in r['class'].items() for name, c in cases.items()]  # fmt: skip
     head = ['expression', 'laid out by', 'students', 'first graph median / max (s)',
             'server CPU, first student / each other (ms)', 'server CPU, all (s)', "browsers' CPU, all (s)",
             'CPU, all (s)', 'the page said']  # fmt: skip
-    both = [name for name in r['class'].get('browser', {}) if name in r['class'].get('dot', {})]
     compared = []
-    for name in both:
+    for name in [name for name in r['class'].get('browser', {}) if name in r['class'].get('dot', {})]:
         served, each = r['class']['dot'][name], r['class']['browser'][name]
         if name == 'tangled formula':
             laid = statistics.median(x for x in each['laid_out_ms'] if x is not None) / 1000
             compared.append(fill('page', 'tangled', False, served=f'{served["server_cpu_total_s"]:.1f}',
                                  each=f'{each["server_cpu_total_s"]:.1f}', laid=f'{laid:.1f}'))  # fmt: skip
-            continue
-        first = [statistics.median(s for s in c['first_graph_s'] if s is not None) for c in (each, served)]
-        compared.append(fill(
-            'page', 'each', False, name=name, students=each['students'], total=f'{_total(each) - _total(served):+.1f}',
-            server=f'{each["server_cpu_total_s"] - served["server_cpu_total_s"]:+.1f}',
-            browsers=f'{each["browser_cpu_total_s"] - served["browser_cpu_total_s"]:+.1f}',
-            first=f'{first[0] - first[1]:+.2f}',
-        ))  # fmt: skip
-    measured = fill('page', 'compared', False, compared='; '.join(compared)) if compared else ''
-    return table(head, class_rows), measured
+        else:
+            compared.append(fill(
+                'page', 'each', False, name=name, students=each['students'],
+                total=f'{total(each) - total(served):+.1f}',
+                server=f'{each["server_cpu_total_s"] - served["server_cpu_total_s"]:+.1f}',
+                browsers=f'{each["browser_cpu_total_s"] - served["browser_cpu_total_s"]:+.1f}',
+                first=f'{statistics.median(first(each)) - statistics.median(first(served)):+.2f}',
+            ))  # fmt: skip
+    return table(head, rows), fill('page', 'compared', False, compared='; '.join(compared)) if compared else ''
 
 
 def page(results):
-    r = results['page']
-    pages_table, steps = _page_rows(r)
+    r, sides = results['page'], results['layout_sides']
     d, lay = r['download'], r['layouts']
-    layout_rows = [
-        [
-            f'`{row["graph"]}`' if row['graph'].startswith('chain(') else row['graph'],
-            f'{row["wasm"]["first_ms"]:,.0f}',
-            f'{row["wasm"]["later_median_ms"]:,.0f}' if row['wasm']['later_median_ms'] is not None else 'n/a',
-            f'{row["wasm"]["until_first_ms"]:,.0f}',
-            f'{row["native"]["median_ms"]:,.0f}',
-            f'{row["wasm"]["first_ms"] / row["native"]["median_ms"]:.2f}',
-            _drawing(row['wasm']['drawing']),
-            _drawing(row['native']['drawing']),
-        ]
-        for row in lay
-    ]
+
+    def drawing(d):
+        return f'{d["width_pt"]:,.0f} × {d["height_pt"]:,.0f} pt'
+
+    layout_rows = [[
+        f'`{row["graph"]}`' if row['graph'].startswith('chain(') else row['graph'], f'{row["wasm"]["first_ms"]:,.0f}',
+        f'{row["wasm"]["later_median_ms"]:,.0f}' if row['wasm']['later_median_ms'] is not None else 'n/a',
+        f'{row["wasm"]["until_first_ms"]:,.0f}', f'{row["native"]["median_ms"]:,.0f}',
+        f'{row["wasm"]["first_ms"] / row["native"]["median_ms"]:.2f}', drawing(row['wasm']['drawing']),
+        drawing(row['native']['drawing']),
+    ] for row in lay]  # fmt: skip
     layout_head = ['graph', 'WebAssembly: first layout (ms)', 'later ones (ms)', 'a new worker to its first SVG (ms)',
                    'native dot (ms)', 'first layout / native', 'WebAssembly drawing', 'native drawing']  # fmt: skip
     alike = all(row['wasm']['drawing'][k] == row['native']['drawing'][k] for row in lay for k in ('nodes', 'edges'))
     wider, taller = ([100 * (row['wasm']['drawing'][k] / row['native']['drawing'][k] - 1) for row in lay]
                      for k in ('width_pt', 'height_pt'))  # fmt: skip
-    class_table, measured = _page_class(results['layout_sides'])
+    class_table, measured = _page_class(sides)
+    page_head = ['case', 'laid out by', 'first graph cold / warm (s)',
+                 'of it, the browser laying out: cold / warm (ms)', 'step median / max (ms)',
+                 'play at 10/s: frames dropped', 'server CPU a load, cold / warm (ms)',
+                 'server per rerun (ms)']  # fmt: skip
+    cases = [(source, name, c) for source, cases in r['pages'].items() for name, c in cases.items()]
     return fill(
-        'page',
-        pages=pages_table,
-        steps=span(steps),
-        warm_loads=WARM_LOADS,
-        goals=_page_goals(r),
-        wasm_version=lay[0]['wasm_version'],
-        file_bytes=f'{d["file_bytes"]:,}',
-        identity_bytes=f'{d["identity"]["bytes"]:,}',
-        gzip_bytes=f'{d["gzip"]["bytes"]:,}',
-        encoding=d['gzip']['content_encoding'] or 'not',
-        native_version=lay[0]['native_version'],
-        runs=span([len(row['native']['runs_ms']) for row in lay]),
-        layouts=table(layout_head, layout_rows),
-        unlike='' if alike else fill('page', 'unlike', False),
-        wider=span(wider, 0, ' %'),
-        taller=span(taller, 0, ' %'),
-        students=max(c['students'] for cases in results['layout_sides']['class'].values() for c in cases.values()),
-        **{'class': class_table},
-        compared=measured,
-    )
+        'page', pages=table(page_head, [_page_row(r, *case) for case in cases]),
+        steps=span({c['steps'] for _, _, c in cases if 'step_median_ms' in c}), warm_loads=WARM_LOADS,
+        goals=_page_goals(r), wasm_version=lay[0]['wasm_version'], file_bytes=f'{d["file_bytes"]:,}',
+        identity_bytes=f'{d["identity"]["bytes"]:,}', gzip_bytes=f'{d["gzip"]["bytes"]:,}',
+        encoding=d['gzip']['content_encoding'] or 'not', native_version=lay[0]['native_version'],
+        runs=span([len(row['native']['runs_ms']) for row in lay]), layouts=table(layout_head, layout_rows),
+        unlike='' if alike else fill('page', 'unlike', False), wider=span(wider, 0, ' %'), taller=span(taller, 0, ' %'),
+        students=max(c['students'] for cases in sides['class'].values() for c in cases.values()),
+        **{'class': class_table}, compared=measured,
+    )  # fmt: skip
 
 
 def _sessions(run):
     return run['sessions']['websocket'] + run['sessions']['chromium']
 
 
-def _step_ms(run):
-    return ' / '.join(f'{run["page_step_ms"][k]:.0f}' for k in ('p50', 'p95', 'max')) + ' ms'
-
-
 def load(results):
     r = results['load']
-    hold, levels, loads = r['hold'], r['levels'], r['loads']
-    top = max(levels['runs'], key=lambda run: run['level'])
-    rows = [
-        [f'{_sessions(hold)} sessions, each stepping every {r["settings"]["step_every"]:g} s for {hold["seconds"]:g} s '
-         f'({hold["steps"]["total"]:,} steps)', _step_ms(hold), f'{hold["server_cpu_ms_per_step"]:.2f} ms',
-         f'{hold["server_rss_mb"]["after"]:.0f} MB'],
-        [f'{_sessions(top)} sessions, {top["seconds"]:g} s', _step_ms(top), f'{top["server_cpu_ms_per_step"]:.2f} ms',
-         f'{top["server_rss_mb"]["after"]:.0f} MB'],
-    ]  # fmt: skip
-    over, memory, goal = levels['first_over'], r['memory'], r['memory']['goal_mb_after_expressions']
-    stalled, budgets = memory.get('stalled'), r['settings'].get('layout_budgets')
+    hold, levels, loads, memory = r['hold'], r['levels'], r['loads'], r['memory']
+    top, goal = max(levels['runs'], key=lambda run: run['level']), memory['goal_mb_after_expressions']
+
+    def row(label, run):
+        return [label, ' / '.join(f'{run["page_step_ms"][k]:.0f}' for k in ('p50', 'p95', 'max')) + ' ms',
+                f'{run["server_cpu_ms_per_step"]:.2f} ms', f'{run["server_rss_mb"]["after"]:.0f} MB']  # fmt: skip
+
+    rows = [row(f'{_sessions(hold)} sessions, each stepping every {r["settings"]["step_every"]:g} s for '
+                f'{hold["seconds"]:g} s ({hold["steps"]["total"]:,} steps)', hold),
+            row(f'{_sessions(top)} sessions, {top["seconds"]:g} s', top)]  # fmt: skip
+    stalled, budgets, over = memory.get('stalled'), r['settings'].get('layout_budgets'), levels['first_over']
     if stalled:
         most = max(stalled['rss_mb_while_open'], stalled['rss_mb_5s_after_closed'])
-        stalled = fill(
-            'load', 'stalled', False, s=stalled, goal=goal, met=met(most <= goal), peak=memory['rss_mb_peak']
-        )
+        stalled = fill('load', 'stalled', False, s=stalled, goal=goal, met=met(most <= goal),
+                       peak=memory['rss_mb_peak'])  # fmt: skip
     return fill(
-        'load',
-        r=r,
-        n=loads['neuron'],
-        m=memory,
+        'load', r=r, n=loads['neuron'], m=memory, sessions=_sessions(hold),
         table=table(['load', 'step in the page p50 / p95 / max', 'server CPU per step', 'server RSS'], rows),
-        sessions=_sessions(hold),
         met=met(hold['page_step_ms']['p95'] <= levels['limit_ms']),
-        over=fill('load', 'no_level', False, level=top['level'])
-        if over is None
+        over=fill('load', 'no_level', False, level=top['level']) if over is None
         else fill('load', 'level', False, over=over),
-        cpu=span([loads['neuron']['server_cpu_ms_per_load'], loads['chain 100']['server_cpu_ms_per_load']], unit=' ms'),
-        expressions_met=met(memory['goal_met']),
-        chains_met=met(memory['chains']['rss_mb_after'] <= goal),
-        budgets=fill('load', 'budgets', False, budgets=budgets) if budgets else '',
-        stalled=stalled or '',
+        cpu=span([loads[name]['server_cpu_ms_per_load'] for name in ('neuron', 'chain 100')], unit=' ms'),
+        expressions_met=met(memory['goal_met']), chains_met=met(memory['chains']['rss_mb_after'] <= goal),
+        budgets=fill('load', 'budgets', False, budgets=budgets) if budgets else '', stalled=stalled or '',
         reruns=_reruns(results['load_after'], results['load_before']),
-    )
+    )  # fmt: skip
 
 
 # a class, for sizing replicas from what one replica holds (bench/results/replica.json)
@@ -391,62 +321,35 @@ def replicas_for(n, r):
     return {**terms, 'all': max(terms.values()) + 1}
 
 
-def _reruns(r, before):
-    """The input changes under a class, and each preset's server CPU a rerun, against the run before issue 22's
-    changes (bench/results/load_before) where there is one."""
-    if 'inputs' not in r or 'reruns' not in r:
-        return ''
-    inputs, trip = r['inputs'], r['inputs']['round_trip_ms']
-    was = (before or {}).get('inputs', {}).get('round_trip_ms')
-    rows = []
-    for name, row in r['reruns'].items():
-        was_row = (before or {}).get('reruns', {}).get(name)
-        rows.append([name, _rerun(was_row), _rerun(row), _sent(was_row), _sent(row)])
-    if was:
-        unfinished = was.get('unfinished') and fill(
-            'load', 'unfinished', False, unfinished=was['unfinished'], changes=before['inputs']['changes']
-        )
-        most = _most(before['inputs']['load_average'])
-        was = fill(
-            'load',
-            'before',
-            False,
-            p50=fmt_ms(was['p50']),
-            p95=fmt_ms(was['p95']),
-            unfinished=unfinished or '',
-            most=most,
-        )
-    return fill(
-        'load',
-        'reruns',
-        False,
-        i=inputs,
-        p50=fmt_ms(trip['p50']),
-        p95=fmt_ms(trip['p95']),
-        max=fmt_ms(trip['max']),
-        met=met(trip['p95'] is not None and trip['p95'] <= 1000),
-        before=was or '',
-        most=_most(inputs['load_average']),
-        table=table(['page', 'server CPU before', 'after', 'sent a change, before', 'after'], rows),
-    )
-
-
 NO_GRAPH_BYTES = 20_000  # a rerun that sent less showed no graph: its layout was refused (a busy, shared machine)
 
 
-def _rerun(row):
-    if row is None:
-        return '-'
-    refused = ' (no graph: layout refused)' if row['received_bytes_per_rerun'] < NO_GRAPH_BYTES else ''
-    return fmt_ms(row['server_cpu_ms_per_rerun']) + refused
+def _reruns(r, before):
+    """Issue 22's finished study (load_after, load_before): a class's input changes, and each preset's server CPU
+    for one, before and after its changes."""
+    trip, was = r['inputs']['round_trip_ms'], before['inputs']['round_trip_ms']
 
+    def cpu(row):
+        refused = ' (no graph: layout refused)' if row['received_bytes_per_rerun'] < NO_GRAPH_BYTES else ''
+        return fmt_ms(row['server_cpu_ms_per_rerun']) + refused
 
-def _sent(row):
-    return '-' if row is None else f'{row["received_bytes_per_rerun"] / 1000:,.0f} kB'
+    def most(load):
+        return max([load['at_start'][0], *load['during_1min']])
 
+    def sent(row):
+        return f'{row["received_bytes_per_rerun"] / 1000:,.0f} kB'
 
-def _most(load):
-    return max([load['at_start'][0], *load['during_1min']])
+    rows = [[name, cpu(before['reruns'][name]), cpu(row), sent(before['reruns'][name]), sent(row)]
+            for name, row in r['reruns'].items()]  # fmt: skip
+    return fill(
+        'load', 'reruns', False, i=r['inputs'], p50=fmt_ms(trip['p50']), p95=fmt_ms(trip['p95']),
+        max=fmt_ms(trip['max']),
+        met=met(trip['p95'] <= 1000), most=most(r['inputs']['load_average']),
+        before=fill('load', 'before', False, p50=fmt_ms(was['p50']), p95=fmt_ms(was['p95']),
+                    unfinished=was['unfinished'], changes=before['inputs']['changes'],
+                    most=most(before['inputs']['load_average'])),
+        table=table(['page', 'server CPU before', 'after', 'sent a change, before', 'after'], rows),
+    )  # fmt: skip
 
 
 def fmt_ms(x):
@@ -480,29 +383,20 @@ def replica(results):
     )  # fmt: skip
 
 
-def _layout_rows(results):
-    return {row['graph']: row for row in results['layout']['rows']}
-
-
 def layout(results):
     rows = [row for row in results['layout']['rows'] if row['full_s'] is not None]
-    slowest = max(rows, key=lambda row: row['full_s'])
-    quick = [row for row in rows if row['page_layout'] == 'quick']
+    slowest, quick = max(rows, key=lambda row: row['full_s']), [row for row in rows if row['page_layout'] == 'quick']
     return fill(
-        'layout',
-        wrap=False,
-        graph=slowest['graph'],
-        full=f'{slowest["full_s"]:.0f}',
+        'layout', wrap=False, graph=slowest['graph'], full=f'{slowest["full_s"]:.0f}',
         quick=f'{slowest["quick_s"]:.1f}',
-        sums=len(quick),
-        crossing=span([row['quick_quality'][2] for row in quick]),
+        sums=len(quick), crossing=span([row['quick_quality'][2] for row in quick]),
         edges=span([row['quick_quality'][3] for row in quick]),
         full_crossing=span([row['full_quality'][2] for row in quick]),
-    )
+    )  # fmt: skip
 
 
 def chains(results):
-    rows = _layout_rows(results)
+    rows = {row['graph']: row for row in results['layout']['rows']}
     return fill('layout', 'chains', False, chain100=f'{rows["chain(100)"]["full_s"]:.2f}',
                 chain500=f'{rows["chain(500)"]["full_s"]:.1f}')  # fmt: skip
 
@@ -590,95 +484,59 @@ def screens(results):
 def live_class(results):
     r = results['class']
     cases, empty, goals = r['cases'], r['empty_page'], r['goals']
+    answered = all(c.get('answers') for c in cases)
 
     def ms(x):
         return f'{x:,.0f}' if x >= 10 else f'{x:.1f}'
 
-    def row(name, cell):
-        return [name, *(cell(c) for c in cases)]
+    def trio(stats, keys=('p50', 'p95', 'max')):
+        return ' / '.join(ms(stats[k]) for k in keys)
 
-    rows = [
-        row("a step reaching every student: p50 / p95 / max (ms)",
-            lambda c: ' / '.join(ms(c['latency_ms'][k]) for k in ('p50', 'p95', 'max'))),
-        row('students who missed a step', lambda c: f"{c['missed']} of {c['students'] * c['steps']:,}"),
-        row("the replicas' CPU a step / with no step, a second (ms)",
-            lambda c: f"{ms(c['server_cpu_ms_per_step'])} / {ms(c['server_idle_cpu_ms_per_s'])}"),
-        row('memory a student following (kB)', lambda c: f"{c['kb_per_student']:.0f}"),
-        row(f"a student's first graph from the join link, warm (s; Streamlit's empty page {empty['warm_s']:.2f})",
-            lambda c: f"{c['first_graph']['warm_s']:.2f} (+{goals[c['case']]['first_graph_over_empty_s']:.2f})"),
-    ]  # fmt: skip
-    answered = all(c.get('answers') for c in cases)
+    cells = {  # a row's label: its cell for a case
+        'a step reaching every student: p50 / p95 / max (ms)': lambda c: trio(c['latency_ms']),
+        'students who missed a step': lambda c: f"{c['missed']} of {c['students'] * c['steps']:,}",
+        "the replicas' CPU a step / with no step, a second (ms)":
+            lambda c: f"{ms(c['server_cpu_ms_per_step'])} / {ms(c['server_idle_cpu_ms_per_s'])}",
+        'memory a student following (kB)': lambda c: f"{c['kb_per_student']:.0f}",
+        f"a student's first graph from the join link, warm (s; Streamlit's empty page {empty['warm_s']:.2f})":
+            lambda c: f"{c['first_graph']['warm_s']:.2f} (+{goals[c['case']]['first_graph_over_empty_s']:.2f})",
+    }  # fmt: skip
     if answered:
         a = cases[0]['answers']
-        rows += [
-            row(f"{a['students']} answers within {a['within_s']:g} s: the answer route p50 / p95 / max (ms)",
-                lambda c: ' / '.join(ms(c['answers']['route_ms'][k]) for k in ('p50', 'p95', 'max'))),
-            row("the replicas' CPU an answer (ms)", lambda c: f"{c['answers']['server_cpu_ms_per_answer']:.1f}"),
-            row("from the last answer's 200 to the projector showing every answer and group (s)",
-                lambda c: f"{c['answers']['last_answer_to_spread_s']:.2f}"),
-            row('an answer to the projector: fastest / p50 / slowest (ms)',
-                lambda c: ' / '.join(ms(c['answers']['answer_to_projector_ms'][k]) for k in ('min', 'p50', 'max'))),
-        ]  # fmt: skip
-    two = [c for c in cases if 'latency_ms_same_replica' in c]
+        cells |= {
+            f"{a['students']} answers within {a['within_s']:g} s: the answer route p50 / p95 / max (ms)":
+                lambda c: trio(c['answers']['route_ms']),
+            "the replicas' CPU an answer (ms)": lambda c: f"{c['answers']['server_cpu_ms_per_answer']:.1f}",
+            "from the last answer's 200 to the projector showing every answer and group (s)":
+                lambda c: f"{c['answers']['last_answer_to_spread_s']:.2f}",
+            'an answer to the projector: fastest / p50 / slowest (ms)':
+                lambda c: trio(c['answers']['answer_to_projector_ms'], ('min', 'p50', 'max')),
+        }  # fmt: skip
+    two = next((c for c in cases if 'latency_ms_same_replica' in c), None)
     if two:
-        c = two[0]
-        two = fill('class', 'two', False, same=ms(c['latency_ms_same_replica']['p95']),
-                   other=ms(c['latency_ms_other_replica']['p95']), redis=ms(c['redis_cpu_ms_per_step']),
-                   haproxy=ms(c['haproxy_cpu_ms_per_step'])) + '\n'  # fmt: skip
-    said = ''
-    if answered:
-        said = (
-            fill(
-                'class',
-                'answers',
-                False,
-                within=f'{cases[0]["answers"]["within_s"]:g}',
-                refresh=' and '.join(f'{c["answers"]["projector_refresh_s"]:.2f}' for c in cases),
-            )
-            + '\n'
-        )
+        two = fill('class', 'two', False, same=ms(two['latency_ms_same_replica']['p95']),
+                   other=ms(two['latency_ms_other_replica']['p95']), redis=ms(two['redis_cpu_ms_per_step']),
+                   haproxy=ms(two['haproxy_cpu_ms_per_step'])) + '\n'  # fmt: skip
 
     def verdict(c):
         g = goals[c['case']]
-        spread = (
-            fill(
-                'class',
-                'verdict_spread',
-                False,
-                spread=f'{c["answers"]["last_answer_to_spread_s"]:.2f}',
-                spread_met=met(g['spread_met']),
-            )
-            if answered
-            else ''
-        )
-        return (
-            fill(
-                'class',
-                'verdict',
-                False,
-                name=c['name'],
-                p95=ms(c['latency_ms']['p95']),
-                p95_met=met(g['p95_met']),
-                over=f'{g["first_graph_over_empty_s"]:.2f}',
-                first_graph_met=met(g['first_graph_met']),
-            )
-            + spread
-        )
+        spread = answered and fill('class', 'verdict_spread', False, spread_met=met(g['spread_met']),
+                                   spread=f'{c["answers"]["last_answer_to_spread_s"]:.2f}')  # fmt: skip
+        return fill('class', 'verdict', False, name=c['name'], p95=ms(c['latency_ms']['p95']),
+                    p95_met=met(g['p95_met']), over=f'{g["first_graph_over_empty_s"]:.2f}',
+                    first_graph_met=met(g['first_graph_met'])) + (spread or '')  # fmt: skip
 
     return fill(
-        'class',
-        students=cases[0]['students'],
-        steps=cases[0]['steps'],
-        cores=r['machine']['cores'],
+        'class', students=cases[0]['students'], steps=cases[0]['steps'], cores=r['machine']['cores'],
         load_average=f'{r["machine"]["load_average_at_start"][0]:.1f}',
-        table=table(['', *(c['name'] for c in cases)], rows),
-        two=two or '',
-        answers=said,
-        p95_goal=f'{CLASS_P95_GOAL_MS / 1000:g}',
-        first_graph_goal=f'{CLASS_FIRST_GRAPH_GOAL_S:g}',
+        table=table(['', *(c['name'] for c in cases)], [[label, *map(cell, cases)] for label, cell in cells.items()]),
+        two=two or '', p95_goal=f'{CLASS_P95_GOAL_MS / 1000:g}', first_graph_goal=f'{CLASS_FIRST_GRAPH_GOAL_S:g}',
+        answers=fill('class', 'answers', False, within=f'{cases[0]["answers"]["within_s"]:g}',
+                     refresh=' and '.join(f'{c["answers"]["projector_refresh_s"]:.2f}' for c in cases)) + '\n'
+        if answered else '',
         spread=fill('class', 'spread', False, goal=f'{CLASS_SPREAD_GOAL_S:g}') if answered else '',
         verdicts='; '.join(verdict(c) for c in cases),
-    )
+    )  # fmt: skip
 
 
 BLOCKS = {  # name: (the results it is made from, how)
