@@ -273,6 +273,41 @@ def test_the_player_is_sent_where_a_value_boxs_texts_fall_as_graph_py_draws_them
     assert player_data(start({'expr': 'reuse'}))['valueTexts'] == VALUE_TEXTS  # it patches the texts at these
 
 
+# each frame's model as src/frames.js's seekModel follows the patches: forward, then back from the last frame
+SEEK_IN_NODE = """
+import { readFileSync } from 'node:fs';
+import { emptyModel, seekModel } from './src/frames.js';
+const { patches } = JSON.parse(readFileSync(0, 'utf8'));
+const frames = (order) => {
+  let model = emptyModel(), at = -1;
+  return order.map((k) => {
+    [model, at] = seekModel(model, at, patches, k);
+    return JSON.parse(JSON.stringify(model));
+  });
+};
+const ks = patches.map((_, k) => k);
+console.log(JSON.stringify([frames(ks), frames([ks.length - 1, ...ks])]));
+"""
+
+
+@pytest.mark.parametrize('key', ['reuse', 'typed', 'chain12'])
+def test_the_tests_replay_of_the_patches_is_the_players_own(key):
+    """player_data.replay, which these tests read each frame's state with, follows the patches as the player does:
+    src/frames.js's seekModel, run by node on the same body, frame by frame forward and back."""
+    trace = traced(EXPRESSIONS[key])
+    all_frames = frames(trace)
+    body = player_body(trace, all_frames, number_width(trace), numeric_grads(EXPRESSIONS[key], {}))
+    run = subprocess.run(
+        ['node', '--input-type=module', '-e', SEEK_IN_NODE], input=body, cwd=PLAYER_DIR, capture_output=True, check=True
+    )
+    forward, back = json.loads(run.stdout)
+    expected = replay(json.loads(body)['patches'])
+    assert len(forward) == len(expected) == len(all_frames) and back[1:] == forward  # back from the end: the same
+    for model, (values, op, edges) in zip(forward, expected):
+        assert {i: tuple(look) for i, look in enumerate(model['values']) if look} == values
+        assert model['op'] == op and {k: v for k, v in model['edges'].items() if v} == edges
+
+
 @pytest.mark.parametrize('key', ['reuse', 'typed'])
 def test_a_value_box_laid_out_by_dot_has_its_texts_in_the_order_the_player_reads_them(key):
     trace = traced(EXPRESSIONS[key])
