@@ -1,5 +1,5 @@
 """How much load `streamlit run main.py` holds for a classroom: many sessions at once, page loads per second,
-the load where steps get slow, and memory. One run, against its own server on 127.0.0.1.
+memory, and (--replica) input changes per second. One run, against its own server on 127.0.0.1.
 
     python -m bench.bench_load                    # every phase; writes bench/results/load.{txt,json}
     python -m bench.bench_load --quick            # a ~2-3 minute smoke run of every phase, smaller
@@ -15,26 +15,24 @@ Sessions are of two kinds, on the same server:
 - a few real Chromium pages (one browser, a context each) that step the player every 0.5 s and clock each step
   inside the page: from the Next (or Prev, going back at the end) click to the animation frame after the one in
   which the explanation shows the new frame (`.explain[data-frame=k]` in the player's shadow root).
-Two finished studies left it (bench/results/README.md names the commit that has them): a step that reran the
-script (--ws-steps rerun, and "settled": a step's time to the end of that run), the page before a step sent
-nothing; and issue 22's (--phases reruns,inputs): each preset's server CPU an input change, and a class changing
-inputs, before and after its changes.
+Two finished studies left it (bench/results/README.md names the commit that has them): a step that reran the script
+(--ws-steps rerun, "settled": a step's time to the end of that run, and the levels phase: the session count at
+which a step slowed), the page before a step sent nothing; and issue 22's (--phases reruns,inputs): each preset's
+server CPU an input change, and a class changing inputs, before and after its changes.
 
-Phases (--phases, default the first four; saturate with --replica):
+Phases (--phases, default the first three; saturate with --replica):
 1. hold: N sessions (--sessions, default 100: --pages of them Chromium, the rest websocket) held open for
    --hold-seconds (60), each stepping every --step-every (0.5) s. In-page step latency p50/p95/max, the server's CPU
    seconds (utime+stime from /proc, and its `dot` children) over the window and per step (with what it did after
    the window until idle), its RSS before/after.
 2. loads: page loads per second: --load-clients (10) clients in a loop of new websocket session + first script run
    to script_finished, for --load-seconds (20) each, on the neuron and on a 100-chain.
-3. levels: the websocket session count stepped up (--levels 25,50,100,200, the pages included) for --level-seconds
-   (30) each, with the pages measuring; the first level whose in-page p95 step passes 100 ms (the run stops there).
-4. memory, on a fresh server: RSS after --expressions (1,000) distinct typed formulas loaded one after another,
+3. memory, on a fresh server: RSS after --expressions (1,000) distinct typed formulas loaded one after another,
    then after --serial-sessions (200) sessions one after another, then after --chains (50) 500-step chains with
    different inputs, then while --stalled (3) websockets that never read hang for --stalled-seconds (20) and 5 s
    after they closed; the peak (VmHWM) too. The goals: <= 400 MB after the 1,000 expressions, and after the chains
    and the stalled websockets.
-5. saturate: --saturate-clients (10) sessions, each changing one of the neuron's inputs to a value not seen before and
+4. saturate: --saturate-clients (10) sessions, each changing one of the neuron's inputs to a value not seen before and
    waiting for that run to finish, then the next, for --saturate-seconds (20): input changes served per second (the
    server saturated), each change's p50/p95 from send to script_finished, server CPU per change.
 --replica: what one replica holds, for sizing several (docs/hosting.md): the phases hold (200
@@ -72,7 +70,6 @@ from tests.support.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
 ROOT = Path(__file__).resolve().parent.parent
 
 CLK_TCK = os.sysconf('SC_CLK_TCK')
-P95_LIMIT_MS = 100
 RSS_GOAL_MB = 400
 FINISHED = ForwardMsg.ScriptFinishedStatus
 DONE = {
@@ -85,22 +82,6 @@ CONNECT_TIMEOUT_S = 20
 
 
 # ---------------------------------------------------------------- the server process, from /proc
-
-
-def server_pid(port):
-    """The pid of the `streamlit run` that serve_app started on `port` (a child of this process)."""
-    for entry in Path('/proc').iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / 'stat').read_text()
-            cmdline = (entry / 'cmdline').read_bytes().split(b'\0')
-        except OSError:
-            continue
-        ppid = int(stat[stat.rindex(')') + 2 :].split()[1])
-        if ppid == os.getpid() and b'streamlit' in b' '.join(cmdline) and str(port).encode() in cmdline:
-            return int(entry.name)
-    raise RuntimeError(f'no streamlit process on port {port} among this process’s children')
 
 
 def proc_cpu(pid):
@@ -150,7 +131,7 @@ class Server:
     def __init__(self, url):
         self.url = url
         self.ws_url = url.replace('http://', 'ws://') + '/_stcore/stream'
-        self.pid = server_pid(url.rsplit(':', 1)[1])
+        self.pid = url.pid  # the `streamlit run` that serve_app started
 
     def cpu(self):
         return proc_cpu(self.pid)
@@ -249,8 +230,6 @@ class WsSession:
         self.seen_widgets = set()
         self.numbers = []  # the number boxes' widget ids, in the page's order
         self.pending = []  # (send time, future) of reruns not finished yet
-        self.finished = asyncio.Event()
-        self.alerts = []  # the texts of the warnings and notes the page drew (st.warning, st.info, ...)
         self.closed = False
         self.received = 0
 
@@ -367,8 +346,6 @@ class WsSession:
         if kind == 'exception':
             self.errors.add(f'exception on the page: {element.exception.type}')
             return
-        if kind == 'alert':
-            self.alerts.append(element.alert.body)
         state = widget_state(element)
         if state is not None:
             self.widgets[state.id] = state
@@ -396,7 +373,6 @@ class WsSession:
                 if not future.done():
                     future.set_result(now - sent)
             self.pending = []
-            self.finished.set()
 
 
 async def load_once(server, query, errors):
@@ -800,8 +776,6 @@ def settings(args):
         'hold_seconds': (15, 60),
         'load_seconds': (5, 20),
         'load_clients': (5, 10),
-        'levels': ('10,25', '25,50,100,200'),
-        'level_seconds': (10, 30),
         'expressions': (100, 1000),
         'serial_sessions': (20, 200),
         'chains': (2, 50),
@@ -812,8 +786,7 @@ def settings(args):
     for key, (quick, full) in defaults.items():
         if getattr(args, key) is None:
             setattr(args, key, quick if args.quick else full)
-    args.levels = [int(x) for x in str(args.levels).split(',') if x.strip()]
-    args.phases = [p.strip() for p in (args.phases or 'hold,loads,levels,memory').split(',')]
+    args.phases = [p.strip() for p in (args.phases or 'hold,loads,memory').split(',')]
     args.out = args.out or str(ROOT / 'bench' / 'results' / 'load')
     return args
 
@@ -836,7 +809,7 @@ async def run(args):
         'caches_mb': sum(c.maxsize for c in vars(cache).values() if isinstance(c, cachetools.Cache)) / cache.MB,
         'errors': errors,
     }
-    if {'hold', 'loads', 'levels', 'saturate'} & set(args.phases):
+    if {'hold', 'loads', 'saturate'} & set(args.phases):
         with serve_app(timeout=120) as url:
             server = Server(url)
             results['server_rss_mb_at_start'] = server.rss()
@@ -862,8 +835,6 @@ async def run(args):
                     print(f'saturate: {clients} sessions changing inputs for {seconds} s …', flush=True)
                     results['saturate'] = await saturate(server, args.ws_query, clients, seconds, errors)
                     print(f'  {results["saturate"]["changes_per_s"]:.1f} input changes a second', flush=True)
-                if 'levels' in args.phases:
-                    results['levels'] = await levels(server, pages, args, errors, deadline)
                 await pages.close()
                 await browser.close()
     if 'memory' in args.phases and time.monotonic() < deadline:
@@ -879,24 +850,6 @@ async def run(args):
             )
     results['finished'] = datetime.now(UTC).isoformat(timespec='seconds')
     return results
-
-
-async def levels(server, pages, args, errors, deadline):
-    out = {'limit_ms': P95_LIMIT_MS, 'runs': [], 'first_over': None}
-    for level in args.levels:
-        if time.monotonic() > deadline:
-            errors.add('levels stopped by --max-minutes')
-            break
-        print(f'level {level} sessions for {args.level_seconds} s …', flush=True)
-        r = await hold(server, pages, args, level, args.level_seconds, errors)
-        r['level'] = level
-        out['runs'].append(r)
-        print(' ', line_hold(r), flush=True)
-        p95 = r['page_step_ms']['p95']
-        if p95 is not None and p95 > P95_LIMIT_MS:
-            out['first_over'] = level
-            break
-    return out
 
 
 # ---------------------------------------------------------------- the report
@@ -923,7 +876,7 @@ def main():
     add(
         '--phases',
         default=None,
-        help='comma-separated: hold, loads, levels, memory, saturate (all but saturate)',
+        help='comma-separated: hold, loads, memory, saturate (all but saturate)',
     )
     add('--sessions', type=int, help='sessions held open in the hold phase, the Chromium pages included (100)')
     add('--pages', type=int, help='Chromium pages among them (4)')
@@ -931,8 +884,6 @@ def main():
     add('--step-every', type=float, default=0.5, help='seconds between steps of every session (0.5)')
     add('--load-clients', type=int, help='concurrent clients for page loads per second (10)')
     add('--load-seconds', type=float, help='seconds per page for page loads per second (20)')
-    add('--levels', help='session counts to step up through, comma-separated (25,50,100,200)')
-    add('--level-seconds', type=float, help='seconds per level (30)')
     add('--expressions', type=int, help='distinct typed formulas for the memory phase (1000)')
     add('--serial-sessions', type=int, help='sessions one after another for the memory phase (200)')
     add('--chains', type=int, help='500-step chains with different inputs for the memory phase (50)')
