@@ -72,11 +72,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CLK_TCK = os.sysconf('SC_CLK_TCK')
 RSS_GOAL_MB = 400
 FINISHED = ForwardMsg.ScriptFinishedStatus
-DONE = {
-    FINISHED.FINISHED_SUCCESSFULLY,
-    FINISHED.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
-    FINISHED.FINISHED_WITH_COMPILE_ERROR,
-}
+DONE = {FINISHED.FINISHED_SUCCESSFULLY, FINISHED.FINISHED_FRAGMENT_RUN_SUCCESSFULLY,
+        FINISHED.FINISHED_WITH_COMPILE_ERROR}  # fmt: skip
 FIRST_RUN_TIMEOUT_S = 120  # a cold 500-chain is laid out by dot in ~6 s; a saturated server queues runs
 CONNECT_TIMEOUT_S = 20
 
@@ -99,39 +96,33 @@ def proc_rss_mb(pid, field='VmRSS:'):
 
 
 def descendants_cpu(exclude):
-    """CPU seconds of this process's live descendants but `exclude` (the load generator's Chromium and driver)."""
-    parents = {}
+    """CPU seconds of this process's live descendants but `exclude`'s tree (the load generator's Chromium and
+    driver)."""
+    stats = {}
     for entry in Path('/proc').iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / 'stat').read_text()
-            except OSError:
-                continue
-            fields = stat.rsplit(')', 1)[1].split()
-            parents[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / CLK_TCK)
-    total, mine = 0.0, {os.getpid()}
-    changed = True
-    while changed:
-        changed = False
-        for pid, (ppid, _) in parents.items():
-            if ppid in mine and pid not in mine and pid != exclude:
-                mine.add(pid)
-                changed = True
-    for pid in mine - {os.getpid()}:
-        total += parents[pid][1]
+        try:
+            fields = (entry / 'stat').read_text().rsplit(')', 1)[1].split() if entry.name.isdigit() else None
+        except OSError:  # gone meanwhile
+            continue
+        if fields:
+            stats[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / CLK_TCK)
+    total, todo = 0.0, [os.getpid()]
+    while todo:
+        children = [pid for pid, (ppid, _) in stats.items() if ppid == todo[-1] and pid != exclude]
+        todo.pop()
+        total += sum(stats[pid][1] for pid in children)
+        todo += children
     return total
 
 
 def own_cpu():
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+    return sum(resource.getrusage(resource.RUSAGE_SELF)[:2])
 
 
 class Server:
     def __init__(self, url):
-        self.url = url
+        self.url, self.pid = url, url.pid  # the `streamlit run` that serve_app started
         self.ws_url = url.replace('http://', 'ws://') + '/_stcore/stream'
-        self.pid = url.pid  # the `streamlit run` that serve_app started
 
     def cpu(self):
         return proc_cpu(self.pid)
@@ -148,10 +139,8 @@ class Server:
 
 def pct(values, p):
     """Nearest-rank percentile; None for no values."""
-    if not values:
-        return None
     ordered = sorted(values)
-    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)] if ordered else None
 
 
 def summary(values):
@@ -236,19 +225,11 @@ class WsSession:
     async def open(self):
         """Connect and run the script once; seconds from connect to script_finished."""
         t0 = time.perf_counter()
-        self.ws = await asyncio.wait_for(
-            websockets.connect(
-                self.server.ws_url,
-                subprotocols=['streamlit', 'PLACEHOLDER_AUTH_TOKEN'],
-                origin=self.server.url,
-                max_size=None,
-                proxy=None,
-                ping_interval=None,  # a browser does not ping; it answers the server's pings, as this does
-                open_timeout=CONNECT_TIMEOUT_S,
-                close_timeout=2,
-            ),
-            CONNECT_TIMEOUT_S + 1,
-        )
+        # a browser does not ping (ping_interval): it answers the server's pings, as this does
+        self.ws = await asyncio.wait_for(websockets.connect(
+            self.server.ws_url, subprotocols=['streamlit', 'PLACEHOLDER_AUTH_TOKEN'], origin=self.server.url,
+            max_size=None, proxy=None, ping_interval=None, open_timeout=CONNECT_TIMEOUT_S, close_timeout=2,
+        ), CONNECT_TIMEOUT_S + 1)  # fmt: skip
         self.reader = asyncio.create_task(self._read())
         await asyncio.wait_for(self.rerun(first=True), FIRST_RUN_TIMEOUT_S)
         return time.perf_counter() - t0
@@ -513,10 +494,7 @@ class Pages:
         for r in results:
             for e in r['errors']:
                 self.errors.add(f'page: {e}')
-        return {
-            'ms': [x for r in results for x in r['ms']],
-            'steps': sum(r['steps'] for r in results),
-        }
+        return {'ms': [x for r in results for x in r['ms']], 'steps': sum(r['steps'] for r in results)}
 
     async def close(self):
         for context in self.contexts:
@@ -557,23 +535,18 @@ async def hold(server, pages, args, n_total, seconds, errors):
     cpu, dot = cpu1 - cpu0, child1 - child0
     return {
         'sessions': {'websocket': len(sessions), 'websocket_asked': n_ws, 'chromium': len(pages.pages)},
-        'seconds': seconds,
-        'wall_s': wall,
-        'open_all_s': opened_in,
-        'open_one_s': summary(open_times),
+        'seconds': seconds, 'wall_s': wall, 'open_all_s': opened_in, 'open_one_s': summary(open_times),
         'page_step_ms': summary(page['ms']),
         'ws_received_bytes_per_session_per_s': received / max(1, len(sessions)) / wall,
         'steps': {'websocket': ticks, 'chromium': page['steps'], 'total': steps},
-        'server_cpu_s': cpu,
-        'server_dot_cpu_s': dot,
-        'server_cpu_share_of_one_core': cpu / wall,
+        'server_cpu_s': cpu, 'server_dot_cpu_s': dot, 'server_cpu_share_of_one_core': cpu / wall,
         'server_cpu_s_after_the_window': drain,
         'server_cpu_ms_per_step': 1000 * (cpu + dot + drain) / steps if steps else None,
         'server_rss_mb': {'before_open': rss_before_open, 'before': rss0, 'after': rss1},
         'rss_mb_per_session': (rss0 - rss_before_open) / len(sessions) if sessions else None,
         'server_busy_after_the_window_s': busy_after,
         'load_generator_cpu_s': {'python': gen1 - gen0, 'chromium_and_driver': gen_children1 - gen_children0},
-    }
+    }  # fmt: skip
 
 
 async def loads(server, query, clients, seconds, errors):
@@ -598,17 +571,11 @@ async def loads(server, query, clients, seconds, errors):
     wall = time.perf_counter() - t0
     cpu = sum(server.cpu()) - cpu0
     return {
-        'query': query,
-        'clients': clients,
-        'seconds': seconds,
-        'loads': len(times),
-        'loads_per_s': len(times) / seconds,
-        'load_s': summary(times),
-        'finished_after_the_window': late[0],
-        'server_cpu_ms_per_load': 1000 * cpu / (len(times) + late[0]) if times else None,
-        'wall_s': wall,
+        'query': query, 'clients': clients, 'seconds': seconds, 'loads': len(times),
+        'loads_per_s': len(times) / seconds, 'load_s': summary(times), 'finished_after_the_window': late[0],
+        'server_cpu_ms_per_load': 1000 * cpu / (len(times) + late[0]) if times else None, 'wall_s': wall,
         'server_rss_mb_after': server.rss(),
-    }
+    }  # fmt: skip
 
 
 async def saturate(server, query, clients, seconds, errors):
@@ -638,17 +605,11 @@ async def saturate(server, query, clients, seconds, errors):
     cpu = sum(server.cpu()) - cpu0
     await close_sessions(sessions)
     return {
-        'query': query,
-        'clients': len(sessions),
-        'seconds': seconds,
-        'changes': len(times),
-        'changes_per_s': len(times) / seconds,
-        'change_s': summary(times),
+        'query': query, 'clients': len(sessions), 'seconds': seconds, 'changes': len(times),
+        'changes_per_s': len(times) / seconds, 'change_s': summary(times),
         'server_cpu_ms_per_change': 1000 * cpu / (len(times) + late[0]) if times else None,
-        'server_cpu_share_of_one_core': cpu / wall,
-        'wall_s': wall,
-        'server_rss_mb_after': server.rss(),
-    }
+        'server_cpu_share_of_one_core': cpu / wall, 'wall_s': wall, 'server_rss_mb_after': server.rss(),
+    }  # fmt: skip
 
 
 async def memory(server, args, errors, deadline):
@@ -675,15 +636,10 @@ async def memory(server, args, errors, deadline):
                 await session.close()
             if (i + 1) % every == 0:
                 curve.append([i + 1, round(server.rss(), 1)])
-        return {
-            'asked': len(queries),
-            'loaded': done,
-            'seconds': time.perf_counter() - t0,
-            'rss_mb_after': server.rss(),
-            'rss_mb_peak': server.peak(),
-            'rss_mb_curve': curve,
-            'received_bytes_min': min(got, default=0),  # a chain's body is MBs: a page that got less got no graph
-        }
+        # a chain's body is MBs: a page that received less got no graph
+        return {'asked': len(queries), 'loaded': done, 'seconds': time.perf_counter() - t0,
+                'rss_mb_after': server.rss(), 'rss_mb_peak': server.peak(), 'rss_mb_curve': curve,
+                'received_bytes_min': min(got, default=0)}  # fmt: skip
 
     out['expressions'] = await serial(
         [urlencode({'expr': 'custom', 'formula': formula(i)}, quote_via=quote) for i in range(args.expressions)],
@@ -771,18 +727,10 @@ def settings(args):
             if getattr(args, key) is None:
                 setattr(args, key, value)
     defaults = {  # an option not given: (with --quick, else)
-        'sessions': (20, 100),
-        'pages': (2, 4),
-        'hold_seconds': (15, 60),
-        'load_seconds': (5, 20),
-        'load_clients': (5, 10),
-        'expressions': (100, 1000),
-        'serial_sessions': (20, 200),
-        'chains': (2, 50),
-        'saturate_clients': (5, 10),
-        'saturate_seconds': (8, 20),
-        'max_minutes': (10, 45),
-    }
+        'sessions': (20, 100), 'pages': (2, 4), 'hold_seconds': (15, 60), 'load_seconds': (5, 20),
+        'load_clients': (5, 10), 'expressions': (100, 1000), 'serial_sessions': (20, 200), 'chains': (2, 50),
+        'saturate_clients': (5, 10), 'saturate_seconds': (8, 20), 'max_minutes': (10, 45),
+    }  # fmt: skip
     for key, (quick, full) in defaults.items():
         if getattr(args, key) is None:
             setattr(args, key, quick if args.quick else full)
@@ -843,11 +791,8 @@ async def run(args):
             server = Server(url)
             print('memory, on a fresh server …', flush=True)
             results['memory'] = await memory(server, args, errors, deadline)
-            print(
-                f'  RSS after {results["memory"]["expressions"]["loaded"]} expressions: '
-                f'{results["memory"]["expressions"]["rss_mb_after"]:.0f} MB',
-                flush=True,
-            )
+            expressions = results['memory']['expressions']
+            print(f'  RSS after {expressions["loaded"]} expressions: {expressions["rss_mb_after"]:.0f} MB', flush=True)
     results['finished'] = datetime.now(UTC).isoformat(timespec='seconds')
     return results
 
@@ -873,11 +818,7 @@ def main():
     add = parser.add_argument
     add('--quick', action='store_true', help='a ~2-3 minute smoke run: every phase, smaller and shorter')
     add('--replica', action='store_true', help='what one replica holds: hold, saturate, loads, into results/replica')
-    add(
-        '--phases',
-        default=None,
-        help='comma-separated: hold, loads, memory, saturate (all but saturate)',
-    )
+    add('--phases', help='comma-separated: hold, loads, memory, saturate (all but saturate)')
     add('--sessions', type=int, help='sessions held open in the hold phase, the Chromium pages included (100)')
     add('--pages', type=int, help='Chromium pages among them (4)')
     add('--hold-seconds', type=float, help='length of the hold phase (60)')

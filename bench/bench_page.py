@@ -444,15 +444,13 @@ def chosen(cases, names):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--quick', action='store_true', help='fewer steps and loads')
-    parser.add_argument('--source', choices=LAYOUT_SOURCES, action='append', help='only these (default both)')
-    which = parser.add_mutually_exclusive_group()
-    which.add_argument('--modes', action='store_true', help='the teaching modes beside the same graphs watched')
-    which.add_argument('--forward', action='store_true', help='forward mode beside the same graphs watched')
-    parser.add_argument(
-        '--case', action='append', metavar='NAME', help='only this case, with its graph watched (again for more)'
-    )
-    parser.add_argument('--out', help='path stem for .json and .txt (default bench/results/page, modes, modes_forward)')
+    add, which = parser.add_argument, parser.add_mutually_exclusive_group().add_argument
+    add('--quick', action='store_true', help='fewer steps and loads')
+    add('--source', choices=LAYOUT_SOURCES, action='append', help='only these (default both)')
+    which('--modes', action='store_true', help='the teaching modes beside the same graphs watched')
+    which('--forward', action='store_true', help='forward mode beside the same graphs watched')
+    add('--case', action='append', metavar='NAME', help='only this case, with its graph watched (again for more)')
+    add('--out', help='path stem for .json and .txt (default bench/results/page, modes, modes_forward)')
     args = parser.parse_args()
     stem = 'modes' if args.modes else 'modes_forward' if args.forward else 'page'
     results = ROOT / 'bench' / 'results'  # each file there is a whole set from one run: the docs' tables say so

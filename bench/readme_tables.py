@@ -462,10 +462,8 @@ def modes_forward(results):
 
 def _listed(shapes):
     """'the tall shape', 'the compact and wide shapes', 'the tall, wide and compact shapes'."""
-    shapes = list(shapes)
-    if len(shapes) == 1:
-        return f'the {shapes[0]} shape'
-    return f'the {", ".join(shapes[:-1])} and {shapes[-1]} shapes'
+    *most, last = shapes
+    return f'the {", ".join(most)} and {last} shapes' if most else f'the {last} shape'
 
 
 def screens(results):
