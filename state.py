@@ -21,8 +21,8 @@ from engine.frames import HIDE, clamp_frame
 from engine.learn import DEFAULT_LR, LEARNING_RATES, MAX_STEPS
 from engine.parse import MAX_NAME  # the longest name a formula takes: forward mode's input in a link
 from view.graph import SHAPES
-from view.modes import MODE  # what the page is for, a row each: view/modes.py
 from view.modes import NAMES as MODES
+from view.modes import row  # what the page is for, a row each: view/modes.py
 
 CUSTOM = 'custom'
 EXPRESSIONS = (*PRESETS, CUSTOM)
@@ -71,11 +71,6 @@ def always(state):
     return True
 
 
-def _mode(page):
-    """The row of the mode a page (or a session) asks for: watch's where it names none there is."""
-    return MODE.get(page.mode, MODE['watch'])
-
-
 def student_text(form, name):
     """A student's text for the exercise's method `name` (engine.exercise.OPS) in `form` (engine/forms.py): its
     `_backward` body, code.<name> in a link, or microgpt's local_grads tuple, grads.<name>; in a link while the mode
@@ -84,7 +79,7 @@ def student_text(form, name):
     past the length limit falls back to the exercise's own TODO."""
     form = FORMS[form]
     return linked(f'{form.link}.{name}', form.todo, str, lambda v: len(v) <= form.limit,
-                  when=lambda s: _mode(s).code and s.form == form.name)  # fmt: skip
+                  when=lambda s: row(s.mode).code and s.form == form.name)  # fmt: skip
 
 
 @dataclass
@@ -107,7 +102,9 @@ class PageState:
     lr: float = linked('lr', DEFAULT_LR, float, lambda v: v in LEARNING_RATES, write='{:g}'.format)  # learning rate
     learned: int = linked('learned', 0, int, lambda v: 0 <= v <= MAX_STEPS)  # learning steps taken before this pass
     # the form the student writes the exercise in (mode 'code'): the seed's `_backward` bodies, or microgpt's tuples
-    form: str = linked('form', 'bodies', str, lambda v: v in FORMS, when=lambda s: _mode(s).code and s.form != 'bodies')
+    form: str = linked(
+        'form', 'bodies', str, lambda v: v in FORMS, when=lambda s: row(s.mode).code and s.form != 'bodies'
+    )
     code_add: str = student_text('bodies', 'add')  # the student's bodies (form 'bodies'): `+`, `×` and `tanh`
     code_mul: str = student_text('bodies', 'mul')
     code_tanh: str = student_text('bodies', 'tanh')
@@ -115,7 +112,7 @@ class PageState:
     grads_mul: str = student_text('local_grads', 'mul')
     grads_tanh: str = student_text('local_grads', 'tanh')
     # forward mode's input, by name (mode 'forward'): '' or one the graph lacks is its first input (components/forward)
-    wrt: str = linked('wrt', '', str, lambda v: 0 < len(v) <= MAX_NAME, when=lambda s: _mode(s).tangents and s.wrt)
+    wrt: str = linked('wrt', '', str, lambda v: 0 < len(v) <= MAX_NAME, when=lambda s: row(s.mode).tangents and s.wrt)
     room: str = linked('class', '', str, lambda v: 0 < len(v) <= 32)  # a live class's code (?class=CODE), as typed
 
     @property
@@ -128,7 +125,7 @@ class PageState:
     def final_grads_shown(self):
         """Whether the node table shows the answers, each grad at the end: as asked, but never while grads are hidden
         or asked for, which the answers would give away."""
-        return self.answers and self.hide == 'none' and not _mode(self).asks
+        return self.answers and self.hide == 'none' and not row(self.mode).asks
 
 
 LINKS = {f.metadata['link'].name: f for f in fields(PageState) if 'link' in f.metadata}  # link name -> field

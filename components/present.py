@@ -5,20 +5,15 @@ import streamlit as st
 
 from components.live import class_controls
 from engine.frames import HIDE
-from view.modes import MODE
+from view.modes import row
 
 HIDE_WORDS = {'none': 'Show all {}', 'new': 'Hide new {}', 'all': 'Hide all {}'}
 HIDE_HELP = 'Hidden {} show ?: "new" hides what this step writes, and the next step shows it.'
 
 
-def asked():
-    """The row of the mode the page asks for (view/modes.py)."""
-    return MODE.get(st.session_state.get('mode'), MODE['watch'])
-
-
 def hidden_things():
     """What the switch hides: grads, or in forward mode the tangents, which its boxes show in the grads' place."""
-    return 'tangents' if asked().tangents else 'grads'
+    return 'tangents' if row(st.session_state.get('mode')).tangents else 'grads'
 
 
 def hide_labels():
@@ -52,7 +47,7 @@ def presentation_controls():
     """The view's own controls, in the main area: leave, hide grads, the node table, a live class; in forward mode,
     where its input is chosen (returned: components.forward.chosen_input draws it once the graph is known)."""
     st.html(PAGE_STYLE)
-    widths = [1.2, 3, 1.2, 1.3] + ([1.4] if asked().tangents else [])  # forward mode's input
+    widths = [1.2, 3, 1.2, 1.3] + ([1.4] if row(st.session_state.get('mode')).tangents else [])  # forward mode's input
     leave, hide, table, live, *wrt = st.columns(widths, vertical_alignment='center')
     leave.button('Leave presentation', icon=':material/close_fullscreen:', key='leave_present', on_click=_leave)
     with hide:

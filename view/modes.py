@@ -123,6 +123,11 @@ NAMES = tuple(MODE)
 HELP = ' '.join(mode.help for mode in MODES)  # the switch's help: every mode's sentence
 
 
+def row(name):
+    """The row of the mode `name`; watch's where there is none of that name (a session that names no mode yet)."""
+    return MODE.get(name, MODE['watch'])
+
+
 def in_force(name, expression, trace):
     """(the mode the page shows, why the mode `name` does not apply to this graph or None): `name`'s row where it
     applies, else watch's."""
