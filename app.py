@@ -10,7 +10,7 @@ from components.markdown import md, printable
 from components.modes import PARTS, Pass, mode_control, mode_in_force
 from components.nonfinite import show_nonfinite
 from components.picker import choose_expression, chosen_expression, show_formula_error, show_heading
-from components.player import go_to, show_player
+from components.player import go_to, painted, show_player
 from components.present import hide_control, presentation_controls
 from engine import first_nonfinite
 from engine.frames import frames
@@ -24,6 +24,7 @@ from view.scene import Scene
 st.set_page_config(page_title='Backprop, step by step', page_icon='📉', layout='wide')
 
 
+TITLE = '∂ Backprop, step by step'
 s = st.session_state
 opened = state.follow_link(
     s, class_link(s, st.query_params.to_dict()), navigated=went_back_or_forward(), sent=widgets_in_browser()
@@ -39,13 +40,15 @@ if opened is not None:
 state.keep_widget_values(s)
 asked = MODE[s.mode]  # the mode asked for: the sidebar's parts are its own, whether or not it applies to the graph
 
-if s.present:  # the presentation view draws no sidebar, so Streamlit shows none
-    expression, formula_error = chosen_expression()
+expression, formula_error = chosen_expression()
+if s.present or not (painted() or expression is None):  # no controls: the presentation view's, or the graph first
+    if not s.present:  # the sidebar's place is kept, so the graph does not move when its controls come
+        st.sidebar.header(TITLE)
     values = input_values(s.expr, expression, boxes=False) if expression else {}
     learned_box = mode_box = None
 else:
     with st.sidebar:
-        st.header('∂ Backprop, step by step')
+        st.header(TITLE)
         expression, formula_error = choose_expression()
         starts = expression.params if expression and asked.learns else ()  # where learning starts
         values = input_values(s.expr, expression, starts=starts) if expression else {}

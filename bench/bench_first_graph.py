@@ -1,7 +1,7 @@
 """The page's first graph beside a bare Streamlit page's (issue 40's goal: within 1.05×), in one run: Debian's
 chromium (Playwright) against servers on 127.0.0.1, seconds from goto to the graph painted, warm.
 
-    python -m bench.bench_first_graph [--rounds 8]    # writes bench/results/first_graph.{json,txt}
+    python -m bench.bench_first_graph [--rounds 8]    # writes bench/results/first_graph.{json,txt}, and the docs' block
 
 The cases, each in a browser context of its own, loaded once cold and then `rounds` times warm, the cases taking
 turns round by round (so a slower minute of this machine falls on all of them):
@@ -13,9 +13,7 @@ turns round by round (so a slower minute of this machine falls on all of them):
 
 import argparse
 import asyncio
-import json
 import statistics
-from pathlib import Path
 
 from playwright.async_api import async_playwright
 
@@ -23,7 +21,6 @@ from bench import bench_class, readme_tables
 from bench.bench_page import WATCH_FIRST_GRAPH
 from tests.support.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
 
-OUT = Path(__file__).with_name('results') / 'first_graph'
 GOAL = 1.05  # the page's warm first graph over the bare page's
 # the bare page's graph painted: st.graphviz_chart's SVG with a size, under the page's watch's name
 WATCH_BARE = """(() => {
@@ -86,8 +83,9 @@ def main():
     parser.add_argument('--rounds', type=int, default=8)
     args = parser.parse_args()
     out = asyncio.run(bench(args.rounds))
-    OUT.with_suffix('.json').write_text(json.dumps(out, indent=2) + '\n')
-    OUT.with_suffix('.txt').write_text(readme_tables.as_text('The first graph beside a bare Streamlit page', out))
+    readme_tables.write_results(
+        'first_graph', readme_tables.as_text('The first graph beside a bare Streamlit page', out), out
+    )
 
 
 if __name__ == '__main__':

@@ -481,6 +481,22 @@ def screens(results):
     return fill('screens', whole=whole, pairs=len(rows), screens='\n'.join(said))
 
 
+def first_graph(results):
+    r = results['first_graph']
+    cases = r['cases']
+    rows = [[case, f'{c["cold_s"]:.2f}', f'{c["warm_s"]:.2f}', f'{c["over_bare"]:.2f}×'] for case, c in cases.items()]
+    over = [cases[case]['over_bare'] for case in ('plain link', 'join link')]
+    return fill(
+        'first-graph',
+        rounds=r['rounds'],
+        plain=f'{over[0]:.2f}',
+        join=f'{over[1]:.2f}',
+        goal=f'{r["goal"]:.2f}',
+        met=met(max(over) <= r['goal']),
+        table=table(['case', 'cold (s)', 'warm (s)', 'warm, over the bare page'], rows),
+    )
+
+
 def live_class(results):
     r = results['class']
     cases, empty, goals = r['cases'], r['empty_page'], r['goals']
@@ -551,6 +567,7 @@ BLOCKS = {  # name: (the results it is made from, how)
     'exports': (('exports',), exports),
     'screens': (('screens',), screens),
     'class': (('class',), live_class),
+    'first-graph': (('first_graph',), first_graph),
 }
 
 

@@ -4,9 +4,11 @@ texts and colours. Stepping and playing happen in the browser, and so does every
 caption, the explanation, the node table and the grad check are sent once per expression and inputs, as HTML
 and patches that Python made, and drawn there. A step costs the server nothing.
 
-The page draws it with one call, show_player, and sends it to a link's frame with go_to."""
+The page draws it with one call, show_player, and sends it to a link's frame with go_to; it draws the sidebar's
+controls once the player says its first graph is painted (painted)."""
 
 import json
+import secrets
 from pathlib import Path
 
 import streamlit as st
@@ -39,6 +41,21 @@ def go_to(frame, opening):
     """
     goto = st.session_state.get(GOTO, NO_GOTO)
     st.session_state[GOTO] = {'id': goto['id'] + 1, 'frame': frame, 'open': opening}
+
+
+PAINTED = 'player_painted'  # session state: the player said this session's first graph is on screen
+SESSION = 'player_session'  # session state: the name the player tells it by (a reconnected page has a new one)
+
+
+def painted():
+    """Whether this session's first graph is on screen, as the player says after painting it (src/player.js's
+    tellPainted), or no graph comes: the page draws the sidebar's controls after it, as React drawing them first
+    delayed the graph by a third (bench/bench_first_graph.py)."""
+    return st.session_state.get(PAINTED, False)
+
+
+def _painted():
+    st.session_state[PAINTED] = True
 
 
 def send_to(frame):
@@ -109,6 +126,9 @@ def server_layout(expression, trace, width, rows=VALUE_ROWS):
             laid = shaped('wide')
             fits = {} if laid.quick else {shape: shaped(shape).svg for shape in fitted_shapes(trace)}
     except LayoutRefused as refused:
+        if not painted():  # no graph will come to say so: the sidebar's controls now, to choose another
+            _painted()
+            st.rerun()
         st.warning(refused.message, icon=':material/hourglass_disabled:')
         st.stop()
     if laid.quick:
@@ -182,6 +202,7 @@ def graph_player(
     """
     head = {'layout': layout, 'speed': speed, 'answers': answers, 'goto': goto, 'present': present, 'table': table,
             'length': length, 'stem': stem, 'fonts': font_faces(), 'valueTexts': VALUE_TEXTS,
+            'session': None if painted() else st.session_state.setdefault(SESSION, secrets.token_hex(8)),
             'room': room and {**room, 'private': [*state.NOT_SCENARIO, *state.NOT_CLASS],
                               'own': state.OWN_WORK}}  # fmt: skip
     name, encoded = graph
@@ -195,5 +216,6 @@ def graph_player(
     head = json.dumps(head).encode()
     data = b'\n'.join([head, encoded, body])
     result = _PLAYER(key=key, data=data, default={}, on_share_change=lambda: None, on_missing_change=_graph_missing,
-                     on_student_change=lambda: None, on_lead_change=lambda: None)  # fmt: skip
+                     on_painted_change=_painted, on_student_change=lambda: None,
+                     on_lead_change=lambda: None)  # fmt: skip
     return result.get('share'), {'student': result.get('student'), 'lead': result.get('lead')}

@@ -1195,6 +1195,7 @@ var Player = class {
     this.urlTimer = null;
     this.urlWritten = 0;
     this.component = null;
+    this.paintedFor = null;
     this.present = false;
     this.head = null;
     this.layouts = /* @__PURE__ */ new Map();
@@ -1387,6 +1388,7 @@ var Player = class {
       return;
     }
     remember(GRAPHS, this.head.graph, graph, KEPT_GRAPHS);
+    this.tellPainted(this.head.session);
     if (!document.getElementById("backprop-fonts")) {
       document.head.append(Object.assign(document.createElement("style"), { id: "backprop-fonts", textContent: this.head.fonts || "" }));
     }
@@ -1399,6 +1401,15 @@ var Player = class {
       this.load(body, { wide: body.svg, ...body.fits });
     }
     if (this.body) this.apply(this.head);
+  }
+  // The page draws its sidebar's controls once its first graph is on screen: React drawing them first delayed the
+  // graph by a third (bench/bench_first_graph.py). So, once per session (a page reconnected to a new session after a
+  // server restart is told again), the page hears when the frame this run draws has been painted: after the next
+  // paint, as everything update() draws is drawn by then, or once the browser's own layout has begun
+  tellPainted(session) {
+    if (!session || session === this.paintedFor) return;
+    this.paintedFor = session;
+    requestAnimationFrame(() => setTimeout(() => this.component?.setTriggerValue("painted", session)));
   }
   // what a run of the page says besides the body: the speed, the views, where to go
   apply(head) {

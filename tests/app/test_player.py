@@ -155,6 +155,57 @@ def test_a_graph_is_sent_once_a_session_then_named_and_again_when_the_page_lacks
     assert player.proto.bytes.split(b'\n', 2)[1] == graph
 
 
+def unpainted(query):
+    """A browser's first run of the page from a link with `query`: its player has not yet said the graph is painted."""
+    at = AppTest.from_file(APP, default_timeout=30)
+    at.session_state[components.player.PAINTED] = False
+    at.query_params.update(query)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def controls(at):
+    """The sidebar's controls, by key."""
+    return [w.key for kind in ('selectbox', 'text_input', 'number_input', 'radio', 'toggle', 'select_slider')
+            for w in getattr(at.sidebar, kind)]  # fmt: skip
+
+
+def test_the_sidebar_controls_come_once_the_first_graph_is_painted_and_the_graph_never_waits_for_them():
+    at = unpainted({'expr': 'reuse', 'v.a': '-1', 'mode': 'forward', 'wrt': 'b', 'step': '3'})
+    assert [h.value for h in at.sidebar.header] == ['∂ Backprop, step by step'] and controls(at) == []
+    head, body = player_bytes(at)
+    first = player_data(at)
+    assert json.loads(head)['session']  # the player is asked to say when it has painted
+    # the link's graph all the same: its input, its mode and its input to follow, its frame
+    table = first['table']
+    assert table['names'] == ['a', 'b', 'a*b', 'a*a', 'out'] and first['goto']['frame'] == 3
+    assert first['captions'][0].startswith('forward mode') and 'b’s tangent is 1' in first['captions'][0]
+    # out = a·b + a·a: by hand, ∂/∂b of each value is 0, 1, a, 0, a, with the link's a = -1 (the default is 3)
+    assert table['finals'] == ['0.0000', '1.0000', '-1.0000', '0.0000', '-1.0000']
+    at.session_state[components.player.PAINTED] = True  # what the player's 'painted' trigger does (_painted)
+    at.run()
+    assert not at.exception
+    assert {'expr', 'input:reuse:a', 'mode', 'wrt', 'forward', 'present'} <= set(controls(at))
+    assert at.number_input(key='input:reuse:a').value == -1.0 and at.radio(key='mode').value == 'forward'
+    assert at.selectbox(key='wrt').value == 'b'
+    again_head, again_body = player_bytes(at)
+    # the same frames, left where they are
+    assert again_body == body and json.loads(again_head)['goto'] == first['goto']
+    assert json.loads(again_head)['session'] is None  # said once a session
+
+
+def test_where_no_graph_comes_the_sidebar_controls_come_at_once(monkeypatch):
+    at = unpainted({'expr': 'custom', 'formula': 'x * (y +'})  # a formula that cannot be read: to type another
+    assert at.error and 'formula' in controls(at)
+    monkeypatch.setattr(layout, 'FULL_BUDGET', 0.01)
+    monkeypatch.setattr(layout, 'QUICK_BUDGET', 0.01)
+    at = unpainted({'expr': 'chain', 'n': '60'})  # refused by the server: to choose a smaller graph
+    assert [w.value[:36] for w in at.warning] == ['This graph is too tangled to lay out']
+    assert not [e for e in at.main if getattr(e, 'key', None) == 'graph']
+    assert 'chain_length' in controls(at) and at.number_input(key='chain_length').value == 60
+
+
 def test_the_player_gets_the_layout_every_frame_and_the_frame_to_start_at():
     at = start({'expr': 'reuse', 'step': '6'})
     data = player_data(at)

@@ -97,6 +97,7 @@ export class Player {
     this.urlTimer = null; // the address bar's next write, when one is due
     this.urlWritten = 0; // when it was last written (performance.now())
     this.component = null; // Streamlit's handle, to send the share button's frame
+    this.paintedFor = null; // the session last told that its graph is painted (tellPainted)
     this.present = false; // the presentation view: the graph fitted to the window, the caption as a title
     this.head = null; // what the page's last run said besides the body (update)
     this.layouts = new Map(); // DOT -> {svg, quick, ms}: the graphs this browser laid out, the newest last
@@ -280,6 +281,7 @@ export class Player {
       return;
     }
     remember(GRAPHS, this.head.graph, graph, KEPT_GRAPHS); // the most recent last: the oldest goes first
+    this.tellPainted(this.head.session);
     // the page's font (static/fonts/), in the page's head: Chromium ignores an @font-face in a shadow root
     if (!document.getElementById('backprop-fonts')) {
       document.head.append(Object.assign(document.createElement('style'), { id: 'backprop-fonts', textContent: this.head.fonts || '' }));
@@ -293,6 +295,16 @@ export class Player {
       this.load(body, { wide: body.svg, ...body.fits });
     }
     if (this.body) this.apply(this.head);
+  }
+
+  // The page draws its sidebar's controls once its first graph is on screen: React drawing them first delayed the
+  // graph by a third (bench/bench_first_graph.py). So, once per session (a page reconnected to a new session after a
+  // server restart is told again), the page hears when the frame this run draws has been painted: after the next
+  // paint, as everything update() draws is drawn by then, or once the browser's own layout has begun
+  tellPainted(session) {
+    if (!session || session === this.paintedFor) return;
+    this.paintedFor = session;
+    requestAnimationFrame(() => setTimeout(() => this.component?.setTriggerValue('painted', session)));
   }
 
   // what a run of the page says besides the body: the speed, the views, where to go

@@ -44,3 +44,29 @@ test('a player\'s fields are all declared in its constructor: setting another th
   assert.equal(player.speed, 8);
   assert.equal(player.cur, -1); // before the first frame
 });
+
+test('a player tells the page once a session that its graph is painted, after the next paint', () => {
+  const told = [];
+  const waiting = [];
+  const saved = { requestAnimationFrame: globalThis.requestAnimationFrame, setTimeout: globalThis.setTimeout };
+  Object.assign(globalThis, { requestAnimationFrame: (f) => waiting.push(['frame', f]), setTimeout: (f) => waiting.push(['task', f]) });
+  try {
+    const player = new Player(anything());
+    player.component = { setTriggerValue: (name, value) => told.push([name, value]) };
+    const run = () => { while (waiting.length) waiting.shift()[1](); };
+    player.tellPainted('s1');
+    assert.deepEqual(told, []); // not before the frame is painted
+    assert.equal(waiting[0][0], 'frame');
+    run();
+    assert.deepEqual(told, [['painted', 's1']]);
+    player.tellPainted('s1'); // the same session's later runs
+    player.tellPainted(null); // a session already told sends no name
+    run();
+    assert.deepEqual(told, [['painted', 's1']]);
+    player.tellPainted('s2'); // the page reconnected to a new session (a server restart): told again
+    run();
+    assert.deepEqual(told, [['painted', 's1'], ['painted', 's2']]);
+  } finally {
+    Object.assign(globalThis, saved);
+  }
+});
