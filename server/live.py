@@ -25,8 +25,8 @@ import asyncio
 import json
 import logging
 
-from starlette.requests import Request
-from starlette.responses import JSONResponse, StreamingResponse
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from server.rooms import (
@@ -49,6 +49,7 @@ MAX_POST_BYTES = 4096  # an answer (at most 8 grads, each a number as typed) is 
 MAX_STEP_BYTES = 16384  # a step: the class's state, at most rooms.MAX_STATE_BYTES, in its JSON
 POLL_S = 0.5  # a watcher reads the store this often, for steps taken on other replicas
 SECRET_HEADER = 'X-Class-Secret'
+CLIENT_LEFT = 499  # a request whose client went away before its body came (nginx's status for it)
 ROOMS = open_rooms()  # the server's rooms: the page (app.py's script threads) and these routes share them
 
 
@@ -99,16 +100,20 @@ def api_path(code):
 
 async def read_json(request, limit, form):
     """The request's body as JSON, read up to `limit` bytes and no further: (value, None), or (None, the response
-    refusing it: 413 too large, 400 not JSON, with `form` the sentence saying what JSON is wanted)."""
+    refusing it: 413 too large, 400 not JSON, with `form` the sentence saying what JSON is wanted; 499 when the
+    client left before it sent the whole body, as nginx logs it: nobody reads it, and nothing was done)."""
     too_large = JSONResponse({'error': f'This request is over {limit:,} bytes.'}, status_code=413)
     length = request.headers.get('content-length', '')
     if length.isdigit() and int(length) > limit:
         return None, too_large
     body = b''
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            return None, too_large
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > limit:
+                return None, too_large
+    except ClientDisconnect:
+        return None, Response(status_code=CLIENT_LEFT)
     try:
         return json.loads(body), None
     except (ValueError, RecursionError):  # RecursionError: 4,000 nested brackets

@@ -54,6 +54,9 @@ GONE_S = 300.0  # a room whose lecturer's page has said nothing (touch) for this
 ENDED_KEEP_S = 86400.0  # how long an ended room is remembered, to tell a late student it ended rather than "unknown"
 PRESENT_S = 45.0  # a student seen this recently is in the room: three of a stream's keepalives (server/live.py)
 MAX_STATE_BYTES = 8192  # the scenario and frame as JSON
+# a frame number past any pass the page makes (the 500-chain stepped with its forward pass and leaves, then
+# learning's update: about 3,000 frames); a phone clamps a frame to its own pass's last
+MAX_FRAME = 10_000
 KEY = re.compile(r'[a-z][a-z0-9_.]{0,31}')  # a link parameter's name: expr, v.a, mode, step, ...
 STUDENT = re.compile(r'[A-Za-z0-9_-]{8,64}')
 ENV = 'BACKPROP_REDIS_URL'
@@ -173,8 +176,9 @@ def digest(secret):
 
 
 def check_frame(frame):
-    if isinstance(frame, bool) or not isinstance(frame, int) or frame < 0:
-        raise BadState(f'The frame must be a whole number from 0: not {frame!r}.')
+    if isinstance(frame, bool) or not isinstance(frame, int) or not 0 <= frame <= MAX_FRAME:
+        shown = repr(frame) if len(repr(frame)) <= 24 else f'{repr(frame)[:20]}…'
+        raise BadState(f'The frame must be a whole number from 0 to {MAX_FRAME:,}: not {shown}.')
 
 
 def state_json(scenario, frame):

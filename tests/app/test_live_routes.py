@@ -5,15 +5,20 @@ verdict, and the routes' path under Streamlit's base path."""
 
 import asyncio
 import json
+import logging
 
 import pytest
 import streamlit
 from starlette.applications import Starlette
 
+from engine import chain, trace_backward
 from engine.answers import GROUPS
+from engine.frames import frames
 from server import live as live_module
+from server import rooms as rooms_module
 from server.live import SECRET_HEADER, Live, api_path, base_path
 from server.rooms import MemoryBackend, Rooms, StoreDown
+from state import MAX_CHAIN
 
 SCENARIO = {'expr': 'reuse', 'v.a': '3'}
 # hand-written: a's grad is 6, forgetting the reuse gives 3
@@ -254,6 +259,64 @@ def test_bad_codes_bad_bodies_and_ended_rooms():
     live.rooms.close(lecturer.code, lecturer.secret)
     assert test.get(f'/api/class/{lecturer.code}/events').status_code == 410
     assert test.post(url, json={'scenario': SCENARIO, 'frame': 1}, headers=headers).status_code == 410
+
+
+@pytest.mark.parametrize('digits', [5, 4300])
+def test_a_step_past_any_pass_is_refused_with_a_short_sentence(digits):
+    live, test = client()
+    lecturer = live.rooms.create(SCENARIO)
+    url, headers = f'/api/class/{lecturer.code}/step', {SECRET_HEADER: lecturer.secret}
+    frame = int('9' * digits)
+    refused = test.post(url, content=f'{{"scenario": {{"expr": "reuse"}}, "frame": {frame}}}'.encode(), headers=headers)
+    assert refused.status_code == 400 and len(refused.json()['error']) < 120
+    assert 'from 0 to 10,000' in refused.json()['error']
+    assert live.rooms.state(lecturer.code).frame == 0  # the class did not move
+    assert (
+        test.post(url, json={'scenario': SCENARIO, 'frame': rooms_module.MAX_FRAME}, headers=headers).status_code == 200
+    )
+
+
+def test_the_longest_pass_the_page_makes_is_within_a_rooms_frames():
+    expression = chain(MAX_CHAIN)
+    leaves, out = expression.build(dict(expression.defaults))
+    trace = trace_backward(out, leaves)
+    # every frame of the pass, then at most learning's tail: a frame a value and one more (view.learning.tail_length)
+    assert len(frames(trace, forward=True, leaves=True)) + len(trace.nodes) + 1 <= rooms_module.MAX_FRAME
+
+
+async def aborted(app, path, body, headers=None):
+    """A POST whose client leaves after part of its body: (the status the app answered, what it raised or None)."""
+    scope = http_scope('POST', path, {'content-type': 'application/json', 'content-length': '4000', **(headers or {})})
+    messages = [{'type': 'http.request', 'body': body, 'more_body': True}, {'type': 'http.disconnect'}]
+    statuses = []
+
+    async def receive():
+        return messages.pop(0) if messages else {'type': 'http.disconnect'}
+
+    async def send(message):
+        if message['type'] == 'http.response.start':
+            statuses.append(message['status'])
+
+    try:
+        await app(scope, receive, send)
+    except Exception as error:  # what Starlette's error middleware logs as a traceback
+        return statuses, error
+    return statuses, None
+
+
+def test_a_post_whose_client_leaves_mid_body_is_a_client_that_left_with_no_traceback(caplog):
+    live, test = client()
+    lecturer = live.rooms.create(SCENARIO)
+    live.rooms.join(lecturer.code, ANA)
+    live.rooms.ask(lecturer.code, lecturer.secret, 0, ASKED)
+    app = Starlette(routes=live.routes())
+    for route, body, headers in [('answer', b'{"student": "ana-phone-0001", "quest', None),
+                                 ('step', b'{"scenario": {"expr"', {SECRET_HEADER: lecturer.secret})]:  # fmt: skip
+        statuses, raised = asyncio.run(aborted(app, f'/api/class/{lecturer.code}/{route}', body, headers))
+        assert raised is None and statuses == [live_module.CLIENT_LEFT]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert live.rooms.answers(lecturer.code, lecturer.secret)[1] == {}  # nothing was taken
+    assert live.rooms.state(lecturer.code).version == 2  # the ask's: no step was taken
 
 
 @pytest.fixture
