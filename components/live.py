@@ -26,11 +26,12 @@ from server.streamlit_private import network_url
 from view.explanation import chain_rule_lines, owner
 from view.modes import MODE
 from view.numbers import number
-from view.room_answers import groups_lines, spread_spec, tally
+from view.room_answers import answers_table, counts_table, csv_bytes, groups_lines, spread_spec, tally
 
 LECTURER = 'class_lecturer'  # session state: (code, secret) of the class this page leads
 JOINED = 'class_joined'  # session state: the code of the class this page follows
 ASKED = 'class_asked'  # session state: (question id, the pass it asks about), which a question's frame is of
+ENDED = 'class_ended'  # session state: (code, its record) of the class this page led and ended: its answers to take
 PANEL_EVERY_S = 1.0  # the projector's panel reads the room this often: its students, the answers as they come
 
 
@@ -110,6 +111,9 @@ def _start():
 def _end():
     code, secret = st.session_state.pop(LECTURER)
     try:
+        record = ROOMS.record(code, secret)  # its answers, for the lecturer to download once the class has ended
+        if record:
+            st.session_state[ENDED] = (code, record)
         ROOMS.close(code, secret)
     except RoomError:
         pass  # ended already
@@ -123,6 +127,10 @@ def class_controls(column):
         return
     column.button('Start a class', icon=':material/groups:', key='start_class', on_click=_start,
                   help='Students open a code or a QR code on their phones, and follow your steps.')  # fmt: skip
+    if ENDED in session:
+        code, record = session[ENDED]
+        with column:
+            answer_files(code, lambda: record, ended=True)
     if 'class_error' in session:
         st.warning(md(session.pop('class_error')), icon=':material/group_off:')
 
@@ -188,6 +196,31 @@ def _panel(scene):
         _ask_button(scene, code, secret, held.frame)
     else:
         _question(scene, code, secret, question, given, students)
+    if held.asked:
+        answer_files(code, lambda: ROOMS.record(code, secret))
+
+
+def answer_files(code, record, ended=False):
+    """The class's answers to take home, made when clicked from `record()` (rooms.Rooms.record's): a row an answer,
+    and a row a grad asked with the counts (view/room_answers.py), as CSV files; no student named."""
+    said = 'A row per answer: the question, its frame, the grad asked, the answer, its mistake, the right value and ' \
+           'when; the students are numbered, never named.'  # fmt: skip
+    whose = f'class {code}’s' if ended else 'the class’s'
+    answers, counts = st.columns(2) if not ended else (st.container(), st.container())
+    answers.download_button(f'Download {whose} answers (CSV)' if ended else 'Download the answers (CSV)',
+                            data=lambda: csv_bytes(answers_table(record())), file_name=f'class-{code}-answers.csv',
+                            mime='text/csv', on_click='ignore', icon=':material/download:', key=f'answers_csv:{code}',
+                            help=said)  # fmt: skip
+    counts.download_button(
+        'The counts per question (CSV)',
+        data=lambda: csv_bytes(counts_table(record())),
+        file_name=f'class-{code}-counts.csv',
+        mime='text/csv',
+        on_click='ignore',
+        icon=':material/download:',
+        key=f'counts_csv:{code}',
+        help='A row per grad asked: how many answered, and how many answers fell in each group.',
+    )
 
 
 def _join_block(code, students, qr):

@@ -25,6 +25,7 @@ Asking the room (the lecturer's secret asks, reveals and closes; a student answe
     rooms.reveal(code, secret)                        # the public question now gives each grad's right value
     rooms.verdict(code, student)                      # {'question': 1, 'asked': [{..., 'group': 'right'}]}
     rooms.close_question(code, secret)
+    rooms.record(code, secret)                        # every question asked, each with its answers and when
 
 A student's code, sent to the class: `send_bodies(code, student, {'tanh': 'self.grad += ...'}, 'right')`, and the
 lecturer reads them all with `sent_bodies(code, secret)`.
@@ -63,6 +64,7 @@ ENV = 'BACKPROP_REDIS_URL'
 SIZE_ENV = 'BACKPROP_CLASS_SIZE'  # a server's most students a room, where MAX_STUDENTS is not its size (a lecture hall)
 
 MAX_ASKED = 8  # grads asked in one question
+MAX_QUESTIONS = 200  # questions asked in one room: each is kept, with its answers, for the lecturer's file
 MAX_CANDIDATES = 8  # values an answer is read against: the right one, then the mistakes' ('forgot', 'swapped', ...)
 MAX_LABEL = 40  # a node's name or label, as the projector shows it
 GROUP = re.compile(r'[a-z_]{1,16}')  # a candidate's group: right, forgot, swapped, assign, sign, ...
@@ -122,6 +124,10 @@ class BadAnswer(RoomError, ValueError):
     """What a student sent cannot be taken: an answer that is not a number or too large, or code too long."""
 
 
+class TooManyQuestions(RoomError):
+    """The room has asked MAX_QUESTIONS questions: each is kept for the lecturer's file, so a new class asks more."""
+
+
 class QuestionClosed(RoomError):
     """No question is open, or the one answered is not the open one (the lecturer asked another)."""
 
@@ -156,6 +162,7 @@ class ClassState:
     scenario: dict
     frame: int
     question: dict | None = None
+    asked: int = 0  # how many questions the room has asked (the lecturer's page offers their answers once one has)
 
 
 def normal_code(text):
@@ -319,8 +326,10 @@ class Rooms:
     """The rooms, over a backend (`MemoryBackend()` or `RedisBackend(url)`); `clock` gives seconds (time.time)."""
 
     def __init__(self, backend=None, *, clock=time.time, max_rooms=MAX_ROOMS, max_students=MAX_STUDENTS,
-                 idle=IDLE_S, ended_keep=ENDED_KEEP_S, present=PRESENT_S, gone=GONE_S):  # fmt: skip
+                 idle=IDLE_S, ended_keep=ENDED_KEEP_S, present=PRESENT_S, gone=GONE_S,
+                 max_questions=MAX_QUESTIONS):  # fmt: skip
         self.backend = backend or MemoryBackend()
+        self.max_questions = max_questions
         self.clock, self.max_rooms, self.max_students = clock, max_rooms, max_students
         self.idle, self.ended_keep, self.present, self.gone = idle, ended_keep, present, gone
 
@@ -359,7 +368,7 @@ class Rooms:
             self._live(code, got)
         version, text, question, qid, revealed = got
         held, question = json.loads(text), held_question(question, qid, revealed)
-        return ClassState(int(version), held['scenario'], held['frame'], public_question(question))
+        return ClassState(int(version), held['scenario'], held['frame'], public_question(question), int(qid or 0))
 
     def _read(self, code, kind, student=None):
         """The room's question in full, and what its students keep of `kind` ('answers' or 'bodies') as stored text,
@@ -450,7 +459,7 @@ class Rooms:
 
     def _question(self, code, secret, mode, text=''):
         code, now = self._lecturer(code, secret), self.clock()
-        got = self.backend.question(code, mode, text, now, now + self.idle, self._keep())
+        got = self.backend.question(code, mode, text, now, now + self.idle, self._keep(), self.max_questions)
         return code, got
 
     def ask(self, code, secret, frame, asked):
@@ -458,7 +467,11 @@ class Rooms:
         at `frame`: a new question, its id one more than the room's last, replacing an open one and its answers. The
         new ClassState (a new version: the phones show the question). BadState for a question the room cannot hold."""
         text = question_json(frame, asked)
-        return self._class_state(*self._question(code, secret, 'ask', text))
+        code, got = self._question(code, secret, 'ask', text)
+        if got == 'many':
+            raise TooManyQuestions(f'The class {code} has asked {self.max_questions} questions, its most: download its '
+                                   'answers, and start a new class to ask more.')  # fmt: skip
+        return self._class_state(code, got)
 
     def reveal(self, code, secret):
         """The lecturer reveals the answers: no more are taken, and the phones are sent each grad's right value.
@@ -485,7 +498,8 @@ class Rooms:
             raise Revealed('The answers are revealed: yours was not counted.')
         numbers = read_answers(question, answers)
         # the store checks again that this question is open and unrevealed, as it keeps the answer
-        self._put(code, 'answers', student, str(question['id']), json.dumps(numbers))
+        kept = json.dumps({'answers': numbers, 'at': self.clock()})
+        self._put(code, 'answers', student, str(question['id']), kept)
         return numbers
 
     def answers(self, code, secret):
@@ -493,7 +507,7 @@ class Rooms:
         its answers, `{student: {node: float}}`."""
         code = self._lecturer(code, secret)
         question, kept = self._read(code, 'answers')
-        return question, {student: json.loads(text) for student, text in kept.items()} if question else {}
+        return question, {student: json.loads(text)['answers'] for student, text in kept.items()} if question else {}
 
     def verdict(self, code, student):
         """A student's answers against the revealed question: `{'question': id, 'asked': [{'node', 'label', 'answer',
@@ -505,7 +519,7 @@ class Rooms:
             raise QuestionClosed('There is no question on the projector now.')
         if not question['revealed']:
             raise NotRevealed('The answers are not revealed yet.')
-        mine = json.loads(kept[student]) if student in kept else {}
+        mine = json.loads(kept[student])['answers'] if student in kept else {}
         asked = [
             {'node': a['node'], 'label': a['label'], 'answer': mine.get(a['node']), 'group': group,
              'says': GROUPS[group].says, 'right': a['candidates'][0][1]}
@@ -513,6 +527,23 @@ class Rooms:
             for group in [classify(mine.get(a['node']), a['candidates'])]
         ]  # fmt: skip
         return {'question': question['id'], 'asked': asked}
+
+    def record(self, code, secret):
+        """For the lecturer: every question the room asked, the open one last, each `{'id', 'frame', 'asked' (with
+        candidates), 'revealed', 'answers': {student: {'answers': {node: float}, 'at': seconds}}}`, by id."""
+        code = self._lecturer(code, secret)
+        got = self.backend.record(code, self.clock())
+        if isinstance(got, str):
+            self._live(code, got)
+        open_question, kept, history = got
+        held = [json.loads(text) for text in history.values()]
+        questions = [{**held_question(h['question'], h['id'], h['revealed']), 'answers': h['answers']} for h in held]
+        question = held_question(*open_question)
+        if question is not None:
+            questions.append({**question, 'answers': kept})
+        for question in questions:
+            question['answers'] = {student: json.loads(text) for student, text in question['answers'].items()}
+        return sorted(questions, key=lambda q: q['id'])
 
     def send_bodies(self, code, student, bodies, verdict):
         """A student sends the class their `_backward` bodies (`{'tanh': 'self.grad += ...'}`) and the grader's
@@ -530,12 +561,13 @@ class Rooms:
 # version, state, expires, heard, ended, and the question: its JSON, or '' when none is open, its id, revealed), the
 # open rooms the sorted set `backprop:rooms` (code by when it ends), and the room's students and what they sent, keys
 # of their own beside the hash: `:present` (a sorted set, student by when last seen), `:answers` and `:bodies` (hashes,
-# student -> JSON), `:answers:changes` and `:bodies:changes` (how many each student sent: the flood cap). Each rule is
+# student -> JSON), `:answers:changes` and `:bodies:changes` (how many each student sent: the flood cap), and `:history`
+# (question id -> the question with its answers, as it was when another was asked or it was closed). Each rule is
 # one transaction, and the clock's time comes in as an argument, so a test's clock rules. The store's own expiry only
 # forgets long-ended rooms.
 LIVE = ('expires', 'ended', 'heard')  # what says whether a room is live
 GOT = ('version', 'state', 'question', 'qid', 'revealed')  # what a ClassState is made of
-OWN = ('present', 'answers', 'answers:changes', 'bodies', 'bodies:changes')
+OWN = ('present', 'answers', 'answers:changes', 'bodies', 'bodies:changes', 'history')
 
 
 def _status(held, now):
@@ -652,9 +684,9 @@ class Backend:
 
         return self.store.run(rule, (room,), now)
 
-    def _move(self, code, now, expires, keep, change):
+    def _move(self, code, now, expires, keep, change, watch=()):
         """A lecturer's move on the live room: `change(tx, got)` writes it and gives the fields it changed, or a
-        status for no move; the room's new GOT fields."""
+        status for no move; the room's new GOT fields. `watch`: the other keys `change` reads."""
         room = self._keys(code)[0]
 
         def rule(tx):
@@ -672,26 +704,48 @@ class Backend:
             self._refresh(tx, code, held, expires, keep)
             return list(got.values())
 
-        return self.store.run(rule, (room,), now)
+        return self.store.run(rule, (room, *watch), now)
 
     def write(self, code, text, now, expires, keep):
         return self._move(code, now, expires, keep, lambda tx, got: {'state': text} if text is not None else {})
 
-    def question(self, code, mode, text, now, expires, keep):
+    def question(self, code, mode, text, now, expires, keep, max_questions):
         own = self._keys(code)[2]
+
+        def keep_question(tx, got):
+            """The open question and its answers into the room's history, as another is asked or it closes."""
+            (answers,) = tx.read(('hgetall', own['answers']))
+            kept = {'question': got['question'], 'id': int(got['qid']), 'revealed': int(got['revealed'] or 0),
+                    'answers': answers}  # fmt: skip
+            tx.hset(own['history'], mapping={got['qid']: json.dumps(kept, separators=(',', ':'))})
+            tx.delete(own['answers'], own['answers:changes'])
 
         def change(tx, got):
             if mode == 'ask':
-                tx.delete(own['answers'], own['answers:changes'])
+                if int(got['qid']) >= max_questions:
+                    return 'many'
+                if got['question']:
+                    keep_question(tx, got)
                 return {'question': text, 'qid': str(int(got['qid']) + 1), 'revealed': '0'}
             if not got['question']:
                 return 'none'
             if mode == 'reveal':
                 return 'same' if got['revealed'] == '1' else {'revealed': '1'}  # revealed already: nothing new
-            tx.delete(own['answers'], own['answers:changes'])
+            keep_question(tx, got)
             return {'question': '', 'revealed': '0'}
 
-        return self._move(code, now, expires, keep, change)
+        return self._move(code, now, expires, keep, change, watch=(own['answers'], own['history']))
+
+    def record(self, code, now):
+        """The open question (its text, id, revealed), its answers, and the room's history."""
+        room, _, own = self._keys(code)
+        held, answers, history = self.store.run(
+            lambda tx: tx.read(('hmget', room, (*LIVE, *GOT[2:])), ('hgetall', own['answers']),
+                               ('hgetall', own['history'])), (), now)  # fmt: skip
+        status = _status(held, now)
+        if status != 'ok':
+            return status
+        return (held[3] or '', held[4] or '0', held[5] or '0'), answers, history
 
     def read(self, code, kind, now, student):
         room, _, own = self._keys(code)
@@ -765,7 +819,7 @@ class RedisBackend(Backend):
         super().__init__(RedisStore(self.redis))
         self.down = redis.RedisError
         for name in ('create', 'secret', 'state', 'join', 'leave', 'count', 'hear', 'write', 'question', 'read', 'put',
-                     'end'):  # fmt: skip
+                     'record', 'end'):  # fmt: skip
             setattr(self, name, self._guarded(getattr(self, name)))
 
     def _guarded(self, call):

@@ -188,3 +188,62 @@ def groups_lines(tally):
         counts = [f'{n} {group}' for group, n in zip(rows['group label'], rows['count']) if n]
         lines.append(f'{label}: {" · ".join(counts) or "no answers yet"}')
     return lines
+
+
+# --- the class's answers as files, for the lecturer to take home --------------------------------------------------
+
+ANSWER_COLUMNS = ['question', 'frame', 'grad', 'student', 'answer', 'group', 'right', 'when']
+
+
+def _students(record):
+    """Each student's name in the files, 'student 1', 'student 2', ... by their first answer in the class: never
+    the id their phone holds."""
+    first = {}
+    for question in record:
+        for student, said in question['answers'].items():
+            first[student] = min(first.get(student, said['at']), said['at'])
+    ordered = sorted(first, key=lambda student: (first[student], student))
+    return {student: f'student {i}' for i, student in enumerate(ordered, 1)}
+
+
+def _when(seconds):
+    return pd.Timestamp(seconds, unit='s', tz='UTC').strftime('%Y-%m-%dT%H:%M:%SZ')
+
+
+def answers_table(record):
+    """One row a grad asked of a student who answered the question (rooms.Rooms.record's questions): the question's
+    number, the frame it was asked at as the page counts them (from 1), the grad, the student (as _students names
+    them), their answer (empty where they left that grad blank), its group (engine.answers.GROUPS's label), the right
+    value, and when they sent it (UTC)."""
+    names = _students(record)
+    rows = [
+        [question['id'], question['frame'] + 1, asked['label'], names[student], mine.get(asked['node']),
+         GROUPS[classify(mine.get(asked['node']), asked['candidates'])].label, asked['candidates'][0][1],
+         _when(said['at'])]
+        for question in record
+        for student, said in sorted(question['answers'].items(), key=lambda item: (item[1]['at'], names[item[0]]))
+        for mine in [said['answers']]
+        for asked in question['asked']
+    ]  # fmt: skip
+    return pd.DataFrame(rows, columns=ANSWER_COLUMNS)
+
+
+def counts_table(record):
+    """One row a grad asked in each question: how many students answered it, and how many answers fell in each
+    group, right first; whether the answers were revealed."""
+    rows = []
+    for question in record:
+        for asked in question['asked']:
+            groups = [classify(said['answers'].get(asked['node']), asked['candidates'])
+                      for said in question['answers'].values()]  # fmt: skip
+            counts = {GROUPS[group].label: groups.count(group) for group in GROUPS}
+            rows.append({'question': question['id'], 'frame': question['frame'] + 1, 'grad': asked['label'],
+                         'right value': asked['candidates'][0][1], 'answered': len(groups) - groups.count('blank'),
+                         **counts, 'revealed': 'yes' if question['revealed'] else 'no'})  # fmt: skip
+    columns = ['question', 'frame', 'grad', 'right value', 'answered', *(g.label for g in GROUPS.values()), 'revealed']
+    return pd.DataFrame(rows, columns=columns)
+
+
+def csv_bytes(table):
+    """A table as a CSV file: UTF-8 with a byte-order mark, so that Excel reads its text as UTF-8 too."""
+    return table.to_csv(index=False).encode('utf-8-sig')

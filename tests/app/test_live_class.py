@@ -6,7 +6,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from components.live import JOINED, LECTURER
+from components.live import ENDED, JOINED, LECTURER
 from engine import exercise
 from server.live import ROOMS
 from server.rooms import RoomError
@@ -111,6 +111,28 @@ def test_ask_the_room_asks_the_next_backward_step_and_the_projector_counts_the_a
     at.button(key='close_question').click().run()
     assert ROOMS.state(code).question is None
     ROOMS.close(code, secret)
+
+
+def downloads(at):
+    """The download buttons' keys the page shows."""
+    return sorted(element.key for element in at.get('download_button'))
+
+
+def test_the_answers_to_take_home_are_offered_once_a_question_is_asked_and_after_the_class_ends():
+    at, (code, secret) = lead({'expr': 'reuse'})
+    assert downloads(at) == []  # nothing asked: nothing to take home
+    at.button(key='ask_room').click().run()
+    assert downloads(at) == [f'answers_csv:{code}', f'counts_csv:{code}']
+    student = ROOMS.join(code)
+    question = ROOMS.state(code).question
+    ROOMS.answer(code, student, question['id'], {question['asked'][0]['node']: '1'})
+    at.button(key='close_question').click().run()
+    assert downloads(at) == [f'answers_csv:{code}', f'counts_csv:{code}']  # kept after the question closed
+    at.button(key='end_class').click().run()
+    assert not at.exception and LECTURER not in at.session_state
+    assert downloads(at) == [f'answers_csv:{code}', f'counts_csv:{code}']  # the ended class's, beside Start a class
+    (record,) = [at.session_state[ENDED][1]]
+    assert [(q['id'], len(q['answers'])) for q in record] == [(1, 1)]
 
 
 def test_ask_the_room_is_off_where_no_backward_step_is_left_to_ask():

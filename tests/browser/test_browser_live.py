@@ -4,6 +4,7 @@ and one tap lands on the class's frame again. The room answers a question on its
 come late), the projector groups the answers by mistake, the reveal shows each phone its own; a lecturer's reload
 keeps the class, and a made-up secret leads none."""
 
+import pandas as pd
 import pytest
 from playwright.sync_api import expect
 from test_browser_demo import wait_for_player
@@ -83,6 +84,22 @@ def answer(page, values):
     page.locator('.player .ask button[type=submit]').click()
 
 
+def expect_answers(lecturer, button, code):
+    """The class's answers file, downloaded by `button`: a row a grad asked of each phone, grouped as the projector
+    groups them (a.grad 4 and b.grad 3 are right; −2 is the `=` bug; 9 is the swapped inputs; the late phone left
+    b.grad blank), the students numbered and never named by their phones' ids."""
+    with lecturer.expect_download() as got:
+        lecturer.get_by_role('button', name=button).click()
+    assert got.value.suggested_filename == f'class-{code}-answers.csv'
+    table = pd.read_csv(got.value.path())
+    answers = ['' if pd.isna(answer) else f'{answer:g}' for answer in table.answer]
+    rows = sorted(zip(table.grad, answers, table.group))
+    assert rows == sorted([('a.grad', '4', 'right'), ('a.grad', '-2', '= for +='), ('a.grad', '9', 'swapped inputs'),
+                           ('b.grad', '3', 'right'), ('b.grad', '3', 'right'), ('b.grad', '', 'blank')])  # fmt: skip
+    assert set(table.question) == {1} and set(table.right) == {4.0, 3.0}
+    assert sorted(set(table.student)) == ['student 1', 'student 2', 'student 3']
+
+
 def test_the_room_answers_a_question_on_its_phones_and_the_projector_groups_them_by_mistake(browser, served):
     projector = browser.new_context(viewport={'width': 1600, 'height': 1000})
     contexts = [
@@ -137,6 +154,8 @@ def test_the_room_answers_a_question_on_its_phones_and_the_projector_groups_them
         expect(late.locator('.player .ask')).to_contain_text('b.grad = 3 (you did not answer)')
         expect(phone.locator('.player .next')).to_be_enabled()
         expect(phone.locator('.player .rules')).to_contain_text('a.grad += b.data')  # the step, shown whole
+        # the answers to take home, as a lecturer's pandas opens them: each phone's, by its mistake, with no id
+        expect_answers(lecturer, 'Download the answers (CSV)', code)
 
         lecturer.reload()  # the lecturer's page reloaded: its class again, the question revealed still
         expect(lecturer.get_by_test_id('class-code')).to_have_text(' '.join(code))
@@ -150,6 +169,7 @@ def test_the_room_answers_a_question_on_its_phones_and_the_projector_groups_them
         expect(stranger.get_by_role('button', name='Start a class')).to_be_visible()
         lecturer.get_by_role('button', name='End the class').click()
         expect(phone.locator('.player .notice')).to_contain_text('has ended: the lecturer closed it')
+        expect_answers(lecturer, f'Download class {code}’s answers (CSV)', code)  # kept once the class has ended
     finally:
         projector.close()
         for context in contexts:

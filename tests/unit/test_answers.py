@@ -14,7 +14,7 @@ from engine import PRESETS, Value, assign, chain, numeric_grads, ops, trace_back
 from engine.answers import GROUPS, MISTAKES, candidates, classify, is_right
 from engine.ops import OPS
 from tests.unit.by_hand import BY_OP
-from view.room_answers import groups_lines, spread_spec, tally, window
+from view.room_answers import answers_table, counts_table, csv_bytes, groups_lines, spread_spec, tally, window
 
 EXERCISE = {'neuron': PRESETS['neuron'], 'reuse': PRESETS['reuse'], 'chain': chain(10)}
 
@@ -362,3 +362,65 @@ def test_a_grad_with_no_finite_candidates_still_plots():
     spec = spread_spec({'s': {asked[0]['node']: 5.0}, 't': {asked[0]['node']: 7.0}}, asked, True)
     json.dumps(spec, allow_nan=False)
     assert layers(spec, 'rule') == [[]]  # no right value to mark
+
+
+# --- the class's answers as CSV files ---------------------------------------------------------------------------
+# a class that asked two grads at once, then one: the candidates are the test's own numbers (a.grad right 6, forgot
+# 3; b.grad right -0.5, a sign slip 0.5), as the room keeps them
+A_GRAD = {'node': 'a', 'label': 'a.grad', 'candidates': [['right', 6.0], ['forgot', 3.0]]}
+B_GRAD = {'node': 'b', 'label': 'b.grad', 'candidates': [['right', -0.5], ['sign', 0.5]]}
+AT = 1_780_000_000.0  # 2026-05-28T20:26:40Z
+RECORD = [
+    {'id': 1, 'frame': 6, 'asked': [A_GRAD, B_GRAD], 'revealed': True, 'answers': {
+        'id-of-bo-9f3k2': {'answers': {'a': 3.0}, 'at': AT + 5},
+        'id-of-ana-7q1x': {'answers': {'a': 6.0, 'b': 0.5}, 'at': AT},
+    }},
+    {'id': 2, 'frame': 9, 'asked': [A_GRAD], 'revealed': False, 'answers': {
+        'id-of-cy-2m8d': {'answers': {'a': 7.0}, 'at': AT + 60},
+        'id-of-bo-9f3k2': {'answers': {'a': 6.0}, 'at': AT + 61},
+    }},
+]  # fmt: skip
+
+
+def read_back(data):
+    """A CSV file as pandas opens it (as a lecturer's notebook would)."""
+    import io
+
+    import pandas as pd
+
+    return pd.read_csv(io.BytesIO(data))
+
+
+def test_the_answers_file_has_a_row_per_grad_asked_of_each_student_who_answered_with_no_id_in_it():
+    data = csv_bytes(answers_table(RECORD))
+    assert data.startswith('\ufeff'.encode()) and b'id-of' not in data  # Excel's UTF-8 mark; no student's id
+    table = read_back(data)
+    assert list(table.columns) == ['question', 'frame', 'grad', 'student', 'answer', 'group', 'right', 'when']
+    rows = table.astype(object).where(table.notna(), None).values.tolist()
+    assert rows == [
+        # ana answered first of all: student 1; bo next, student 2; cy first answered in question 2: student 3
+        [1, 7, 'a.grad', 'student 1', 6.0, 'right', 6.0, '2026-05-28T20:26:40Z'],
+        [1, 7, 'b.grad', 'student 1', 0.5, 'sign slip', -0.5, '2026-05-28T20:26:40Z'],
+        [1, 7, 'a.grad', 'student 2', 3.0, 'forgot out.grad', 6.0, '2026-05-28T20:26:45Z'],
+        [1, 7, 'b.grad', 'student 2', None, 'blank', -0.5, '2026-05-28T20:26:45Z'],
+        [2, 10, 'a.grad', 'student 3', 7.0, 'other', 6.0, '2026-05-28T20:27:40Z'],
+        [2, 10, 'a.grad', 'student 2', 6.0, 'right', 6.0, '2026-05-28T20:27:41Z'],
+    ]  # frames as the page counts them, from 1
+
+
+def test_the_counts_file_has_a_row_per_grad_asked_with_each_groups_count():
+    table = read_back(csv_bytes(counts_table(RECORD)))
+    groups = [group.label for group in GROUPS.values()]
+    assert list(table.columns) == ['question', 'frame', 'grad', 'right value', 'answered', *groups, 'revealed']
+    counts = {(row.question, row.grad): row for row in table.itertuples(index=False)}
+    by_group = lambda row: {g: n for g, n in zip(groups, row[5:-1]) if n}  # noqa: E731
+    assert by_group(counts[1, 'a.grad']) == {'right': 1, 'forgot out.grad': 1}
+    assert by_group(counts[1, 'b.grad']) == {'sign slip': 1, 'blank': 1} and counts[1, 'b.grad'].answered == 1
+    assert by_group(counts[2, 'a.grad']) == {'right': 1, 'other': 1} and counts[2, 'a.grad'].answered == 2
+    assert list(table.revealed) == ['yes', 'yes', 'no'] and list(table['right value']) == [6.0, -0.5, 6.0]
+
+
+def test_a_class_with_no_answers_gives_files_with_their_headers_alone():
+    assert read_back(csv_bytes(answers_table([]))).empty
+    table = read_back(csv_bytes(counts_table([{**RECORD[1], 'answers': {}}])))
+    assert table.answered.tolist() == [0] and table.right.tolist() == [0]

@@ -34,6 +34,7 @@ from server.rooms import (
     RoomFull,
     RoomNotFound,
     Rooms,
+    TooManyQuestions,
     TooManyRooms,
     normal_code,
     open_rooms,
@@ -459,6 +460,44 @@ def test_a_new_question_replaces_the_open_one_and_forgets_its_answers(asked):
     assert state.version == 3 and state.question == {'id': 2, 'frame': 9, 'asked': SHOWN[:1], 'revealed': False}
     question, answers = rooms.answers(room.code, room.secret)
     assert question == {'id': 2, 'frame': 9, 'asked': ASKED[:1], 'revealed': False} and answers == {}
+
+
+def test_every_question_asked_is_kept_with_its_answers_and_when_for_the_lecturer(asked, make_rooms, clock):
+    rooms, room, ana, bo = asked
+    other = make_rooms()  # bo's phone is on another replica
+    start = clock.now
+    rooms.answer(room.code, ana, 1, {'a': '6', 'b': '-0.5'})
+    clock.now += 5
+    other.answer(room.code, bo, 1, {'a': '3'})
+    rooms.reveal(room.code, room.secret)
+    clock.now += 5
+    state = rooms.ask(room.code, room.secret, 9, ASKED[:1])  # replaces question 1
+    assert state.asked == 2 and other.state(room.code).asked == 2
+    rooms.answer(room.code, ana, 2, {'a': '2'})
+    rooms.close_question(room.code, room.secret)
+    rooms.ask(room.code, room.secret, 11, ASKED[1:])  # open, with no answer yet
+    record = other.record(room.code, room.secret)
+    assert [(q['id'], q['frame'], q['asked'], q['revealed']) for q in record] == [
+        (1, 7, ASKED, True), (2, 9, ASKED[:1], False), (3, 11, ASKED[1:], False)]  # fmt: skip
+    assert record[0]['answers'] == {ana: {'answers': {'a': 6.0, 'b': -0.5}, 'at': start},
+                                    bo: {'answers': {'a': 3.0}, 'at': start + 5}}  # fmt: skip
+    assert record[1]['answers'] == {ana: {'answers': {'a': 2.0}, 'at': start + 10}} and record[2]['answers'] == {}
+    with pytest.raises(NotLecturer):
+        rooms.record(room.code, 'not-the-secret')
+    rooms.close(room.code, room.secret)
+    with pytest.raises(RoomEnded):
+        rooms.record(room.code, room.secret)
+
+
+def test_a_room_asks_at_most_its_most_questions_and_says_to_start_another(make_rooms):
+    rooms = make_rooms(max_questions=3)
+    room = rooms.create(SCENARIO)
+    for _ in range(3):
+        rooms.ask(room.code, room.secret, 7, ASKED)
+    with pytest.raises(TooManyQuestions, match='asked 3 questions, its most: download its answers, and start a new'):
+        rooms.ask(room.code, room.secret, 7, ASKED)
+    assert [q['id'] for q in rooms.record(room.code, room.secret)] == [1, 2, 3]
+    assert rooms.state(room.code).question['id'] == 3  # the open one stays
 
 
 def test_a_step_keeps_the_question_on_the_phones(asked):
