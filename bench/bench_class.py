@@ -17,8 +17,8 @@ BACKPROP_REDIS_URL of one redis-server, behind haproxy run with deploy/haproxy.c
   raw asyncio sockets, as light as a phone's EventSource: each joins the room, is seen at each keepalive), through
   haproxy with no cookie for 'two' (which spreads them on both replicas);
 - memory per student: the servers' VmRSS with the N following, minus before they connected, divided by N;
-- idle CPU: the servers' utime+stime (/proc) over --idle-seconds with the N following and no step (on 'two', each
-  replica's watcher reads Redis every 0.5 s);
+- idle CPU: the servers' utime+stime (/proc) over --idle-seconds with the N following and no step (each watcher
+  reads its room every 2 s, the backstop to being woken at each change);
 - steps: --steps POSTs of the lecturer's step, 0.8-1.4 s apart (seeded; a fixed interval would keep each step at
   one phase of the other replica's poll), each to the room's next frame. Measured: from the POST sent to each
   follower holding the new event (p50, p95, max; missed: not within --wait s), on 'two' also split by whether the

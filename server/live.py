@@ -17,8 +17,10 @@ Asking, revealing and closing a question, and reading the answers, need the lect
 calls them on ROOMS from Python, with no route. A student's request can only answer, and read its own verdict.
 
 One process-wide `Rooms` (ROOMS, server/rooms.py's open_rooms()). Per room, one watcher in the server's event loop
-reads the room's state and fans it out to every follower in this process: a step taken here wakes it at once, and it
-reads the store every POLL_S besides, so that a step taken on another replica (Redis) reaches this one's followers.
+reads the room's state and fans it out to every follower in this process. The rooms wake it at each change
+(Rooms.listen): one made in this process at once (a step posted here, or *Ask* and *Reveal* on the lecturer's page),
+one made on another replica by Redis's pub/sub. It also reads the store every POLL_S, a backstop for a change whose
+message was lost (Redis out of reach) and for a room that ends by the clock (an idle hour, a closed projector).
 """
 
 import asyncio
@@ -47,7 +49,7 @@ KEEPALIVE_S = 15.0  # a comment line this often keeps a proxy's idle timeout (HA
 # and marks the stream's student seen: within rooms.PRESENT_S (45 s) even when one keepalive is late
 MAX_POST_BYTES = 4096  # an answer (at most 8 grads, each a number as typed) is far less
 MAX_STEP_BYTES = 16384  # a step: the class's state, at most rooms.MAX_STATE_BYTES, in its JSON
-POLL_S = 0.5  # a watcher reads the store this often, for steps taken on other replicas
+POLL_S = 2.0  # a watcher reads the store this often besides when it is woken: the backstop
 SECRET_HEADER = 'X-Class-Secret'
 CLIENT_LEFT = 499  # a request whose client went away before its body came (nginx's status for it)
 ROOMS = open_rooms()  # the server's rooms: the page (app.py's script threads) and these routes share them
@@ -127,7 +129,9 @@ class Watcher:
         self.live, self.code = live, code
         self.state, self.ended, self.followers = None, None, 0
         self.changed = asyncio.Event()
-        self.task = asyncio.get_running_loop().create_task(self.watch())
+        self.woken = asyncio.Event()  # the rooms said the room changed: read it now
+        self.loop = asyncio.get_running_loop()
+        self.task = self.loop.create_task(self.watch())
 
     def tell(self, state=None, ended=None):
         if state is not None and self.state is not None and state.version <= self.state.version:
@@ -139,24 +143,44 @@ class Watcher:
         self.changed.set()
         self.changed = asyncio.Event()
 
+    def wake(self):
+        """From any thread: the room changed."""
+        try:
+            self.loop.call_soon_threadsafe(self.woken.set)
+        except RuntimeError:  # its event loop has closed: nobody follows here any more
+            pass
+
     async def watch(self):
         while self.ended is None:
+            self.woken.clear()
             try:
                 self.tell(state=await asyncio.to_thread(self.live.rooms.state, self.code))
             except StoreDown:
                 pass  # Redis is away: the room has not ended; the next read may reach it
             except RoomError as error:
                 self.tell(ended=str(error))
-            await asyncio.sleep(POLL_S)
+            try:
+                await asyncio.wait_for(self.woken.wait(), POLL_S)
+            except TimeoutError:
+                pass
 
 
 class Live:
     """The routes over `rooms`, with their watchers (by room, in the running event loop)."""
 
     def __init__(self, rooms):
-        self.rooms, self.watchers = rooms, {}
+        self.rooms, self.watchers, self.listening = rooms, {}, False
+
+    def changed(self, code):
+        """The rooms say room `code` changed (None: any may have): its watchers read it now, in every event loop."""
+        for (_, watched), watcher in list(self.watchers.items()):
+            if code is None or watched == code:
+                watcher.wake()
 
     def watcher(self, code):
+        if not self.listening:  # the first follower: from now on the rooms wake the watchers
+            self.listening = True
+            self.rooms.listen(self.changed)
         loop = asyncio.get_running_loop()
         watcher = self.watchers.get((id(loop), code))
         if watcher is None or watcher.task.done():

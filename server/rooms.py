@@ -38,6 +38,7 @@ import math
 import os
 import re
 import secrets
+import threading
 import time
 from dataclasses import dataclass
 
@@ -61,6 +62,7 @@ MAX_FRAME = 10_000
 KEY = re.compile(r'[a-z][a-z0-9_.]{0,31}')  # a link parameter's name: expr, v.a, mode, step, ...
 STUDENT = re.compile(r'[A-Za-z0-9_-]{8,64}')
 ENV = 'BACKPROP_REDIS_URL'
+RESUBSCRIBE_S = 1.0  # a pub/sub subscription lost with Redis is tried again this often
 SIZE_ENV = 'BACKPROP_CLASS_SIZE'  # a server's most students a room, where MAX_STUDENTS is not its size (a lecture hall)
 
 MAX_ASKED = 8  # grads asked in one question
@@ -330,6 +332,7 @@ class Rooms:
                  max_questions=MAX_QUESTIONS):  # fmt: skip
         self.backend = backend or MemoryBackend()
         self.max_questions = max_questions
+        self.listeners = []  # called with a room's code when its state changes, or None when any may have (listen)
         self.clock, self.max_rooms, self.max_students = clock, max_rooms, max_students
         self.idle, self.ended_keep, self.present, self.gone = idle, ended_keep, present, gone
 
@@ -436,11 +439,29 @@ class Rooms:
         code = normal_code(code)
         return self._class_state(code, self.backend.state(code, self.clock()))
 
+    def listen(self, listener):
+        """Call `listener(code)` whenever a room's state changes (a step, a question asked, revealed or closed, the
+        room ended): at once for a change made in this process, and, with Redis, by its pub/sub for one made on any
+        replica; `listener(None)` when changes may have been missed (the subscription came back after Redis was out
+        of reach). It is called on whatever thread made or heard the change."""
+        self.listeners.append(listener)
+        self.backend.subscribe(self._changed)
+
+    def _changed(self, code):
+        for listener in list(self.listeners):
+            listener(code)
+
+    def _moved(self, code, state):
+        """A lecturer's move has changed the room: its listeners hear of it; `state` as it is."""
+        self._changed(code)
+        return state
+
     def step(self, code, secret, scenario, frame):
         """The lecturer moves the class: the new ClassState, its version one more. NotLecturer without the secret."""
         text = state_json(scenario, frame)
         code, now = self._lecturer(code, secret), self.clock()
-        return self._class_state(code, self.backend.write(code, text, now, now + self.idle, self._keep()))
+        state = self._class_state(code, self.backend.write(code, text, now, now + self.idle, self._keep()))
+        return self._moved(code, state)
 
     def touch(self, code, secret):
         """The lecturer's page is still open (its panel says so every second): the room ends GONE_S after the last
@@ -456,6 +477,7 @@ class Rooms:
         """The lecturer ends the room: from now on everyone gets RoomEnded(reason='closed')."""
         code = self._lecturer(code, secret)
         self.backend.end(code, 'closed', self.clock(), int(self.ended_keep) + 1)
+        self._changed(code)
 
     def _question(self, code, secret, mode, text=''):
         code, now = self._lecturer(code, secret), self.clock()
@@ -471,7 +493,7 @@ class Rooms:
         if got == 'many':
             raise TooManyQuestions(f'The class {code} has asked {self.max_questions} questions, its most: download its '
                                    'answers, and start a new class to ask more.')  # fmt: skip
-        return self._class_state(code, got)
+        return self._moved(code, self._class_state(code, got))
 
     def reveal(self, code, secret):
         """The lecturer reveals the answers: no more are taken, and the phones are sent each grad's right value.
@@ -479,12 +501,12 @@ class Rooms:
         code, got = self._question(code, secret, 'reveal')
         if got == 'none':
             raise QuestionClosed('There is no question to reveal: ask one first.')
-        return self._class_state(code, got)
+        return self._moved(code, self._class_state(code, got))
 
     def close_question(self, code, secret):
         """The lecturer takes the question off the phones, its answers forgotten; the new ClassState."""
         code, got = self._question(code, secret, 'close')
-        return self.state(code) if got == 'none' else self._class_state(code, got)
+        return self.state(code) if got == 'none' else self._moved(code, self._class_state(code, got))
 
     def answer(self, code, student, question_id, answers):
         """A student's answers to the open question (`{node: '-0.5'}`, as typed, or numbers), kept as floats and
@@ -587,9 +609,13 @@ class Backend:
     transaction, answering with a status ('ok', 'unknown', 'closed', 'full', ...) or what it read."""
 
     PREFIX = 'backprop:'
+    CHANNEL = 'backprop:changed'  # each move's room code is published here, in the move's own transaction
 
     def __init__(self, store):
         self.store = store
+
+    def subscribe(self, changed):
+        """Have `changed(code)` called for moves made by other processes: none share an in-process store."""
 
     def _keys(self, code):
         room = f'{self.PREFIX}room:{code}'
@@ -701,6 +727,7 @@ class Backend:
             if changed:
                 got.update(changed, version=str(int(got['version']) + 1))
                 tx.hset(room, mapping=got)
+                tx.publish(self.CHANNEL, code)
             self._refresh(tx, code, held, expires, keep)
             return list(got.values())
 
@@ -792,6 +819,7 @@ class Backend:
 
         def rule(tx):
             if tx.read(('exists', room))[0]:
+                tx.publish(self.CHANNEL, code)
                 tx.hset(room, mapping={'ended': reason})
                 tx.expire(room, keep)
                 tx.delete(*own.values())
@@ -818,9 +846,36 @@ class RedisBackend(Backend):
             url, decode_responses=True, socket_timeout=5, socket_connect_timeout=5)  # fmt: skip
         super().__init__(RedisStore(self.redis))
         self.down = redis.RedisError
+        self.subscriber, self.subscribing = None, threading.Lock()
+        self.subscriber_lost = False  # the subscription was ever lost (Redis out of reach)
         for name in ('create', 'secret', 'state', 'join', 'leave', 'count', 'hear', 'write', 'question', 'read', 'put',
                      'record', 'end'):  # fmt: skip
             setattr(self, name, self._guarded(getattr(self, name)))
+
+    def subscribe(self, changed):
+        """One subscription a process, on a thread of its own, however many listen: each message's code to
+        `changed`, and None each time it subscribes again after Redis was out of reach."""
+        with self.subscribing:
+            if self.subscriber is None:
+                self.subscriber = threading.Thread(target=self._subscribed, args=(changed,), daemon=True,
+                                                   name='backprop-rooms-pubsub')  # fmt: skip
+                self.subscriber.start()
+
+    def _subscribed(self, changed):
+        missed = False  # the subscription was lost since it was last made
+        while True:
+            try:
+                with self.redis.pubsub(ignore_subscribe_messages=True) as pubsub:
+                    pubsub.subscribe(self.CHANNEL)
+                    if missed:
+                        changed(None)  # what was published meanwhile is lost: every room is read again
+                    while True:
+                        message = pubsub.get_message(timeout=1.0)
+                        if message is not None and message['type'] == 'message':
+                            changed(message['data'])
+            except self.down:
+                missed = self.subscriber_lost = True
+                time.sleep(RESUBSCRIBE_S)
 
     def _guarded(self, call):
         """`call`, with a Redis that cannot be reached (or answers with an error) as StoreDown, which the page and the

@@ -20,7 +20,7 @@ import threading
 import time
 
 READS = {'hget', 'hmget', 'hgetall', 'hexists', 'hlen', 'exists', 'zscore', 'zcount'}
-WRITES = {'hset', 'hincrby', 'zadd', 'zrem', 'zremrangebyscore', 'delete', 'expire'}
+WRITES = {'hset', 'hincrby', 'zadd', 'zrem', 'zremrangebyscore', 'delete', 'expire', 'publish'}
 SWEEP_S = 60.0  # the in-process store forgets its expired keys at most this often (in the clock's seconds)
 TRIES = 100  # a rule run this many times in Redis, another replica's write beating it each time: Busy
 BACKOFF_S = 0.05  # the longest wait before a rule beaten by another replica's write runs again
@@ -142,6 +142,10 @@ class _MemoryTx:
         self.writing = True
         if self._get(key) is not None:
             self.store.expiry[key] = self.now + seconds
+
+    def publish(self, channel, message):
+        """Nobody else hears this store: the rooms tell their own listeners (rooms.Rooms.listen)."""
+        self.writing = True
 
 
 class RedisStore:

@@ -17,7 +17,7 @@ from engine.frames import frames
 from server import live as live_module
 from server import rooms as rooms_module
 from server.live import SECRET_HEADER, Live, api_path, base_path
-from server.rooms import MemoryBackend, Rooms, StoreDown
+from server.rooms import MemoryBackend, RedisBackend, Rooms, StoreDown
 from state import MAX_CHAIN
 
 SCENARIO = {'expr': 'reuse', 'v.a': '3'}
@@ -491,3 +491,90 @@ def test_a_student_following_a_lecturer_who_steps_often_stays_in_the_room(monkey
 
     present, status, said = asyncio.run(lesson())
     assert (present, status) == (1, 200), said  # was (0, 403): seen only at a keepalive (found by bench_class)
+
+
+# --- a change wakes the watchers: the poll is only a backstop ------------------------------------------------------
+
+
+def no_poll(monkeypatch):
+    """The watchers' backstop read an hour apart: an event that comes within a stream's guard was woken, not polled."""
+    monkeypatch.setattr(live_module, 'POLL_S', 3600.0)
+
+
+def test_on_one_server_ask_and_reveal_on_the_lecturers_page_reach_the_phones_at_once(monkeypatch):
+    no_poll(monkeypatch)
+    live, _ = client()
+    app = Starlette(routes=live.routes())
+    lecturer = live.rooms.create(SCENARIO)
+
+    async def follow():
+        stream = Stream(app, f'/api/class/{lecturer.code}/events?student={ANA}')
+        await stream.until(lambda body: 'id: 1' in body)
+        # the lecturer's page asks and reveals from its script's thread, not the server's event loop
+        await asyncio.to_thread(live.rooms.ask, lecturer.code, lecturer.secret, 5, ASKED)
+        await stream.until(lambda body: 'id: 2' in body and '"revealed": false' in body)
+        await asyncio.to_thread(live.rooms.reveal, lecturer.code, lecturer.secret)
+        await stream.until(lambda body: 'id: 3' in body and '"right": 6.0' in body)
+        await asyncio.to_thread(live.rooms.close, lecturer.code, lecturer.secret)
+        await stream.until(lambda body: 'event: ended' in body)
+        await stream.close()
+
+    asyncio.run(follow())
+
+
+def fake_replicas(server):
+    """Two replicas' Live over one fakeredis server, each with its own client, as two processes on one Redis."""
+    import fakeredis
+
+    return [Live(Rooms(RedisBackend(fakeredis.FakeRedis(server=server, decode_responses=True)))) for _ in range(2)]
+
+
+def test_a_step_taken_on_another_replica_reaches_this_ones_phones_by_pub_sub(monkeypatch):
+    import fakeredis
+
+    no_poll(monkeypatch)
+    here, there = fake_replicas(fakeredis.FakeServer())
+    app = Starlette(routes=here.routes())
+    lecturer = there.rooms.create(SCENARIO)
+
+    async def follow():
+        stream = Stream(app, f'/api/class/{lecturer.code}/events?student={ANA}')
+        await stream.until(lambda body: 'id: 1' in body)
+        for version, frame in enumerate([3, 4, 9], start=2):
+            await asyncio.to_thread(there.rooms.step, lecturer.code, lecturer.secret, SCENARIO, frame)
+            await stream.until(lambda body, version=version: f'id: {version}\n' in body)
+        assert '"frame": 9' in stream.body
+        await stream.close()
+
+    asyncio.run(follow())
+
+
+def test_a_subscription_lost_with_redis_reads_every_room_again_once_it_is_back(monkeypatch):
+    import fakeredis
+
+    no_poll(monkeypatch)
+    monkeypatch.setattr(rooms_module, 'RESUBSCRIBE_S', 0.05)
+    server = fakeredis.FakeServer()
+    here, there = fake_replicas(server)
+    app = Starlette(routes=here.routes())
+    lecturer = there.rooms.create(SCENARIO)
+    heard = []
+    here.rooms.listen(heard.append)
+
+    async def follow():
+        stream = Stream(app, f'/api/class/{lecturer.code}/events')
+        await stream.until(lambda body: 'id: 1' in body)
+        await asyncio.sleep(0.3)  # the watcher has read the room, and waits for a message
+        there.rooms.backend.CHANNEL = 'backprop:elsewhere'  # the next step's message is lost to this replica
+        await asyncio.to_thread(there.rooms.step, lecturer.code, lecturer.secret, SCENARIO, 7)
+        await asyncio.sleep(0.5)
+        assert 'id: 2' not in stream.body  # not heard, and not polled
+        server.connected = False  # Redis out of reach: the subscription drops, and is made again once it is back
+        while not here.rooms.backend.subscriber_lost:
+            await asyncio.sleep(0.05)
+        server.connected = True
+        await stream.until(lambda body: 'id: 2' in body)  # every room read again
+        await stream.close()
+
+    asyncio.run(follow())
+    assert None in heard
