@@ -21,7 +21,7 @@ from engine import answers as room_answers
 from engine import diagnosis
 from engine.forms import FORMS
 from server.live import ROOMS, api_path
-from server.rooms import RoomError, StoreDown, normal_code
+from server.rooms import RoomError, RoomNotFound, StoreDown, normal_code
 from server.streamlit_private import network_url
 from view.explanation import chain_rule_lines, owner
 from view.modes import MODE
@@ -148,6 +148,11 @@ PANEL_STYLE = (
 )
 
 
+def lost_words(code):
+    return (f'The class {code} is no longer on the server: its rooms were lost (a restart of a store that keeps '
+            'none). Start a class for a new code; the students’ phones say so.')  # fmt: skip
+
+
 def class_places(present):
     """Where the player and the projector's class panel go: side by side while this page leads a class in the
     presentation view (the panel's answers never push the graph down out of the window), else one place for both."""
@@ -179,10 +184,10 @@ def _panel(scene):
     except StoreDown as error:  # nothing has ended: the next second may reach it
         st.warning(md(error), icon=':material/cloud_off:')
         return
-    except RoomError as error:
-        st.warning(md(error), icon=':material/group_off:')
+    except RoomError as error:  # ended, or lost with the store: the page leads no class, and can start another
         del session[LECTURER]
-        return
+        session['class_error'] = lost_words(code) if isinstance(error, RoomNotFound) else str(error)
+        st.rerun(scope='app')  # the row of controls too: Start a class in place of End the class
     st.html(PANEL_STYLE)
     _join_block(code, students, qr=question is None)
     if scene.right is not None:  # code mode (or the `=` engine): the bodies the room sent

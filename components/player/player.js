@@ -627,6 +627,7 @@ var studentId = (bytes) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-
 function followingWords(following) {
   return following ? ["● Following", " the class", "● Following the class"] : ["↺ Rejoin", "On my own · back to the class", "On my own · back to the class"];
 }
+var lostWords = (code) => `The class ${code} is no longer on the server: ask your lecturer for its new code. This page goes on on its own.`;
 var live = {
   // a live class: the room this run names (none, the lead's, a follower's)
   joinRoom(room) {
@@ -635,6 +636,7 @@ var live = {
       this.events?.close();
       this.events = null;
       this.classState = null;
+      this.followed = false;
       this.posted = null;
       this.following = true;
       this.setQuestion(null);
@@ -681,6 +683,7 @@ var live = {
     const url = `${room.api}/events?student=${encodeURIComponent(id)}`;
     this.events = new EventSource(url);
     this.events.onmessage = (e) => {
+      this.followed = true;
       if (this.classNotice) this.noticeBox.hidden = true;
       this.classNotice = false;
       this.classState = JSON.parse(e.data);
@@ -703,6 +706,7 @@ var live = {
           this.tellClass(j.error);
           again();
         });
+        else if (r.status === 404 && this.followed) this.leaveClass(lostWords(room.code));
         else r.json().then((j) => this.leaveClass(j.error));
       }).catch(() => {
         this.tellClass("The class cannot be reached just now: trying again…");
@@ -1209,6 +1213,7 @@ var Player = class {
     this.student = null;
     this.askBox = $(".ask");
     this.classNotice = false;
+    this.followed = false;
     this.leadOffered = false;
     this.posted = null;
     this.followButton = $(".follow");

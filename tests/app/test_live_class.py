@@ -6,7 +6,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from components.live import ENDED, JOINED, LECTURER
+from components.live import ENDED, JOINED, LECTURER, lost_words
 from engine import exercise
 from server.live import ROOMS
 from server.rooms import RoomError
@@ -133,6 +133,19 @@ def test_the_answers_to_take_home_are_offered_once_a_question_is_asked_and_after
     assert downloads(at) == [f'answers_csv:{code}', f'counts_csv:{code}']  # the ended class's, beside Start a class
     (record,) = [at.session_state[ENDED][1]]
     assert [(q['id'], len(q['answers'])) for q in record] == [(1, 1)]
+
+
+def test_a_class_lost_with_its_store_leaves_the_lecturers_page_able_to_start_another():
+    at, (code, secret) = lead({'expr': 'reuse'})
+    room = f'backprop:room:{code}'
+    ROOMS.backend.store.run(lambda tx: tx.delete(room), (room,))  # as a Redis restarted with no files forgets it
+    at.run()
+    assert not at.exception and LECTURER not in at.session_state
+    assert [w.value.replace('\\', '') for w in at.warning] == [lost_words(code)]  # as read: md()'s escapes dropped
+    assert at.button(key='start_class') and not [b for b in at.button if b.key == 'end_class']
+    at.button(key='start_class').click().run()  # a new class, with a new code
+    new_code, _ = at.session_state[LECTURER]
+    assert new_code != code and ROOMS.students(new_code) == 0
 
 
 def test_ask_the_room_is_off_where_no_backward_step_is_left_to_ask():

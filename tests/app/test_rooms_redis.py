@@ -1,6 +1,11 @@
 """The rooms' tests (tests/unit/test_rooms.py) again, every one, on a real Redis: Debian's redis-server on a free local
-port, with no persistence, in a temporary folder, started once for this module and stopped after it; each test gets
-an empty database and, at each `make_rooms()`, its own client, as each replica has."""
+port, run as deploy/ runs it (deploy/redis.conf), in a temporary folder, started once for this module and stopped
+after it; each test gets an empty database and, at each `make_rooms()`, its own client, as each replica has. And a
+room outlives Redis restarted mid-question, as deploy/ persists it."""
+
+import contextlib
+import signal
+import time
 
 import pytest
 import redis
@@ -60,3 +65,45 @@ def test_a_redis_that_cannot_be_reached_is_a_sentence_not_a_traceback():
     for ask in (lambda: rooms.state('ABCDE'), lambda: rooms.create(SCENARIO), lambda: rooms.students('ABCDE')):
         with pytest.raises(StoreDown, match='The class cannot be reached just now: try again in a moment.'):
             ask()
+
+
+# the candidates are the test's own numbers (the room keeps what it is given): right 6, forgot 3
+ASKED = [{'node': 'a', 'label': 'a.grad', 'candidates': [['right', 6.0], ['forgot', 3.0]]}]
+
+
+@pytest.mark.parametrize('stop', [signal.SIGKILL, signal.SIGTERM], ids=['killed', 'stopped'])
+def test_a_room_its_question_and_its_answers_outlive_redis_restarted_mid_question(clock, stop):
+    with redis_of_its_own() as url:
+        rooms, other = Rooms(RedisBackend(url), clock=clock), Rooms(RedisBackend(url), clock=clock)
+        heard = []
+        rooms.listen(heard.append)  # this replica's subscription to the rooms' changes
+        room = rooms.create(SCENARIO)
+        ana, bo = rooms.join(room.code), other.join(room.code)
+        rooms.step(room.code, room.secret, SCENARIO, 4)
+        rooms.ask(room.code, room.secret, 6, ASKED)
+        rooms.answer(room.code, ana, 1, {'a': '6'})
+        other.answer(room.code, bo, 1, {'a': '3'})
+        before = rooms.state(room.code), rooms.answers(room.code, room.secret), rooms.record(room.code, room.secret)
+        url.server.restart(stop)  # mid-question: a crash (nothing said to anyone), or a stop and start
+        assert other.state(room.code) == before[0]  # the class's frame and question, on another replica too
+        assert rooms.answers(room.code, room.secret) == before[1] and rooms.record(room.code, room.secret) == before[2]
+        assert rooms.students(room.code) == 2
+        other.answer(room.code, bo, 1, {'a': '6'})  # bo changes their answer: counted once, the latest
+        rooms.reveal(room.code, room.secret)
+        assert rooms.answers(room.code, room.secret)[1] == {ana: {'a': 6.0}, bo: {'a': 6.0}}
+        assert [a['group'] for a in other.verdict(room.code, bo)['asked']] == ['right']
+        for _ in range(200):  # the subscription is made again, and says changes may have been missed
+            if None in heard:
+                break
+            time.sleep(0.05)
+        assert None in heard
+
+
+@contextlib.contextmanager
+def redis_of_its_own():
+    """A redis-server for one test, which it may restart."""
+    try:
+        with serve_redis() as url:
+            yield url
+    except ServerError as e:
+        pytest.fail(str(e), pytrace=False)

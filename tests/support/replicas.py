@@ -11,6 +11,7 @@ bench/bench_class.py:
 import contextlib
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -116,46 +117,72 @@ def serve_replicas(n=2, env=None, timeout=60.0, maxconn=1000):
         yield served, balancer, url
 
 
-class Redis(str):
-    """A redis-server's URL (`redis://127.0.0.1:PORT/0`), knowing its process id (`pid`)."""
+REDIS_CONF = ROOT / 'deploy' / 'redis.conf'  # Redis as deploy/ runs it: the rooms written to an append-only file
 
-    def __new__(cls, url, pid):
+
+class Redis(str):
+    """A redis-server's URL (`redis://127.0.0.1:PORT/0`), knowing its process (`pid`), and able to `restart()`."""
+
+    def __new__(cls, url, server):
         made = super().__new__(cls, url)
-        made.pid = pid
+        made.server = server
         return made
+
+    @property
+    def pid(self):
+        return self.server.process.pid
+
+
+class RedisServer:
+    """Debian's redis-server on `port` of 127.0.0.1, run with deploy/redis.conf in `folder`."""
+
+    def __init__(self, port, folder, timeout):
+        self.port, self.folder, self.timeout, self.process = port, folder, timeout, None
+
+    def start(self):
+        import redis  # requirements.txt has the client; only a Redis's users import it
+
+        command = [REDIS_SERVER, str(REDIS_CONF), '--port', str(self.port), '--bind', '127.0.0.1', '--dir', self.folder]
+        self.process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        client, deadline = redis.Redis(port=self.port), time.monotonic() + self.timeout
+        while True:
+            try:
+                client.ping()
+                break
+            except redis.BusyLoadingError:  # reading its append-only file back
+                time.sleep(0.05)
+            except redis.ConnectionError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.process.kill()
+                    said = self.process.stdout.read().decode()
+                    raise ServerError(f'redis-server did not start on port {self.port}: {said}') from None
+                time.sleep(0.05)
+        client.close()
+
+    def stop(self, signal_=signal.SIGTERM):
+        if self.process is not None and self.process.poll() is None:
+            self.process.send_signal(signal_)
+            self.process.wait(timeout=10)
+
+    def restart(self, signal_=signal.SIGKILL):
+        """Stop it by `signal_` (a crash, by default) and start it again on the same port, from its files."""
+        self.stop(signal_)
+        self.start()
 
 
 @contextlib.contextmanager
 def serve_redis(timeout=10.0):
-    """Yield the URL (a Redis) of Debian's redis-server on a free port of 127.0.0.1, with no persistence, in a
-    temporary folder; stopped on exit. ServerError if it is missing or does not answer within `timeout` s."""
-    import redis  # requirements.txt has the client; only a Redis's users import it
-
+    """Yield the URL (a Redis) of Debian's redis-server on a free port of 127.0.0.1, run as deploy/ runs it
+    (deploy/redis.conf) in a temporary folder; stopped on exit. ServerError if it is missing or does not answer
+    within `timeout` s. `url.server.restart()` kills it and starts it again from its files."""
     if not Path(REDIS_SERVER).exists():
         raise ServerError(
             'redis-server is missing: install it with `apt-get install -y redis-server` (tests/run.sh does)'
         )
-    port = free_port()
     with tempfile.TemporaryDirectory(prefix='redis-') as folder:
-        command = [REDIS_SERVER, '--port', str(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no',
-                   '--dir', folder]  # fmt: skip
-        server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        url = f'redis://127.0.0.1:{port}/0'
+        server = RedisServer(free_port(), folder, timeout)
         try:
-            client, deadline = redis.Redis.from_url(url), time.monotonic() + timeout
-            while True:
-                try:
-                    client.ping()
-                    break
-                except redis.ConnectionError:
-                    if server.poll() is not None or time.monotonic() > deadline:
-                        server.kill()
-                        said = server.stdout.read().decode()
-                        raise ServerError(f'redis-server did not start on port {port}: {said}') from None
-                    time.sleep(0.05)
-            client.close()
-            yield Redis(url, server.pid)
+            server.start()
+            yield Redis(f'redis://127.0.0.1:{server.port}/0', server)
         finally:
-            if server.poll() is None:
-                server.terminate()
-                server.wait(timeout=10)
+            server.stop()

@@ -39,6 +39,10 @@ export function followingWords(following) {
     : ['↺ Rejoin', 'On my own · back to the class', 'On my own · back to the class'];
 }
 
+// what a student's page says of a class it followed that the server can no longer find (its store restarted and kept
+// no rooms): not a mistyped code
+export const lostWords = (code) => `The class ${code} is no longer on the server: ask your lecturer for its new code. This page goes on on its own.`;
+
 export const live = {
   // a live class: the room this run names (none, the lead's, a follower's)
   joinRoom(room) {
@@ -47,6 +51,7 @@ export const live = {
       this.events?.close();
       this.events = null;
       this.classState = null;
+      this.followed = false;
       this.posted = null;
       this.following = true;
       this.setQuestion(null);
@@ -88,6 +93,7 @@ export const live = {
     const url = `${room.api}/events?student=${encodeURIComponent(id)}`;
     this.events = new EventSource(url);
     this.events.onmessage = (e) => {
+      this.followed = true;
       if (this.classNotice) this.noticeBox.hidden = true;
       this.classNotice = false;
       this.classState = JSON.parse(e.data);
@@ -104,6 +110,7 @@ export const live = {
       fetch(url).then((r) => {
         if (r.ok) { r.body?.cancel(); again(); } // it answers again: follow again
         else if (r.status === 503) r.json().then((j) => { this.tellClass(j.error); again(); }); // the store is away
+        else if (r.status === 404 && this.followed) this.leaveClass(lostWords(room.code)); // it was here: lost with the store
         else r.json().then((j) => this.leaveClass(j.error));
       }).catch(() => { this.tellClass('The class cannot be reached just now: trying again…'); again(); });
     };

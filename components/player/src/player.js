@@ -111,6 +111,7 @@ export class Player {
     this.student = null; // a follower's id in the room, kept by this browser (a reload or a second tab is one student)
     this.askBox = $('.ask'); // a follower's answer boxes, then how they fared
     this.classNotice = false; // the notice says the class cannot be reached just now (its next event clears it)
+    this.followed = false; // the room's events have reached this page: a room it then cannot find was lost
     this.leadOffered = false; // a reloaded lecturer's page has handed its tab's class back once (keepLead)
     this.posted = null; // the lead's last frame posted (scenario and frame, as JSON)
     this.followButton = $('.follow');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { classLink, followingWords, isStudentId, live, sameScenario, scenarioOf, studentId } from '../src/live.js';
+import { classLink, followingWords, isStudentId, live, lostWords, sameScenario, scenarioOf, studentId } from '../src/live.js';
 
 const PRIVATE = ['step', 'class', 'present', 'embed'];
 
@@ -71,4 +71,54 @@ test('a follower who steps on their own stops following until they rejoin, then 
   assert.deepEqual(did, []);
   player.setFollowing(true);
   assert.deepEqual(did, [['go', 6], ['keepInSight']]);
+});
+
+// a follower's page with a stand-in EventSource, and a server that answers each fetch with `answers` in turn
+function followerOf(answers) {
+  const said = [];
+  const sources = [];
+  class FakeEventSource {
+    static CLOSED = 2;
+    constructor(url) { this.url = url; this.readyState = 1; this.listeners = {}; sources.push(this); }
+    addEventListener(name, f) { this.listeners[name] = f; }
+    close() { this.readyState = FakeEventSource.CLOSED; }
+  }
+  Object.assign(globalThis, {
+    window: { localStorage: { getItem: () => 'kept-id-0001', setItem: () => {} } },
+    EventSource: FakeEventSource,
+    fetch: async () => answers.shift(),
+  });
+  const player = {
+    ...live, classRoom: null, classState: null, following: true, followed: false, events: null, component: null,
+    noticeBox: {}, followButton: {}, setQuestion: () => {}, showFollowing: () => {}, keepLead: () => {}, postStep: () => {},
+    toClass: () => {}, tellClass: (m) => said.push(['tell', m]), leaveClass: (m) => said.push(['leave', m]),
+  };
+  return [player, sources, said];
+}
+
+const ROOM = { code: 'K7QXM', follow: true, api: '/api/class/K7QXM', own: [], private: [] };
+const notFound = { ok: false, status: 404, json: async () => ({ error: 'No class has the code K7QXM: check it against the projector.' }) };
+const settle = () => new Promise((done) => setTimeout(done, 0));
+
+test('a page that followed a class the server then cannot find says it was lost, not that its code is wrong', async (t) => {
+  t.after(() => { delete globalThis.window; delete globalThis.EventSource; delete globalThis.fetch; });
+  const [player, sources, said] = followerOf([notFound]);
+  player.joinRoom(ROOM);
+  sources[0].onmessage({ data: JSON.stringify({ version: 3, scenario: {}, frame: 2, question: null }) });
+  sources[0].readyState = 2; // the stream ended, and no answer is a stream now (Redis restarted with no rooms)
+  sources[0].onerror();
+  await settle();
+  assert.deepEqual(said, [['leave', lostWords('K7QXM')]]);
+  assert.match(lostWords('K7QXM'), /^The class K7QXM is no longer on the server: ask your lecturer for its new code/);
+});
+
+test('a page that never had an event of the class says what the server says of its code', async (t) => {
+  t.after(() => { delete globalThis.window; delete globalThis.EventSource; delete globalThis.fetch; });
+  const [player, sources, said] = followerOf([notFound]);
+  player.joinRoom(ROOM);
+  sources[0].readyState = 2;
+  sources[0].onerror();
+  await settle();
+  await settle();
+  assert.deepEqual(said, [['leave', 'No class has the code K7QXM: check it against the projector.']]);
 });
