@@ -62,6 +62,10 @@ def event(state):
     return f'id: {state.version}\ndata: {data}\n\n'
 
 
+def away_event(message):
+    return f'event: away\ndata: {json.dumps({"message": message})}\n\n'
+
+
 def ended_event(message):
     return f'event: ended\ndata: {json.dumps({"message": message})}\n\n'
 
@@ -128,20 +132,26 @@ class Watcher:
     def __init__(self, live, code):
         self.live, self.code = live, code
         self.state, self.ended, self.followers = None, None, 0
+        self.away = None  # while the store cannot be reached: what the followers are told
         self.changed = asyncio.Event()
         self.woken = asyncio.Event()  # the rooms said the room changed: read it now
         self.loop = asyncio.get_running_loop()
         self.task = self.loop.create_task(self.watch())
 
-    def tell(self, state=None, ended=None):
-        if state is not None and self.state is not None and state.version <= self.state.version:
-            return
-        if state is not None:
+    def tell(self, state=None, ended=None, away=None):
+        """A state read (kept if newer), the room ended, or whether the store can be reached (`away`: the sentence
+        while it cannot, '' once it can again); each followers hear of once."""
+        went, back = bool(away) and self.away is None, away == '' and self.away is not None
+        if away is not None:
+            self.away = away or None
+        newer = state is not None and (self.state is None or state.version > self.state.version)
+        if newer:
             self.state = state
         if ended is not None:
             self.ended = ended
-        self.changed.set()
-        self.changed = asyncio.Event()
+        if newer or ended is not None or went or back:
+            self.changed.set()
+            self.changed = asyncio.Event()
 
     def wake(self):
         """From any thread: the room changed."""
@@ -154,9 +164,9 @@ class Watcher:
         while self.ended is None:
             self.woken.clear()
             try:
-                self.tell(state=await asyncio.to_thread(self.live.rooms.state, self.code))
-            except StoreDown:
-                pass  # Redis is away: the room has not ended; the next read may reach it
+                self.tell(state=await asyncio.to_thread(self.live.rooms.state, self.code), away='')
+            except StoreDown as error:  # Redis is away: the room has not ended; the next read may reach it
+                self.tell(away=str(error))
             except RoomError as error:
                 self.tell(ended=str(error))
             try:
@@ -219,7 +229,7 @@ class Live:
 
         async def stream():
             nonlocal seen
-            sent = 0
+            sent, said_away = 0, False
             try:
                 while True:
                     # the student is seen every KEEPALIVE_S while the stream is open, however often the class steps
@@ -229,6 +239,12 @@ class Live:
                             seen = self.rooms.clock()
                         except RoomError:
                             pass  # the room ended (the watcher tells), or filled while the student was unseen
+                    if watcher.away is not None and not said_away:  # the phone says the class is out of reach
+                        said_away = True
+                        yield away_event(watcher.away)
+                        continue
+                    if watcher.away is None and said_away:  # back: the class's state again, even if unchanged
+                        said_away, sent = False, 0
                     state = watcher.state
                     if state is not None and state.version != sent:
                         sent = state.version

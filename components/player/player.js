@@ -628,6 +628,13 @@ function followingWords(following) {
   return following ? ["● Following", " the class", "● Following the class"] : ["↺ Rejoin", "On my own · back to the class", "On my own · back to the class"];
 }
 var lostWords = (code) => `The class ${code} is no longer on the server: ask your lecturer for its new code. This page goes on on its own.`;
+var STEP_SLOW_MS = 2e3;
+var STEP_WAIT_MS = 8e3;
+var BACK_MS = 4e3;
+var STEP_SLOW_WORDS = "This step has not reached the class yet: sending it again until it does…";
+var STEP_LANDED_WORDS = "✓ The class has your step now.";
+var BACK_WORDS = "✓ Back with the class, at its frame.";
+var retryDelay = (tries) => Math.min(4e3, 500 * 2 ** tries);
 var live = {
   // a live class: the room this run names (none, the lead's, a follower's)
   joinRoom(room) {
@@ -684,13 +691,14 @@ var live = {
     this.events = new EventSource(url);
     this.events.onmessage = (e) => {
       this.followed = true;
-      if (this.classNotice) this.noticeBox.hidden = true;
+      if (this.classNotice) this.tellBack(BACK_WORDS);
       this.classNotice = false;
       this.classState = JSON.parse(e.data);
       this.setQuestion(this.classState.question || null);
       if (this.following) this.toClass();
     };
     this.events.addEventListener("ended", (e) => this.leaveClass(JSON.parse(e.data).message));
+    this.events.addEventListener("away", (e) => this.tellClass(JSON.parse(e.data).message));
     this.events.onerror = () => {
       if (this.events?.readyState !== EventSource.CLOSED) return;
       const again = () => setTimeout(() => {
@@ -719,6 +727,14 @@ var live = {
     this.classNotice = true;
     this.noticeBox.textContent = message;
     this.noticeBox.hidden = false;
+  },
+  // a word that things are well again, gone after BACK_MS unless another word took its place
+  tellBack(message) {
+    this.noticeBox.textContent = message;
+    this.noticeBox.hidden = false;
+    setTimeout(() => {
+      if (!this.classNotice && this.noticeBox.textContent === message) this.noticeBox.hidden = true;
+    }, BACK_MS);
   },
   leaveClass(message) {
     this.events?.close();
@@ -752,21 +768,44 @@ var live = {
   scenario() {
     return scenarioOf(window.location.search, this.classRoom.private);
   },
-  // the lead: each frame shown, posted to the class with the lecturer's secret (in a header, never in a link)
+  // the lead: each frame shown, posted to the class with the lecturer's secret (in a header, never in a link); a
+  // post that fails for want of the store (or the network) is sent again until it lands, unless a newer step
+  // replaced it, and the lecturer is told after STEP_SLOW_MS that the class has not got it yet, then that it has
   postStep() {
     if (!this.classRoom?.lead || this.cur < 0 || !this.body) return;
     const step = JSON.stringify({ scenario: this.scenario(), frame: this.cur });
     if (step === this.posted) return;
     this.posted = step;
-    fetch(`${this.classRoom.api}/step`, {
+    this.sendStep(step, 0);
+  },
+  sendStep(step, tries) {
+    if (step !== this.posted || !this.classRoom?.lead) return;
+    const { api, secret } = this.classRoom;
+    const slow = setTimeout(() => {
+      if (step === this.posted) this.tellClass(STEP_SLOW_WORDS);
+    }, STEP_SLOW_MS);
+    const again = () => {
+      clearTimeout(slow);
+      setTimeout(() => this.sendStep(step, tries + 1), retryDelay(tries));
+    };
+    fetch(`${api}/step`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-Class-Secret": this.classRoom.secret },
-      body: step
+      headers: { "Content-Type": "application/json", "X-Class-Secret": secret },
+      body: step,
+      signal: AbortSignal.timeout(STEP_WAIT_MS)
     }).then((r) => {
-      if (!r.ok) this.posted = null;
-    }).catch(() => {
-      this.posted = null;
-    });
+      if (r.ok) {
+        clearTimeout(slow);
+        if (this.classNotice && step === this.posted) {
+          this.classNotice = false;
+          this.tellBack(STEP_LANDED_WORDS);
+        }
+      } else if (r.status >= 500) again();
+      else {
+        clearTimeout(slow);
+        if (step === this.posted) this.posted = null;
+      }
+    }).catch(again);
   },
   // a follower: to the class's frame, in place; to the class's link where its scenario is another (a rerun then)
   toClass() {

@@ -453,8 +453,13 @@ def test_a_store_that_cannot_be_reached_is_a_503_with_a_sentence_and_ends_no_str
         stream = Stream(app, f'/api/class/{lecturer.code}/events')
         await stream.until(lambda body: 'id: 1' in body)
         backend.away = True
+        await stream.until(lambda body: 'event: away' in body)  # the phone is told, once however many reads fail
         await asyncio.sleep(0.1)  # ten reads of a store that is away
+        assert stream.body.count('event: away') == 1
+        assert 'The class cannot be reached just now' in stream.body.split('event: away', 1)[1]
         backend.away = False
+        # back: the class's state again, unchanged, so that the phone says it is back and lands on its frame
+        await stream.until(lambda body: body.split('event: away', 1)[1].count('id: 1\n') == 1)
         live.rooms.step(lecturer.code, lecturer.secret, SCENARIO, 3)
         await stream.until(lambda body: 'id: 2' in body)  # the watcher read the store again once it was back
         assert 'event: ended' not in stream.body

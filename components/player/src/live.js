@@ -43,6 +43,17 @@ export function followingWords(following) {
 // no rooms): not a mistyped code
 export const lostWords = (code) => `The class ${code} is no longer on the server: ask your lecturer for its new code. This page goes on on its own.`;
 
+// what the lecturer's page and a phone say while the class cannot be reached, and once it can again
+export const STEP_SLOW_MS = 2000; // a step not landed by then: the lecturer is told (the issue's bound is 5 s)
+export const STEP_WAIT_MS = 8000; // a post that has not answered by then is given up, and sent again
+export const BACK_MS = 4000; // how long "back" stays said
+export const STEP_SLOW_WORDS = 'This step has not reached the class yet: sending it again until it does…';
+export const STEP_LANDED_WORDS = '✓ The class has your step now.';
+export const BACK_WORDS = '✓ Back with the class, at its frame.';
+
+// the wait before a failed post is sent again: 0.5 s, then twice as long each time, 4 s at most
+export const retryDelay = (tries) => Math.min(4000, 500 * 2 ** tries);
+
 export const live = {
   // a live class: the room this run names (none, the lead's, a follower's)
   joinRoom(room) {
@@ -94,13 +105,14 @@ export const live = {
     this.events = new EventSource(url);
     this.events.onmessage = (e) => {
       this.followed = true;
-      if (this.classNotice) this.noticeBox.hidden = true;
+      if (this.classNotice) this.tellBack(BACK_WORDS); // it was out of reach, and the class's frame is here again
       this.classNotice = false;
       this.classState = JSON.parse(e.data);
       this.setQuestion(this.classState.question || null);
       if (this.following) this.toClass();
     };
     this.events.addEventListener('ended', (e) => this.leaveClass(JSON.parse(e.data).message));
+    this.events.addEventListener('away', (e) => this.tellClass(JSON.parse(e.data).message)); // the store, stalled
     // an answer that is not a stream (a full room, an unknown code): its words, and no more tries
     this.events.onerror = () => {
       if (this.events?.readyState !== EventSource.CLOSED) return; // reconnecting by itself, to any replica
@@ -121,6 +133,13 @@ export const live = {
     this.classNotice = true;
     this.noticeBox.textContent = message;
     this.noticeBox.hidden = false;
+  },
+
+  // a word that things are well again, gone after BACK_MS unless another word took its place
+  tellBack(message) {
+    this.noticeBox.textContent = message;
+    this.noticeBox.hidden = false;
+    setTimeout(() => { if (!this.classNotice && this.noticeBox.textContent === message) this.noticeBox.hidden = true; }, BACK_MS);
   },
 
   leaveClass(message) {
@@ -158,15 +177,32 @@ export const live = {
     return scenarioOf(window.location.search, this.classRoom.private);
   },
 
-  // the lead: each frame shown, posted to the class with the lecturer's secret (in a header, never in a link)
+  // the lead: each frame shown, posted to the class with the lecturer's secret (in a header, never in a link); a
+  // post that fails for want of the store (or the network) is sent again until it lands, unless a newer step
+  // replaced it, and the lecturer is told after STEP_SLOW_MS that the class has not got it yet, then that it has
   postStep() {
     if (!this.classRoom?.lead || this.cur < 0 || !this.body) return;
     const step = JSON.stringify({ scenario: this.scenario(), frame: this.cur });
     if (step === this.posted) return;
     this.posted = step;
-    fetch(`${this.classRoom.api}/step`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Class-Secret': this.classRoom.secret }, body: step,
-    }).then((r) => { if (!r.ok) this.posted = null; }).catch(() => { this.posted = null; });
+    this.sendStep(step, 0);
+  },
+
+  sendStep(step, tries) {
+    if (step !== this.posted || !this.classRoom?.lead) return; // a newer step is on its way
+    const { api, secret } = this.classRoom;
+    const slow = setTimeout(() => { if (step === this.posted) this.tellClass(STEP_SLOW_WORDS); }, STEP_SLOW_MS);
+    const again = () => { clearTimeout(slow); setTimeout(() => this.sendStep(step, tries + 1), retryDelay(tries)); };
+    fetch(`${api}/step`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Class-Secret': secret }, body: step,
+      signal: AbortSignal.timeout(STEP_WAIT_MS),
+    }).then((r) => {
+      if (r.ok) {
+        clearTimeout(slow);
+        if (this.classNotice && step === this.posted) { this.classNotice = false; this.tellBack(STEP_LANDED_WORDS); }
+      } else if (r.status >= 500) again(); // the store is out of reach: it lands once it is back
+      else { clearTimeout(slow); if (step === this.posted) this.posted = null; } // refused: the class has ended
+    }).catch(again);
   },
 
   // a follower: to the class's frame, in place; to the class's link where its scenario is another (a rerun then)

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { classLink, followingWords, isStudentId, live, lostWords, sameScenario, scenarioOf, studentId } from '../src/live.js';
+import {
+  BACK_WORDS, STEP_LANDED_WORDS, STEP_SLOW_MS, STEP_SLOW_WORDS, classLink, followingWords, isStudentId, live, lostWords, retryDelay, sameScenario,
+  scenarioOf, studentId,
+} from '../src/live.js';
 
 const PRIVATE = ['step', 'class', 'present', 'embed'];
 
@@ -98,7 +101,8 @@ function followerOf(answers) {
 
 const ROOM = { code: 'K7QXM', follow: true, api: '/api/class/K7QXM', own: [], private: [] };
 const notFound = { ok: false, status: 404, json: async () => ({ error: 'No class has the code K7QXM: check it against the projector.' }) };
-const settle = () => new Promise((done) => setTimeout(done, 0));
+const realSetTimeout = globalThis.setTimeout; // the tests below put a clock of their own in its place
+const settle = () => new Promise((done) => realSetTimeout(done, 0));
 
 test('a page that followed a class the server then cannot find says it was lost, not that its code is wrong', async (t) => {
   t.after(() => { delete globalThis.window; delete globalThis.EventSource; delete globalThis.fetch; });
@@ -121,4 +125,94 @@ test('a page that never had an event of the class says what the server says of i
   await settle();
   await settle();
   assert.deepEqual(said, [['leave', 'No class has the code K7QXM: check it against the projector.']]);
+});
+
+// a clock the test moves: setTimeout and clearTimeout on it, and `advance(ms)` runs what falls due, in order
+function fakeClock() {
+  let now = 0;
+  const timers = new Map();
+  let next = 1;
+  const clock = {
+    setTimeout: (f, ms = 0) => { timers.set(next, { f, at: now + ms }); return next++; },
+    clearTimeout: (id) => timers.delete(id),
+    async advance(ms) {
+      const until = now + ms;
+      for (;;) {
+        await settle();
+        const due = [...timers].filter(([, t]) => t.at <= until).sort((a, b) => a[1].at - b[1].at)[0];
+        if (!due) break;
+        timers.delete(due[0]);
+        now = due[1].at;
+        due[1].f();
+      }
+      now = until;
+      await settle();
+    },
+  };
+  return clock;
+}
+
+test('a lecturer\'s step the store cannot take is sent again until it lands, and the lecturer is told both', async (t) => {
+  const saved = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout, fetch: globalThis.fetch };
+  t.after(() => Object.assign(globalThis, saved));
+  const clock = fakeClock();
+  let stalled;
+  const answers = [new Promise((done) => { stalled = done; }), { ok: false, status: 503 }, { ok: true, status: 200 }];
+  const posts = [];
+  Object.assign(globalThis, {
+    setTimeout: clock.setTimeout, clearTimeout: clock.clearTimeout,
+    fetch: (url, init) => { posts.push([url, init.body, init.headers['X-Class-Secret']]); return Promise.resolve(answers.shift()); },
+  });
+  const said = [];
+  const player = {
+    ...live, classRoom: { lead: true, api: '/api/class/K7QXM', secret: 's3cret' }, posted: '{"frame":5}',
+    classNotice: false, tellClass(m) { this.classNotice = true; said.push(['tell', m]); }, tellBack: (m) => said.push(['back', m]),
+  };
+  player.sendStep('{"frame":5}', 0); // Redis stalls: the post hangs
+  await clock.advance(STEP_SLOW_MS - 1);
+  assert.deepEqual(said, []);
+  await clock.advance(1);
+  assert.deepEqual(said, [['tell', STEP_SLOW_WORDS]]); // told within the issue's 5 s
+  stalled({ ok: false, status: 503 }); // the replica gave up on the store
+  await settle();
+  await clock.advance(retryDelay(0)); // sent again: refused again
+  await clock.advance(retryDelay(1)); // and again: it lands
+  assert.equal(posts.length, 3);
+  assert.ok(posts.every(([url, body, secret]) => url === '/api/class/K7QXM/step' && body === '{"frame":5}' && secret === 's3cret'));
+  assert.deepEqual(said, [['tell', STEP_SLOW_WORDS], ['back', STEP_LANDED_WORDS]]);
+  await clock.advance(60_000);
+  assert.equal(posts.length, 3); // nothing more once it landed
+});
+
+test('a step replaced by a newer one while it was being sent again is given up for the newer', async (t) => {
+  const saved = { setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout, fetch: globalThis.fetch };
+  t.after(() => Object.assign(globalThis, saved));
+  const clock = fakeClock();
+  const posts = [];
+  Object.assign(globalThis, {
+    setTimeout: clock.setTimeout, clearTimeout: clock.clearTimeout,
+    fetch: (url, init) => { posts.push(init.body); return Promise.resolve({ ok: false, status: 503 }); },
+  });
+  const player = { ...live, classRoom: { lead: true, api: '/a', secret: 's' }, posted: '{"frame":5}', classNotice: false,
+    tellClass() { this.classNotice = true; }, tellBack() {} };
+  player.sendStep('{"frame":5}', 0);
+  await clock.advance(100);
+  player.posted = '{"frame":6}'; // the lecturer stepped on
+  await clock.advance(10_000);
+  assert.deepEqual(posts, ['{"frame":5}']); // frame 5 was not sent again: frame 6 is the one to land
+});
+
+test('a phone says when the class is out of reach, and that it is back when the class\'s frame comes again', async (t) => {
+  t.after(() => { delete globalThis.window; delete globalThis.EventSource; delete globalThis.fetch; });
+  const [player, sources, said] = followerOf([]);
+  player.tellClass = function (m) { this.classNotice = true; said.push(['tell', m]); };
+  player.tellBack = (m) => said.push(['back', m]);
+  player.joinRoom(ROOM);
+  const state = { data: JSON.stringify({ version: 3, scenario: {}, frame: 2, question: null }) };
+  sources[0].onmessage(state);
+  assert.deepEqual(said, []);
+  sources[0].listeners.away({ data: JSON.stringify({ message: 'The class cannot be reached just now: try again in a moment.' }) });
+  sources[0].onmessage(state); // the same state again: the server says the class is back
+  assert.deepEqual(said, [['tell', 'The class cannot be reached just now: try again in a moment.'], ['back', BACK_WORDS]]);
+  assert.equal(player.classNotice, false);
 });
