@@ -62,6 +62,10 @@ def joined(session):
         if session.get(JOINED) != code:
             ROOMS.state(code)  # live: else the RoomError says why
             session[JOINED] = code
+    except StoreDown:  # nothing has ended: the player follows, and joins the class's frame once it answers
+        st.info(f'The class **{code}** cannot be reached just now: this page joins it as soon as it can.',
+                icon=':material/cloud_off:')  # fmt: skip
+        return {'code': code, 'follow': True, 'api': api_path(code)}
     except RoomError as error:
         st.warning(f'{md(error)} This page is the ordinary one, on its own.', icon=':material/group_off:')
         session.room = ''

@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from components.live import ENDED, JOINED, LECTURER, lost_words
 from engine import exercise
 from server.live import ROOMS
-from server.rooms import RoomError
+from server.rooms import RoomError, StoreDown
 
 APP = str(Path(__file__).parents[2] / 'app.py')
 
@@ -65,6 +65,28 @@ def test_a_bad_or_ended_class_code_says_so_and_the_page_goes_on():
     at = page({'class': lecturer.code})
     assert not at.exception
     assert any('has ended' in w.value for w in at.warning)
+
+
+def test_a_join_link_opened_while_the_store_cannot_be_reached_follows_the_class_once_it_can(monkeypatch):
+    lecturer = ROOMS.create({'expr': 'chain', 'n': '3'}, frame=2)
+    state = ROOMS.state
+
+    def away(code):
+        raise StoreDown('The class cannot be reached just now: try again in a moment.')
+
+    monkeypatch.setattr(ROOMS, 'state', away)
+    at = page({'class': lecturer.code})
+    assert not at.exception and not at.warning  # not "the ordinary page, on its own"
+    assert [i.value.replace('\\', '') for i in at.info] == [
+        f'The class **{lecturer.code}** cannot be reached just now: this page joins it as soon as it can.'
+    ]
+    (player,) = [e for e in at.main if getattr(e, 'key', None) == 'graph']
+    room = json.loads(player.proto.bytes.split(b'\n', 1)[0])['room']
+    assert room['code'] == lecturer.code and room['follow']  # the player follows, and lands once the class answers
+    monkeypatch.setattr(ROOMS, 'state', state)
+    at.run()
+    assert at.session_state[JOINED] == lecturer.code and not at.info
+    ROOMS.close(lecturer.code, lecturer.secret)
 
 
 def test_a_class_code_from_a_link_is_printed_never_rendered():
