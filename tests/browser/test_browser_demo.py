@@ -40,6 +40,18 @@ def wait_for_player(page, k=None):
         expect(words).to_have_attribute('data-frame', re.compile(r'\d+'))
     else:
         expect(words).to_have_attribute('data-frame', str(k))
+    wait_for_controls(page)
+
+
+# the sidebar's controls drawn (the page draws them once the player has painted its graph: components.player's
+# painted), or no sidebar at all (the presentation view)
+CONTROLS_DRAWN = """() => !document.querySelector('[data-testid="stSidebar"]')
+  || !!document.querySelector('[data-testid="stSidebar"] [data-testid="stRadio"]')"""
+
+
+def wait_for_controls(page):
+    """Wait for the run that draws the sidebar's controls after the first graph, as a user waits to see them."""
+    page.wait_for_function(CONTROLS_DRAWN, timeout=20_000)
 
 
 def show_shape(page, shape):
