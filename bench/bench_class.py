@@ -91,7 +91,7 @@ EMPTY_APP = 'bench/empty_app.py'  # an st.App whose script writes one line
 WATCH_EMPTY_PAGE = """(() => {
   const look = () => {
     const line = document.querySelector('[data-testid=stMarkdownContainer]');
-    if (line && line.getBoundingClientRect().width > 0 && line.textContent.includes('follower'))
+    if (line && line.getBoundingClientRect().width > 0 && line.textContent.includes('An empty page'))
       requestAnimationFrame(() => { window.firstGraphAt = performance.timeOrigin + performance.now(); });
     else requestAnimationFrame(look);
   };
