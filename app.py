@@ -10,7 +10,7 @@ from components.markdown import md, printable
 from components.modes import PARTS, Pass, mode_control, mode_in_force
 from components.nonfinite import show_nonfinite
 from components.picker import choose_expression, chosen_expression, show_formula_error, show_heading
-from components.player import go_to, painted, show_player
+from components.player import go_to, link_toast, painted, say_kept_toasts, show_player
 from components.present import hide_control, presentation_controls
 from engine import first_nonfinite
 from engine.frames import frames
@@ -33,14 +33,16 @@ if opened is not None:
     go_to(opened.frame, opening=opened.first)
     if opened.ignored:
         unread = md(', '.join(key[:40] for key in opened.ignored[:8]))
-        st.toast(f'Parts of this link could not be read and were reset: {unread}', icon=':material/link:')
+        link_toast(f'Parts of this link could not be read and were reset: {unread}', icon=':material/link:')
     if opened.clamped:
         names = ', '.join(md(name[:24]) for name in opened.clamped[:8])
-        st.toast(f'{names}: kept within ±1,000,000, at the nearer bound.', icon=':material/straighten:')
+        link_toast(f'{names}: kept within ±1,000,000, at the nearer bound.', icon=':material/straighten:')
 state.keep_widget_values(s)
 asked = MODE[s.mode]  # the mode asked for: the sidebar's parts are its own, whether or not it applies to the graph
 
 expression, formula_error = chosen_expression()
+if painted() or expression is None:  # this run draws the controls (or none come): what the link's first run said
+    say_kept_toasts()
 if s.present or not (painted() or expression is None):  # no controls: the presentation view's, or the graph first
     if not s.present:  # the sidebar's place is kept, so the graph does not move when its controls come
         st.sidebar.header(TITLE)

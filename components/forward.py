@@ -4,6 +4,7 @@ graph the chain rule as a sum over paths (and, in the presentation view, what ge
 import streamlit as st
 
 from components.markdown import md
+from components.player import link_toast
 from view.forward import costs_html, paths_text
 
 
@@ -18,8 +19,8 @@ def chosen_input(box, trace, names, from_link, compact=False):
     first = next(iter(inputs))
     if s.get('wrt') not in inputs:
         if s.get('wrt') and from_link:
-            st.toast(f'wrt\\={md(s.wrt[:24])}: this graph has no input of that name, so forward mode follows its '
-                     f'first, {md(first)}.', icon=':material/link:')  # fmt: skip
+            link_toast(f'wrt\\={md(s.wrt[:24])}: this graph has no input of that name, so forward mode follows its '
+                       f'first, {md(first)}.', icon=':material/link:')  # fmt: skip
         s.wrt = first
     if box is not None:
         said = 'Forward mode carries one input’s tangent forward: ∂value/∂input at every value.'

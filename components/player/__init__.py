@@ -58,6 +58,26 @@ def _painted():
     st.session_state[PAINTED] = True
 
 
+TOASTS = 'player_toasts'  # session state: what a run before the first paint has to say of its link, said after it
+
+
+def link_toast(text, icon):
+    """st.toast for what a link's run says of the link. Before the first graph is painted it is kept, and said by
+    say_kept_toasts in a run after: the run that draws the controls follows the first at once, and a toast of the
+    run before may be cleared before the browser ever shows it."""
+    if painted():
+        st.toast(text, icon=icon)
+    else:
+        st.session_state.setdefault(TOASTS, []).append((text, icon))
+
+
+def say_kept_toasts():
+    """The toasts link_toast kept, once: in the run that draws the controls (after the paint, or at once where no
+    graph comes)."""
+    for text, icon in st.session_state.pop(TOASTS, []):
+        st.toast(text, icon=icon)
+
+
 def send_to(frame):
     """Send the player to `frame` at once, even if it shows one already."""
     go_to(frame, opening=False)

@@ -195,6 +195,19 @@ def test_the_sidebar_controls_come_once_the_first_graph_is_painted_and_the_graph
     assert json.loads(again_head)['session'] is None  # said once a session
 
 
+def test_what_a_links_first_run_says_is_said_in_the_run_that_draws_the_controls():
+    # the run after the paint follows at once, and could clear a toast of the first before the browser shows it
+    at = unpainted({'expr': 'reuse', 'mode': 'forward', 'wrt': 'zzz', 'v.a': '1e9'})
+    assert not at.toast
+    said = [text for text, _ in at.session_state[components.player.TOASTS]]
+    assert len(said) == 2 and said[0].startswith('a: kept within') and said[1].startswith('wrt')
+    at.session_state[components.player.PAINTED] = True  # the player's 'painted' trigger
+    at.run()
+    assert [t.value.replace('\\', '')[:16] for t in at.toast] == ['a: kept within ±', 'wrt=zzz: this gr']
+    at.run()
+    assert not at.toast  # said once
+
+
 def test_where_no_graph_comes_the_sidebar_controls_come_at_once(monkeypatch):
     at = unpainted({'expr': 'custom', 'formula': 'x * (y +'})  # a formula that cannot be read: to type another
     assert at.error and 'formula' in controls(at)

@@ -15,6 +15,7 @@ which sum to 4.
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 from test_browser_code import RERUN, TOASTS, expect_toast
 from test_browser_demo import VIEW, show_shape, wait_for_player
@@ -108,8 +109,15 @@ def choose(page, name):
     if page.screen == 'phone':
         page.locator('[data-testid="stExpandSidebarButton"]').tap()
         expect(sidebar).to_have_attribute('data-collapsed', 'false')
-    page.get_by_role('combobox', name='Derivative by').click()
-    page.get_by_role('option', name=name, exact=True).click()
+    option = page.get_by_role('option', name=name, exact=True)
+    for _ in range(3):  # a run that lands as the list opens (the controls' own, after the graph) may close it
+        page.get_by_role('combobox', name='Derivative by').click()
+        try:
+            option.wait_for(timeout=5_000)
+            break
+        except PlaywrightTimeoutError:
+            page.keyboard.press('Escape')
+    option.click()
     page.wait_for_function(
         'name => new URLSearchParams(location.search).get("wrt") === name', arg=name, timeout=RERUN
     )  # fmt: skip
