@@ -41,9 +41,10 @@ state.keep_widget_values(s)
 asked = MODE[s.mode]  # the mode asked for: the sidebar's parts are its own, whether or not it applies to the graph
 
 expression, formula_error = chosen_expression()
-if painted() or expression is None:  # this run draws the controls (or none come): what the link's first run said
+controls_now = painted() or expression is None  # after the first graph, or where none comes
+if controls_now:  # what the link's first run said
     say_kept_toasts()
-if s.present or not (painted() or expression is None):  # no controls: the presentation view's, or the graph first
+if s.present or not controls_now:  # no controls: the presentation view's, or the graph first
     if not s.present:  # the sidebar's place is kept, so the graph does not move when its controls come
         st.sidebar.header(TITLE)
     values = input_values(s.expr, expression, boxes=False) if expression else {}

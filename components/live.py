@@ -212,24 +212,19 @@ def _panel(scene):
 def answer_files(code, record, ended=False):
     """The class's answers to take home, made when clicked from `record()` (rooms.Rooms.record's): a row an answer,
     and a row a grad asked with the counts (view/room_answers.py), as CSV files; no student named."""
-    said = 'A row per answer: the question, its frame, the grad asked, the answer, its mistake, the right value and ' \
-           'when; the students are numbered, never named.'  # fmt: skip
     whose = f'class {code}’s' if ended else 'the class’s'
-    answers, counts = st.columns(2) if not ended else (st.container(), st.container())
-    answers.download_button(f'Download {whose} answers (CSV)' if ended else 'Download the answers (CSV)',
-                            data=lambda: csv_bytes(answers_table(record())), file_name=f'class-{code}-answers.csv',
-                            mime='text/csv', on_click='ignore', icon=':material/download:', key=f'answers_csv:{code}',
-                            help=said)  # fmt: skip
-    counts.download_button(
-        'The counts per question (CSV)',
-        data=lambda: csv_bytes(counts_table(record())),
-        file_name=f'class-{code}-counts.csv',
-        mime='text/csv',
-        on_click='ignore',
-        icon=':material/download:',
-        key=f'counts_csv:{code}',
-        help='A row per grad asked: how many answered, and how many answers fell in each group.',
-    )
+    files = [
+        (answers_table, 'answers', f'Download {whose} answers (CSV)' if ended else 'Download the answers (CSV)',
+         'A row per answer: the question, its frame, the grad asked, the answer, its mistake, the right value and '
+         'when; the students are numbered, never named.'),
+        (counts_table, 'counts', 'The counts per question (CSV)',
+         'A row per grad asked: how many answered, and how many answers fell in each group.'),
+    ]  # fmt: skip
+    places = st.columns(2) if not ended else (st.container(), st.container())
+    for place, (table, name, label, said) in zip(places, files):
+        place.download_button(label, data=lambda table=table: csv_bytes(table(record())),
+                              file_name=f'class-{code}-{name}.csv', mime='text/csv', on_click='ignore',
+                              icon=':material/download:', key=f'{name}_csv:{code}', help=said)  # fmt: skip
 
 
 def _join_block(code, students, qr):
