@@ -60,7 +60,7 @@ from playwright.async_api import async_playwright
 from bench import CLASS_FIRST_GRAPH_GOAL_S, CLASS_P95_GOAL_MS, CLASS_SPREAD_GOAL_S, WARM_LOADS, readme_tables
 from bench.bench_page import WATCH_FIRST_GRAPH, cpu_s
 from server.live import KEEPALIVE_S
-from server.rooms import ENV
+from server.rooms import ENV, JOINS_ENV, JOINS_PER_WINDOW, MAX_STUDENTS, SIZE_ENV
 from tests.support.follow import Follower, post_answer, post_step
 from tests.support.replicas import LIVE_BACKEND, serve_redis, serve_replicas
 from tests.support.serve import CHROMIUM, CHROMIUM_ARGS, serve_app
@@ -426,7 +426,7 @@ async def run_case(browser, key, url, servers, args, balancer=None, others=None)
     code, secret, scenario, frame = await open_class(browser, url)
     await asyncio.sleep(2.0)
     rss_before = sum(rss_kb(pid) for pid in servers)
-    followers = [Follower('127.0.0.1', port, code, student=f'bench-student-{i:04d}', name=f'student {i}')
+    followers = [Follower('127.0.0.1', port, code, join=True, name=f'student {i}')
                  for i in range(args.students)]  # fmt: skip
     began = time.perf_counter()
     tasks = [asyncio.create_task(follower.run()) for follower in followers]
@@ -518,13 +518,19 @@ async def bench(args):
             with serve_app(timeout=120, script=EMPTY_APP) as url:
                 out['empty_page'] = await loads(browser, f'{url}/', WATCH_EMPTY_PAGE, args.warm_loads)
             print(f'empty page: {out["empty_page"]["cold_s"]} s cold, {out["empty_page"]["warm_s"]} s warm', flush=True)
+            # every follower joins from this machine's one address, as a hall behind one NAT: its joins a minute
+            # raised; and a room that holds them all, as a lecture hall's server is set (docs/teaching.md)
+            hall = {JOINS_ENV: str(max(JOINS_PER_WINDOW, 2 * args.students)),
+                    SIZE_ENV: str(max(MAX_STUDENTS, args.students))}  # fmt: skip
             if 'one' in args.cases:
-                with serve_app(timeout=120) as url:
+                with serve_app(timeout=120, env=hall) as url:
                     out['cases'].append(await run_case(browser, 'one', url, [url.pid], args))
             if 'two' in args.cases:
                 with (
                     serve_redis() as redis_url,
-                    serve_replicas(2, env={ENV: redis_url}, timeout=120) as (served, balancer, url),
+                    serve_replicas(
+                        2, env={ENV: redis_url, **hall}, timeout=120, maxconn=max(1000, 2 * args.students + 200)
+                    ) as (served, balancer, url),
                 ):
                     servers = [replica.pid for replica in served.values()]
                     others = {'redis': redis_url.pid, 'haproxy': balancer.pid}

@@ -16,13 +16,12 @@ import state
 from components.code import WAITS
 from components.markdown import md
 from components.player import send_to
-from components.share import link_url, links_to_share, qr_code, qr_png
+from components.share import link_url, qr_code, qr_png, students_links
 from engine import answers as room_answers
 from engine import diagnosis
 from engine.forms import FORMS
 from server.live import ROOMS, api_path
 from server.rooms import RoomError, RoomNotFound, StoreDown, normal_code
-from server.streamlit_private import network_url
 from view.explanation import chain_rule_lines, owner
 from view.modes import MODE
 from view.numbers import number
@@ -183,7 +182,7 @@ def _panel(scene):
     code, secret = session[LECTURER]
     try:
         ROOMS.touch(code, secret)  # the projector is open: a closed one ends the room (rooms.GONE_S)
-        students, held = ROOMS.students(code), ROOMS.state(code)
+        students, held, taking = ROOMS.students(code), ROOMS.state(code), ROOMS.taking(code)
         question, given = ROOMS.answers(code, secret)
     except StoreDown as error:  # nothing has ended: the next second may reach it
         st.warning(md(error), icon=':material/cloud_off:')
@@ -194,6 +193,7 @@ def _panel(scene):
         st.rerun(scope='app')  # the row of controls too: Start a class in place of End the class
     st.html(PANEL_STYLE)
     _join_block(code, students, qr=question is None)
+    _taking_toggle(code, secret, taking)
     if scene.right is not None:  # code mode (or the `=` engine): the bodies the room sent
         if MODE[scene.mode].code:
             _bodies_sent(code, secret)
@@ -231,7 +231,7 @@ def _join_block(code, students, qr):
     """The room's code, large to read aloud, how many students follow, and the students' join link as text and with
     a QR code; while a question is open (not `qr`), the code, the count and the link alone, so that the answers stay
     in view."""
-    links, warning = links_to_share(link_url(st.context.url or '', {'class': code}), network_url())
+    links, warning = students_links(link_url(st.context.url or '', {'class': code}))
     shown = next((link for link in links if link.scan), links[0])
     noun = 'student follows' if students == 1 else 'students follow'
     count = f'<span data-testid="class-students">{students} {noun}</span>'
@@ -245,6 +245,23 @@ def _join_block(code, students, qr):
         st.warning(warning, icon=':material/wifi_off:')
     if _qr_picture(shown.url) is not None:
         st.image(_qr_picture(shown.url), width=240)
+
+
+def _taking_toggle(code, secret, taking):
+    """*Take new students*, as the room holds it (read at each panel run: another tab may have changed it); off, no
+    new phone can join, and those in the room come back after a reload or a lost network."""
+    key = f'taking:{code}'
+    st.session_state[key] = taking
+
+    def flip():
+        try:
+            ROOMS.shut(code, secret, not st.session_state[key])
+        except RoomError as error:  # the store is away, or the class ended: the next run shows the room as it is
+            st.toast(md(error), icon=':material/error:')
+
+    said = ('Off: no new phone can join. Those in the class stay, and come back after a reload or a lost network. '
+            'Turn it off once your class is in, so that no one fills the room with made-up students.')  # fmt: skip
+    st.toggle('Take new students', key=key, on_change=flip, help=said)
 
 
 @functools.lru_cache(maxsize=16)

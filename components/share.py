@@ -2,10 +2,13 @@
 a projector, and the exports of that frame and of the whole pass for slides.
 
 A page opened on the lecturer's own machine (http://localhost:8501) has a link no student's phone can open; the
-panel then gives the link at the address other machines reach the server at, as `streamlit run` prints it."""
+panel then gives the link at the address other machines reach the server at, as `streamlit run` prints it, at the
+port of the proxy it came through if it came through one (a load balancer in front of replicas); and wherever it is
+opened, at $BACKPROP_PUBLIC_URL where that is set (the address students reach, where the server cannot know it)."""
 
 import io
 import ipaddress
+import os
 from dataclasses import dataclass
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
@@ -26,6 +29,7 @@ NO_NETWORK = (
     "room's network, run the page with the command below, or host it (docs/hosting.md)."
 )
 RUN_ON_THE_NETWORK = './run.sh --server.address 0.0.0.0'  # the command NO_NETWORK means, with a copy button
+PUBLIC_ENV = 'BACKPROP_PUBLIC_URL'  # the address students reach the page at (`https://backprop.example.edu`)
 
 
 @dataclass(frozen=True)
@@ -58,23 +62,45 @@ def on_this_machine(host):
     return address.is_loopback or address.is_unspecified
 
 
-def links_to_share(link, network):
+def links_to_share(link, network, public=None, proxied=False):
     """The links the panel shows for `link` (the frame's, at the page's own address), and a warning or None.
 
     `network` is the address other machines reach this server at (network_url), or None. A page opened on this
     machine gets the link at that address for students, with its QR code, and its own link for this machine;
-    only the scheme, host and port change. Without one (None, or itself on this machine) the page's own link
-    stays, marked as for this machine only, with the warning. A page opened at any other host (hosted, behind a
-    proxy, or at the network's address itself) is what its visitors reached: its link is the one."""
+    only the scheme, host and port change, and where the page came through a proxy (`proxied`: a load balancer on
+    this machine in front of the replicas), the port and scheme stay the proxy's, which students reach, never the
+    replica's own. Without one (None, or itself on this machine) the page's own link stays, marked as for this
+    machine only, with the warning. A page opened at any other host (hosted, behind a proxy, or at the network's
+    address itself) is what its visitors reached: its link is the one. `public` (an address such as
+    'https://backprop.example.edu', from $BACKPROP_PUBLIC_URL) is where students reach the page, wherever it was
+    opened: its scheme, host and port, with the page's path and query."""
     page = urlsplit(link)
-    if not on_this_machine(page.hostname):
+    here = on_this_machine(page.hostname)
+    public = urlsplit(public or '')
+    if public.scheme in ('http', 'https') and public.hostname:
+        for_students = urlunsplit((public.scheme, public.netloc, page.path, page.query, ''))
+        if here and for_students != link:
+            return [Link(for_students, FOR_OTHERS), Link(link, FOR_HERE, scan=False)], None
+        return [Link(for_students)], None
+    if not here:
         return [Link(link)], None
     there = urlsplit(network or '')
     if not there.hostname or on_this_machine(there.hostname):
         host = f'[{page.hostname}]' if ':' in page.hostname else page.hostname
         return [Link(link, FOR_HERE_ONLY)], NO_NETWORK.format(host=host)
-    for_others = urlunsplit((there.scheme, there.netloc, page.path, page.query, ''))
+    scheme, netloc = there.scheme, there.netloc
+    if proxied:  # the network's host, at the proxy's port: the replica's own port is behind it
+        host = f'[{there.hostname}]' if ':' in there.hostname else there.hostname
+        scheme, netloc = page.scheme, f'{host}:{page.port}' if page.port else host
+    for_others = urlunsplit((scheme, netloc, page.path, page.query, ''))
     return [Link(for_others, FOR_OTHERS), Link(link, FOR_HERE, scan=False)], None
+
+
+def students_links(link):
+    """links_to_share for `link` on this server, as this page reached it: the network's address, $BACKPROP_PUBLIC_URL,
+    and whether the page came through a proxy (its request names the client in X-Forwarded-For)."""
+    proxied = bool(st.context.headers.get('X-Forwarded-For')) if st.context.headers else False
+    return links_to_share(link, network_url(), os.environ.get(PUBLIC_ENV, '').strip() or None, proxied)
 
 
 def qr_code(url):
@@ -112,7 +138,7 @@ def share_dialog(link, frame_text, show_exports):
 def show_links(link):
     """`link` for students and for this machine (links_to_share), each as text to copy, the students' one with its
     QR code; where students cannot reach this server, why, and the command that serves the room."""
-    links, warning = links_to_share(link, network_url())
+    links, warning = students_links(link)
     if warning:
         st.warning(warning, icon=':material/wifi_off:')
         st.code(RUN_ON_THE_NETWORK, language='bash')

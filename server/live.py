@@ -1,16 +1,21 @@
 """A live class's routes, as Starlette handlers for main.py's `st.App` (no Streamlit imported here but Streamlit's
 server.baseUrlPath, read when asked), under that base path (`api_path(code)`: '/course/api/class/K7QXM'):
 
+- POST /api/class/{code}/join: a new student, `{"student": ID}`: the id the server mints and signs for this room
+  (Rooms.join), which the phone keeps and sends back; 429 with Retry-After when the client's address has joined too
+  often this minute (client_address: X-Forwarded-For is believed only from $BACKPROP_TRUSTED_PROXIES), 409 when the
+  room is full or its lecturer has closed it to new students.
 - GET /api/class/{code}/events: server-sent events, the class's state as JSON (`{"version", "scenario", "frame",
   "question"}`, the question as every phone sees it, server/rooms.py's public_question) with `id:` its version; the
   first event at once (a late or reconnected phone lands on the class's frame), one at each change, a keepalive
-  comment every 15 s, and an `ended` event when the room ends. With `?student=ID` (a phone's page, its id kept in the
-  browser) the student joins the room at connect (409 when it is full), is seen again at each keepalive, and leaves
-  when the stream ends: the lecturer's count of students present.
+  comment every 15 s, and an `ended` event when the room ends. With `?student=ID` (a phone's page, its signed id kept
+  in the browser; 403 for one the server did not mint) the student is in the room at connect (409 when it is full),
+  is seen again at each keepalive, and leaves when the stream ends: the lecturer's count of students present.
 - POST /api/class/{code}/step: the lecturer's step, `{"scenario": {...}, "frame": k}`, with the lecturer's secret in
   the X-Class-Secret header (403 without it).
 - POST /api/class/{code}/answer: a student's answer to the question asked, `{"student": ID, "question": id,
   "answers": {node: "as typed"}}`; `{"answers": {node: float}}` as kept, or `{"error": sentence}`.
+- GET /api/class/{code}/answer?student=ID: the student's own answer to the open question (Rooms.mine).
 - GET /api/class/{code}/verdict?student=ID: the student's answers against the revealed question (Rooms.verdict).
 
 Asking, revealing and closing a question, and reading the answers, need the lecturer's secret: the lecturer's page
@@ -20,12 +25,16 @@ One process-wide `Rooms` (ROOMS, server/rooms.py's open_rooms()). Per room, one 
 reads the room's state and fans it out to every follower in this process. The rooms wake it at each change
 (Rooms.listen): one made in this process at once (a step posted here, or *Ask* and *Reveal* on the lecturer's page),
 one made on another replica by Redis's pub/sub. It also reads the store every POLL_S, a backstop for a change whose
-message was lost (Redis out of reach) and for a room that ends by the clock (an idle hour, a closed projector).
+message was lost (Redis out of reach) and for a room that ends by the clock (an idle hour, a closed projector); and
+when the lecturer's page has not been heard from for QUIET_S, it tells the phones that the class stands still (an
+`away` event, as when the store cannot be reached), then that it is back.
 """
 
 import asyncio
+import ipaddress
 import json
 import logging
+import os
 
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -41,6 +50,7 @@ from server.rooms import (
     RoomError,
     RoomNotFound,
     StoreDown,
+    TooManyJoins,
     normal_code,
     open_rooms,
 )
@@ -50,7 +60,13 @@ KEEPALIVE_S = 15.0  # a comment line this often keeps a proxy's idle timeout (HA
 MAX_POST_BYTES = 4096  # an answer (at most 8 grads, each a number as typed) is far less
 MAX_STEP_BYTES = 16384  # a step: the class's state, at most rooms.MAX_STATE_BYTES, in its JSON
 POLL_S = 2.0  # a watcher reads the store this often besides when it is woken: the backstop
+# a lecturer's page unheard for this long (its panel is heard every second; a replica's death and the reconnection to
+# another take about 6 s): the phones are told that the class has stopped moving, and told again once it is back
+QUIET_S = 15.0
+QUIET_WORDS = ('The lecturer’s page is not answering: the class stands still until it is back. You can step on '
+               'your own meanwhile.')  # fmt: skip
 SECRET_HEADER = 'X-Class-Secret'
+PROXIES_ENV = 'BACKPROP_TRUSTED_PROXIES'
 CLIENT_LEFT = 499  # a request whose client went away before its body came (nginx's status for it)
 ROOMS = open_rooms()  # the server's rooms: the page (app.py's script threads) and these routes share them
 
@@ -82,11 +98,45 @@ def status_of(error):
         return 400
     if isinstance(error, StoreDown):
         return 503
+    if isinstance(error, TooManyJoins):
+        return 429
     return 409  # full, a closed or revealed question, a verdict before the reveal, a flood
 
 
 def refused(error):
-    return JSONResponse({'error': str(error)}, status_code=status_of(error))
+    headers = {'Retry-After': str(error.wait)} if isinstance(error, TooManyJoins) else None
+    return JSONResponse({'error': str(error)}, status_code=status_of(error), headers=headers)
+
+
+def trusted_proxies():
+    """The addresses (or networks: '10.0.0.0/8') whose X-Forwarded-For is believed: $BACKPROP_TRUSTED_PROXIES, comma
+    separated, the load balancer's; none when unset, so that a client cannot name its own address."""
+    networks = []
+    for part in os.environ.get(PROXIES_ENV, '').split(','):
+        try:
+            networks.append(ipaddress.ip_network(part.strip(), strict=False))
+        except ValueError:
+            pass  # blank, or not an address: trusts nobody
+    return networks
+
+
+def client_address(request, proxies=None):
+    """The address a request came from, for the joins' rate: the peer's, or, where the peer is a trusted proxy,
+    the nearest address in X-Forwarded-For that is not one (the proxy appends the address it heard from; what a
+    client wrote before it is believed no further than the first untrusted hop)."""
+    proxies = trusted_proxies() if proxies is None else proxies
+
+    def trusted(text):
+        try:
+            return any(ipaddress.ip_address(text) in network for network in proxies)
+        except ValueError:
+            return False
+
+    address = request.client.host if request.client else 'unknown'
+    hops = [h.strip() for h in ','.join(request.headers.getlist('x-forwarded-for')).split(',') if h.strip()]
+    while trusted(address) and hops:
+        address = hops.pop()
+    return address[:64]
 
 
 def base_path():
@@ -164,7 +214,9 @@ class Watcher:
         while self.ended is None:
             self.woken.clear()
             try:
-                self.tell(state=await asyncio.to_thread(self.live.rooms.state, self.code), away='')
+                state = await asyncio.to_thread(self.live.rooms.state, self.code)
+                quiet = state.heard is not None and self.live.rooms.clock() - state.heard > QUIET_S
+                self.tell(state=state, away=QUIET_WORDS if quiet else '')
             except StoreDown as error:  # Redis is away: the room has not ended; the next read may reach it
                 self.tell(away=str(error))
             except RoomError as error:
@@ -268,6 +320,24 @@ class Live:
         headers = {'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no'}
         return StreamingResponse(stream(), media_type='text/event-stream', headers=headers)
 
+    async def join(self, request: Request):
+        """A new student: their signed id, `{"student": id}`, which their page keeps for the room and sends back."""
+        try:
+            code = normal_code(request.path_params['code'])
+            student = await asyncio.to_thread(self.rooms.join, code, None, client_address(request))
+        except RoomError as error:
+            return refused(error)
+        return JSONResponse({'student': student}, headers={'Cache-Control': 'no-store'})
+
+    async def mine(self, request: Request):
+        """A student's own answer to the open question (Rooms.mine): a reloaded phone shows what it sent."""
+        try:
+            code = normal_code(request.path_params['code'])
+            mine = await asyncio.to_thread(self.rooms.mine, code, request.query_params.get('student'))
+        except RoomError as error:
+            return refused(error)
+        return JSONResponse(mine, headers={'Cache-Control': 'no-store'})
+
     async def step(self, request: Request):
         form = 'The step must be JSON: {"scenario": {...}, "frame": k}.'
         posted, refusal = await read_json(request, MAX_STEP_BYTES, form)
@@ -312,9 +382,11 @@ class Live:
     def routes(self, base=''):
         """The routes, under `base` ('' or '/course': base_path())."""
         return [
+            Route(f'{base}/api/class/{{code}}/join', self.join, methods=['POST']),
             Route(f'{base}/api/class/{{code}}/events', self.events),
             Route(f'{base}/api/class/{{code}}/step', self.step, methods=['POST']),
             Route(f'{base}/api/class/{{code}}/answer', self.answer, methods=['POST']),
+            Route(f'{base}/api/class/{{code}}/answer', self.mine),
             Route(f'{base}/api/class/{{code}}/verdict', self.verdict),
         ]
 

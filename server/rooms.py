@@ -9,7 +9,10 @@ page can show as it is.
 
     rooms = open_rooms()
     lecturer = rooms.create({'expr': 'reuse', 'v.a': '3'}, frame=0)   # Lecturer(code='K7QXM', secret='...')
-    student = rooms.join('k7qxm')                                      # a student id; the code as typed
+    student = rooms.join('k7qxm', address='203.0.113.7')               # a student's id, minted and signed; the code
+                                                                       # as typed; joins counted per address
+    rooms.join(lecturer.code, student)                                 # the same student back (a reload)
+    rooms.shut(lecturer.code, lecturer.secret)                         # no new student joins (RoomShut)
     rooms.seen(lecturer.code, student)                                 # still here (a stream's keepalive)
     rooms.students(lecturer.code)                                      # 1: the students seen in the last 45 s
     rooms.step(lecturer.code, lecturer.secret, {'expr': 'reuse', 'v.a': '3'}, frame=1).version   # 2
@@ -21,7 +24,7 @@ Asking the room (the lecturer's secret asks, reveals and closes; a student answe
     rooms.ask(code, secret, frame=7, asked=[{'node': 'a', 'label': 'a.grad',
                                              'candidates': [['right', 6.0], ['forgot', 3.0]]}])   # question 1
     rooms.answer(code, student, 1, {'a': '6,0'})      # {'a': 6.0}; again to change it, until the reveal
-    rooms.answers(code, secret)                       # (the question with its candidates, {student: {'a': 6.0}})
+    rooms.answers(code, secret)                       # (the question, with candidates, {unsigned(student): {'a': 6.0}})
     rooms.reveal(code, secret)                        # the public question now gives each grad's right value
     rooms.verdict(code, student)                      # {'question': 1, 'asked': [{..., 'group': 'right'}]}
     rooms.close_question(code, secret)
@@ -31,6 +34,7 @@ A student's code, sent to the class: `send_bodies(code, student, {'tanh': 'self.
 lecturer reads them all with `sent_bodies(code, secret)`.
 """
 
+import base64
 import hashlib
 import hmac
 import json
@@ -40,7 +44,7 @@ import re
 import secrets
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from engine import exercise, sandbox
 from engine.answers import GROUPS, classify
@@ -60,7 +64,12 @@ MAX_STATE_BYTES = 8192  # the scenario and frame as JSON
 # learning's update: about 3,000 frames); a phone clamps a frame to its own pass's last
 MAX_FRAME = 10_000
 KEY = re.compile(r'[a-z][a-z0-9_.]{0,31}')  # a link parameter's name: expr, v.a, mode, step, ...
-STUDENT = re.compile(r'[A-Za-z0-9_-]{8,64}')
+# a student's id as the server mints it on join, and signs: 16 random URL-safe characters, a dot, and their HMAC for
+# the room (22), so that a made-up id is refused; the store knows a student by the id alone (never the signed form)
+STUDENT = re.compile(r'([A-Za-z0-9_-]{16})\.([A-Za-z0-9_-]{22})')
+JOIN_WINDOW_S = 60.0  # joins are counted per client address over this window
+JOINS_PER_WINDOW = 100  # joins one address may make in a window, in any rooms: one script cannot fill a room
+JOINS_ENV = 'BACKPROP_JOINS_PER_MINUTE'  # where a hall's phones all reach the server from one address (a NAT)
 ENV = 'BACKPROP_REDIS_URL'
 RESUBSCRIBE_S = 1.0  # a pub/sub subscription lost with Redis is tried again this often
 SIZE_ENV = 'BACKPROP_CLASS_SIZE'  # a server's most students a room, where MAX_STUDENTS is not its size (a lecture hall)
@@ -114,6 +123,19 @@ class RoomFull(RoomError):
     """The room holds its most students already (or its most answers or sends)."""
 
 
+class RoomShut(RoomError):
+    """The lecturer has closed the room to new students: those in it stay, and come back after a reload."""
+
+
+class TooManyJoins(RoomError):
+    """One client address has joined JOINS_PER_WINDOW times this minute: `wait` is how many seconds until it may
+    again."""
+
+    def __init__(self, wait):
+        self.wait = wait
+        super().__init__(f'Many phones have joined from this network just now: joining again in {wait} s.')
+
+
 class TooManyRooms(RoomError):
     """The store holds its most open rooms already."""
 
@@ -165,6 +187,9 @@ class ClassState:
     frame: int
     question: dict | None = None
     asked: int = 0  # how many questions the room has asked (the lecturer's page offers their answers once one has)
+    # when the lecturer's page was last heard from (its panel, every second), as the store held it; None before the
+    # first time, or where the reader did not ask (a move's answer). Not the class's state: no version of its own
+    heard: float | None = field(default=None, compare=False)
 
 
 def normal_code(text):
@@ -173,6 +198,11 @@ def normal_code(text):
     if len(code) != CODE_LENGTH or any(c not in ALPHABET for c in code):
         raise RoomNotFound(f'No class has the code {code!r}: check it against the projector.')
     return code
+
+
+def unsigned(signed):
+    """The id the store knows a student by, in their signed id (what the lecturer's answers are keyed by)."""
+    return signed.partition('.')[0]
 
 
 def new_code():
@@ -329,8 +359,9 @@ class Rooms:
 
     def __init__(self, backend=None, *, clock=time.time, max_rooms=MAX_ROOMS, max_students=MAX_STUDENTS,
                  idle=IDLE_S, ended_keep=ENDED_KEEP_S, present=PRESENT_S, gone=GONE_S,
-                 max_questions=MAX_QUESTIONS):  # fmt: skip
+                 max_questions=MAX_QUESTIONS, joins=JOINS_PER_WINDOW):  # fmt: skip
         self.backend = backend or MemoryBackend()
+        self.joins, self.key = joins, None  # the store's signing key, read once it is needed
         self.max_questions = max_questions
         self.listeners = []  # called with a room's code when its state changes, or None when any may have (listen)
         self.clock, self.max_rooms, self.max_students = clock, max_rooms, max_students
@@ -359,19 +390,31 @@ class Rooms:
             raise NotLecturer(f"Only the lecturer's page can do this in the class {code}.")
         return code
 
-    @staticmethod
-    def _student(student):
-        if not isinstance(student, str) or not STUDENT.fullmatch(student):
-            raise NotInRoom('This page lost its place in the class: open the join link again.')
-        return student
+    def _signature(self, code, student, fresh=False):
+        """The room's signature of a student's id: an HMAC under the store's key (one for every replica, made by the
+        first that needs it; read again when `fresh`, as after a store that lost it)."""
+        if fresh or self.key is None:
+            self.key = self.backend.key(secrets.token_hex(32), self.clock())
+        mac = hmac.new(self.key.encode(), f'{code}.{student}'.encode(), hashlib.sha256).digest()[:16]
+        return base64.urlsafe_b64encode(mac).decode().rstrip('=')
+
+    def _student(self, code, signed):
+        """The student's id in a signed id the server minted for room `code`; NotInRoom for one it did not (made up,
+        for another room, or from before the store lost its key)."""
+        match = STUDENT.fullmatch(signed) if isinstance(signed, str) else None
+        if match and any(hmac.compare_digest(match[2], self._signature(code, match[1], fresh)) for fresh in (0, 1)):
+            return match[1]
+        raise NotInRoom('This page lost its place in the class: open the join link again.')
 
     def _class_state(self, code, got):
-        """A backend's (version, state, question, question id, revealed) as a ClassState; its refusal raised."""
+        """A backend's (version, state, question, question id, revealed[, heard]) as a ClassState, or its refusal."""
         if isinstance(got, str):
             self._live(code, got)
-        version, text, question, qid, revealed = got
+        version, text, question, qid, revealed, *deadline = got
         held, question = json.loads(text), held_question(question, qid, revealed)
-        return ClassState(int(version), held['scenario'], held['frame'], public_question(question), int(qid or 0))
+        heard = float(deadline[0]) - self.gone if deadline and deadline[0] is not None else None  # hear() keeps its end
+        return ClassState(int(version), held['scenario'], held['frame'], public_question(question), int(qid or 0),
+                          heard)  # fmt: skip
 
     def _read(self, code, kind, student=None):
         """The room's question in full, and what its students keep of `kind` ('answers' or 'bodies') as stored text,
@@ -410,23 +453,43 @@ class Rooms:
                 return Lecturer(code, secret)
         raise TooManyRooms('No free class code was found: try again.')  # 50 codes taken in a row: 33.5 M codes
 
-    def join(self, code, student=None):
-        """A student in the room, seen now (again, if `student` is theirs already: joining twice counts once); their
-        id. RoomFull when the room holds its most students seen in the last PRESENT_S seconds."""
-        code = normal_code(code)
-        student = secrets.token_urlsafe(12) if student is None else self._student(student)
-        now = self.clock()
-        self._live(code, self.backend.join(code, student, now, now - self.present, self.max_students, self._keep()))
-        return student
+    def join(self, code, student=None, address=None):
+        """A new student in the room, seen now: their signed id, minted here. With `student` (a signed id minted
+        before), that student back (a reload, a reconnection: joining twice counts once). RoomFull when the room holds
+        its most students seen in the last PRESENT_S seconds; for a new student, RoomShut when the lecturer has closed
+        the room to new ones, and TooManyJoins when `address` (the client's) has joined `joins` times this minute."""
+        code, now, signed = normal_code(code), self.clock(), student
+        new = student is None
+        student = secrets.token_urlsafe(12) if new else self._student(code, student)
+        window = int(now // JOIN_WINDOW_S)
+        gate = (f'{address}:{window}', self.joins, int(JOIN_WINDOW_S) + 1) if new and address else None
+        status = self.backend.join(code, student, now, now - self.present, self.max_students, self._keep(), new, gate)
+        if status == 'shut':
+            raise RoomShut(f'The class {code} takes no new students now: ask your lecturer to open it again.')
+        if status == 'rate':
+            raise TooManyJoins(max(1, math.ceil((window + 1) * JOIN_WINDOW_S - now)))
+        self._live(code, status)
+        return f'{student}.{self._signature(code, student)}' if new else signed
 
     def seen(self, code, student):
         """The student is still here (their stream's keepalive): seen now, back in the room if they had dropped out."""
-        self.join(code, self._student(student))
+        self.join(code, student)
 
     def leave(self, code, student, since=None):
         """The student has gone (their stream ended). With `since`, the time their stream last marked them seen, only
         if nothing has marked them since: a phone that reconnected, to another replica maybe, stays."""
-        self.backend.leave(normal_code(code), str(student), since)
+        code = normal_code(code)
+        self.backend.leave(code, self._student(code, student), since)
+
+    def shut(self, code, secret, shut=True):
+        """The lecturer closes the room to new students (`shut`), or opens it again; those in it stay."""
+        code, now = self._lecturer(code, secret), self.clock()
+        self._live(code, self.backend.shut(code, shut, now))
+
+    def taking(self, code):
+        """Whether the live room takes new students (its lecturer has not shut it)."""
+        code = normal_code(code)
+        return self._live(code, self.backend.taking(code, self.clock())) == 'ok'
 
     def students(self, code):
         """How many students are in the live room: those seen in the last PRESENT_S seconds."""
@@ -512,7 +575,8 @@ class Rooms:
         """A student's answers to the open question (`{node: '-0.5'}`, as typed, or numbers), kept as floats and
         returned; a later answer replaces theirs (one per student), until the reveal. Each refusal a RoomError: not
         in the room, an old question, revealed, not a number or too large, all blank, or a flood."""
-        code, student = normal_code(code), self._student(student)
+        code = normal_code(code)
+        student = self._student(code, student)
         question, _ = self._read(code, 'answers', student)
         if question is None or isinstance(question_id, bool) or question_id != question['id']:
             raise QuestionClosed('That question is closed: answer the one on the projector.')
@@ -531,11 +595,25 @@ class Rooms:
         question, kept = self._read(code, 'answers')
         return question, {student: json.loads(text)['answers'] for student, text in kept.items()} if question else {}
 
+    def mine(self, code, student):
+        """A student's own answer to the open question, as kept (`{'question': id, 'answers': {node: float}}`, the
+        answers None when they have sent none; the question None when none is open): a reloaded phone shows it sent."""
+        code = normal_code(code)
+        student = self._student(code, student)
+        question, kept = self._read(code, 'answers', student)
+        if question is None:
+            return {'question': None, 'answers': None}
+        return {
+            'question': question['id'],
+            'answers': json.loads(kept[student])['answers'] if student in kept else None,
+        }
+
     def verdict(self, code, student):
         """A student's answers against the revealed question: `{'question': id, 'asked': [{'node', 'label', 'answer',
         'group', 'says', 'right'}]}`, `group` 'right', a mistake's ('forgot', ...), 'other' or 'blank', and `says` it in
         the student's words (engine.answers.GROUPS)."""
-        code, student = normal_code(code), self._student(student)
+        code = normal_code(code)
+        student = self._student(code, student)
         question, kept = self._read(code, 'answers', student)
         if question is None:
             raise QuestionClosed('There is no question on the projector now.')
@@ -570,7 +648,8 @@ class Rooms:
     def send_bodies(self, code, student, bodies, verdict):
         """A student sends the class their `_backward` bodies (`{'tanh': 'self.grad += ...'}`) and the grader's
         verdict on them ('right', or mistake kinds joined by commas); a later send replaces theirs."""
-        code, student = normal_code(code), self._student(student)
+        code = normal_code(code)
+        student = self._student(code, student)
         self._put(code, 'bodies', student, '', bodies_json(bodies, verdict))
 
     def sent_bodies(self, code, secret):
@@ -584,7 +663,9 @@ class Rooms:
 # open rooms the sorted set `backprop:rooms` (code by when it ends), and the room's students and what they sent, keys
 # of their own beside the hash: `:present` (a sorted set, student by when last seen), `:answers` and `:bodies` (hashes,
 # student -> JSON), `:answers:changes` and `:bodies:changes` (how many each student sent: the flood cap), and `:history`
-# (question id -> the question with its answers, as it was when another was asked or it was closed). Each rule is
+# (question id -> the question with its answers, as it was when another was asked or it was closed). Beside the
+# rooms: `backprop:key` (the key students' ids are signed with) and `backprop:joins:ADDRESS:MINUTE` (an address's
+# joins that minute, forgotten after it). Each rule is
 # one transaction, and the clock's time comes in as an argument, so a test's clock rules. The store's own expiry only
 # forgets long-ended rooms.
 LIVE = ('expires', 'ended', 'heard')  # what says whether a room is live
@@ -660,26 +741,66 @@ class Backend:
         return got if isinstance(got, str) else got[0]
 
     def state(self, code, now):
-        return self._get(code, now, GOT)
+        return self._get(code, now, (*GOT, 'heard'))
 
-    def join(self, code, student, now, since, max_students, keep):
+    def join(self, code, student, now, since, max_students, keep, new=False, gate=None):
+        """A student seen now; 'shut' for a `new` one when the room takes none, 'rate' when `gate` (the address's
+        window: its key's end, the most joins, the window's length) has had its most."""
         room, _, own = self._keys(code)
         present = own['present']
+        joins = f'{self.PREFIX}joins:{gate[0]}' if gate else None
 
         def rule(tx):
-            held, seen, count = tx.read(('hmget', room, LIVE), ('zscore', present, student),
-                                        ('zcount', present, since, '+inf'))  # fmt: skip
+            held, seen, count, *made = tx.read(('hmget', room, (*LIVE, 'shut')), ('zscore', present, student),
+                                               ('zcount', present, since, '+inf'),
+                                               *([('hget', joins, 'n')] if joins else []))  # fmt: skip
             status = _status(held, now)
             if status != 'ok':
                 return status
+            if new and held[3] == '1':
+                return 'shut'
+            if joins and int(made[0] or 0) >= gate[1]:
+                return 'rate'
             if (seen is None or seen < since) and count >= max_students:
                 return 'full'
             tx.zremrangebyscore(present, '-inf', f'({since!r}')  # the students gone: the set holds the cap at most
             tx.zadd(present, {student: now})
             tx.expire(present, keep)
+            if joins:
+                tx.hincrby(joins, 'n', 1)
+                tx.expire(joins, gate[2])
             return 'ok'
 
-        return self.store.run(rule, (room, present), now)
+        return self.store.run(rule, (room, present, *([joins] if joins else [])), now)
+
+    def key(self, candidate, now):
+        """The store's key for signing students' ids: `candidate` kept if it has none yet."""
+        kept = f'{self.PREFIX}key'
+
+        def rule(tx):
+            (held,) = tx.read(('hget', kept, 'key'))
+            if held is None:
+                tx.hset(kept, mapping={'key': candidate})
+            return held or candidate
+
+        return self.store.run(rule, (kept,), now)
+
+    def shut(self, code, shut, now):
+        room = self._keys(code)[0]
+
+        def rule(tx):
+            (held,) = tx.read(('hmget', room, LIVE))
+            status = _status(held, now)
+            if status == 'ok':
+                tx.hset(room, mapping={'shut': int(shut)})
+            return status
+
+        return self.store.run(rule, (room,), now)
+
+    def taking(self, code, now):
+        """'ok' if the live room takes new students, 'shut' if not; else its status."""
+        held = self._get(code, now, ('shut',))
+        return held if isinstance(held, str) else 'shut' if held[0] == '1' else 'ok'
 
     def leave(self, code, student, since):
         present = self._keys(code)[2]['present']
@@ -848,8 +969,8 @@ class RedisBackend(Backend):
         self.down = redis.RedisError
         self.subscriber, self.subscribing = None, threading.Lock()
         self.subscriber_lost = False  # the subscription was ever lost (Redis out of reach)
-        for name in ('create', 'secret', 'state', 'join', 'leave', 'count', 'hear', 'write', 'question', 'read', 'put',
-                     'record', 'end'):  # fmt: skip
+        for name in ('create', 'secret', 'state', 'join', 'key', 'shut', 'taking', 'leave', 'count', 'hear', 'write',
+                     'question', 'read', 'put', 'record', 'end'):  # fmt: skip
             setattr(self, name, self._guarded(getattr(self, name)))
 
     def subscribe(self, changed):
@@ -892,9 +1013,12 @@ class RedisBackend(Backend):
 
 def open_rooms(url=None, **options):
     """The server's rooms: in Redis at `url` or $BACKPROP_REDIS_URL when either is set, else in this process; a room
-    holds $BACKPROP_CLASS_SIZE students where it is a whole number from 1 to 100,000 (else MAX_STUDENTS)."""
+    holds $BACKPROP_CLASS_SIZE students where it is a whole number from 1 to 100,000 (else MAX_STUDENTS), and one
+    client address joins $BACKPROP_JOINS_PER_MINUTE times a minute where it is one from 1 to 1,000,000 (else
+    JOINS_PER_WINDOW)."""
     url = url or os.environ.get(ENV)
-    size = os.environ.get(SIZE_ENV, '').strip()
-    if size.isdigit() and 1 <= int(size) <= 100_000:
-        options.setdefault('max_students', int(size))
+    for env, option, most in ((SIZE_ENV, 'max_students', 100_000), (JOINS_ENV, 'joins', 1_000_000)):
+        size = os.environ.get(env, '').strip()
+        if size.isdigit() and 1 <= int(size) <= most:
+            options.setdefault(option, int(size))
     return Rooms(RedisBackend(url) if url else MemoryBackend(), **options)

@@ -17,6 +17,7 @@ import state
 from exports import picture
 from server import cache, layout
 from server.layout import QUICK_NOTE, LayoutRefused, has_dot, lay_out, quickened
+from server.rooms import STUDENT
 from server.streamlit_private import session_waiting
 from view.graph import SHAPES, VALUE_ROWS, VALUE_TEXTS, build_dot, row_titles
 from view.names import file_stem
@@ -224,7 +225,7 @@ def graph_player(
             'length': length, 'stem': stem, 'fonts': font_faces(), 'valueTexts': VALUE_TEXTS,
             'session': None if painted() else st.session_state.setdefault(SESSION, secrets.token_hex(8)),
             'room': room and {**room, 'private': [*state.NOT_SCENARIO, *state.NOT_CLASS],
-                              'own': state.OWN_WORK}}  # fmt: skip
+                              'own': state.OWN_WORK, 'student': STUDENT.pattern}}  # fmt: skip
     name, encoded = graph
     sent = st.session_state.setdefault(SENT, [])
     if name in sent:  # the page has it

@@ -367,6 +367,7 @@ function questionCaption(label, question) {
   const names = question.asked.map((item) => item.label).join(", ");
   return `${label} · Question ${question.id}: ${names} after this _backward?`;
 }
+var SENT_WORDS = "Sent ✓ You can change it until the reveal.";
 var answers = {
   // an open question the class is asked, not yet revealed: its frame hides what it asks, and no one steps past it
   asking() {
@@ -399,6 +400,22 @@ var answers = {
       this.sendAnswer(question, form, said);
     };
     this.askBox.append(head, form, said);
+    this.showSent(question, form, said);
+  },
+  // the answer this student sent already (a reload, a lost network): in the boxes, and said as sent
+  async showSent(question, form, said) {
+    let got;
+    try {
+      const r = await fetch(`${this.classRoom.api}/answer?student=${encodeURIComponent(this.student)}`);
+      if (!r.ok) return;
+      got = await r.json();
+    } catch {
+      return;
+    }
+    const inputs = [...form.querySelectorAll("input")];
+    if (got.question !== question.id || !got.answers || said.textContent || inputs.some((input) => input.value)) return;
+    for (const input of inputs) if (input.dataset.node in got.answers) input.value = number(got.answers[input.dataset.node]);
+    said.textContent = SENT_WORDS;
   },
   async sendAnswer(question, form, said) {
     const answers2 = answersOf([...form.querySelectorAll("input")].map((input) => [input.dataset.node, input.value]));
@@ -412,7 +429,7 @@ var answers = {
       try {
         const r = await fetch(`${this.classRoom.api}/answer`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
         const got = await r.json();
-        said.textContent = r.ok ? "Sent ✓ You can change it until the reveal." : got.error;
+        said.textContent = r.ok ? SENT_WORDS : got.error;
         said.classList.toggle("bad", !r.ok);
         return;
       } catch {
@@ -622,8 +639,7 @@ function classLink(pathname, search, room, held) {
   const query = new URLSearchParams({ class: room.code, ...held.scenario, ...own, step: String(held.frame) });
   return `${pathname}?${query}`;
 }
-var isStudentId = (id) => /^[A-Za-z0-9_-]{8,64}$/.test(id || "");
-var studentId = (bytes) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_");
+var isStudentId = (id, pattern) => new RegExp(`^(?:${pattern})$`).test(id || "");
 function followingWords(following) {
   return following ? ["● Following", " the class", "● Following the class"] : ["↺ Rejoin", "On my own · back to the class", "On my own · back to the class"];
 }
@@ -640,6 +656,7 @@ var live = {
   joinRoom(room) {
     const code = room?.code || null;
     if (code !== this.classRoom?.code || !!room?.follow !== !!this.classRoom?.follow) {
+      this.roomTurn += 1;
       this.events?.close();
       this.events = null;
       this.classState = null;
@@ -649,44 +666,52 @@ var live = {
       this.setQuestion(null);
       if (room?.follow) this.follow(room);
     }
+    const before = this.classRoom;
     this.classRoom = room || null;
     this.followButton.hidden = !room?.follow;
     this.showFollowing();
     if (room?.lead) this.setQuestion(room.question || null);
-    this.keepLead(room);
+    this.keepLead(room, before);
+    this.sayStudent();
     this.postStep();
   },
-  // the lecturer's page keeps its class across a reload: its code and secret in this tab's own storage (never in the
-  // link, which the projector shows), handed back once to a reloaded page that leads none, which checks them
-  keepLead(room) {
+  // the lecturer's page keeps its class across a reload and a replica's death: its code and secret in this tab's own
+  // storage (never in the link, which the projector shows), handed back once a session to a page that leads none
+  // (a reload, or the websocket reconnected to a new session on another replica: no click), which checks them; the
+  // session's name makes each offer new to the page, which has not heard it. Ended on purpose, it is forgotten.
+  keepLead(room, before) {
     const kept = "backprop-class-lead";
     try {
       if (room?.lead) window.sessionStorage.setItem(kept, JSON.stringify({ code: room.code, secret: room.secret }));
-      else if (this.head?.present && !room && !this.leadOffered) {
-        this.leadOffered = true;
+      else if (before?.lead) window.sessionStorage.removeItem(kept);
+      else if (this.head?.present && !room && this.head.session && this.leadOffered !== this.head.session) {
+        this.leadOffered = this.head.session;
         const lead = JSON.parse(window.sessionStorage.getItem(kept) || "null");
-        if (lead) this.component?.setStateValue("lead", lead);
+        if (lead) this.component?.setStateValue("lead", { ...lead, session: this.head.session });
       }
     } catch {
     }
   },
-  // a follower: its id in the room (this browser's, kept for the room), the class's events, what ends them
-  follow(room) {
-    const kept = `backprop-class-${room.code}`;
+  // a follower: its id in the room (minted by the server at its first join, then kept by this browser for the room:
+  // a reload or a lost network is the same student), the class's events, what ends them
+  async follow(room) {
+    const turn = this.roomTurn, kept = `backprop-class-${room.code}`;
     let id = null;
     try {
       id = window.localStorage.getItem(kept);
     } catch {
     }
-    if (!isStudentId(id)) {
-      id = studentId(crypto.getRandomValues(new Uint8Array(12)));
+    if (!isStudentId(id, room.student)) {
+      id = await this.joinClass(room, turn);
+      if (!id) return;
       try {
         window.localStorage.setItem(kept, id);
       } catch {
       }
     }
+    if (this.roomTurn !== turn || this.events) return;
     this.student = id;
-    this.component?.setStateValue("student", id);
+    this.sayStudent();
     const url = `${room.api}/events?student=${encodeURIComponent(id)}`;
     this.events = new EventSource(url);
     this.events.onmessage = (e) => {
@@ -715,12 +740,50 @@ var live = {
           again();
         });
         else if (r.status === 404 && this.followed) this.leaveClass(lostWords(room.code));
-        else r.json().then((j) => this.leaveClass(j.error));
+        else if (r.status === 403 && !this.joinedAgain) {
+          this.joinedAgain = true;
+          try {
+            window.localStorage.removeItem(kept);
+          } catch {
+          }
+          this.follow(room);
+        } else r.json().then((j) => this.leaveClass(j.error));
       }).catch(() => {
         this.tellClass("The class cannot be reached just now: trying again…");
         again();
       });
     };
+  },
+  // the page sends the student's bodies under their id (code mode): it is told once the run that follows the graph's
+  // paint has come (its head names no session), never between the paint and that run, whose trigger a run asked for
+  // by a state value meanwhile would lose (the sidebar's controls would then never come)
+  sayStudent() {
+    if (!this.student || this.studentSaid === this.student || !this.head || this.head.session) return;
+    this.studentSaid = this.student;
+    this.component?.setStateValue("student", this.student);
+  },
+  // a new student in `room`: the id the server mints for them, or null once the page says why it cannot join (full,
+  // closed to new students, ended); while the store cannot be reached, or this network has joined too often this
+  // minute, it says so and tries again
+  async joinClass(room, turn) {
+    while (this.roomTurn === turn) {
+      let wait = 3;
+      try {
+        const r = await fetch(`${room.api}/join`, { method: "POST" });
+        const got = await r.json();
+        if (r.ok) return got.student;
+        if (r.status === 429) wait = Number(r.headers.get("Retry-After")) || 10;
+        else if (r.status !== 503) {
+          this.leaveClass(got.error);
+          return null;
+        }
+        this.tellClass(got.error);
+      } catch {
+        this.tellClass("The class cannot be reached just now: trying again…");
+      }
+      await new Promise((done) => setTimeout(done, wait * 1e3));
+    }
+    return null;
   },
   // a word on the class that ends nothing (it cannot be reached just now); gone at its next event
   tellClass(message) {
@@ -737,6 +800,7 @@ var live = {
     }, BACK_MS);
   },
   leaveClass(message) {
+    this.roomTurn += 1;
     this.events?.close();
     this.events = null;
     this.classRoom = null;
@@ -1250,10 +1314,13 @@ var Player = class {
     this.following = true;
     this.question = null;
     this.student = null;
+    this.studentSaid = null;
+    this.roomTurn = 0;
+    this.joinedAgain = false;
     this.askBox = $(".ask");
     this.classNotice = false;
     this.followed = false;
-    this.leadOffered = false;
+    this.leadOffered = null;
     this.posted = null;
     this.followButton = $(".follow");
     this.followButton.onclick = () => this.setFollowing(!this.following);

@@ -4,12 +4,13 @@ link, never the lecturer's secret; a student's link with an unknown code says so
 import json
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from components.live import ENDED, JOINED, LECTURER, lost_words
 from engine import exercise
 from server.live import ROOMS
-from server.rooms import RoomError, StoreDown
+from server.rooms import RoomError, RoomShut, StoreDown
 
 APP = str(Path(__file__).parents[2] / 'app.py')
 
@@ -102,6 +103,22 @@ def lead(query):
     at.button(key='start_class').click().run()
     assert not at.exception
     return at, at.session_state[LECTURER]
+
+
+def test_the_lecturer_closes_the_room_to_new_students_and_those_in_it_stay():
+    at, (code, secret) = lead({'expr': 'reuse'})
+    ana = ROOMS.join(code)
+    assert at.toggle(key=f'taking:{code}').value is True
+    at.toggle(key=f'taking:{code}').set_value(False).run()
+    assert not at.exception and not ROOMS.taking(code)
+    with pytest.raises(RoomShut):
+        ROOMS.join(code)
+    assert ROOMS.join(code, ana) == ana  # ana's phone, reloaded
+    assert any('1 student follows' in text for text in texts(at.run()))
+    ROOMS.shut(code, secret, False)  # opened again from another tab of the lecturer's: the toggle follows the room
+    assert at.run().toggle(key=f'taking:{code}').value is True
+    ROOMS.join(code)
+    ROOMS.close(code, secret)
 
 
 def test_ask_the_room_asks_the_next_backward_step_and_the_projector_counts_the_answers_by_mistake():

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from server.rooms import ENV, RedisBackend, Rooms
+from server.rooms import ENV, RedisBackend, Rooms, unsigned
 from tests.support.follow import Follower, get_verdict, post_answer, post_step
 from tests.support.replicas import LIVE_BACKEND, serve_redis, serve_replicas
 from tests.support.serve import ServerError, healthy
@@ -185,7 +185,7 @@ async def answers_counted_once_across_the_kill(rooms, lecturer, students, port, 
         for answer in role.before:
             await send(port, code, student, question, answer)
     cut = [(s, await in_flight(dying_port, code, s, question, role.cut)) for s, role in roles.items() if role.cut]
-    before = {s.student: role.before[-1].kept for s, role in roles.items() if role.before}
+    before = {unsigned(s.student): role.before[-1].kept for s, role in roles.items() if role.before}
     assert rooms.answers(code, secret)[1] == before
 
     await kill()
@@ -204,7 +204,7 @@ async def answers_counted_once_across_the_kill(rooms, lecturer, students, port, 
     for student, role in roles.items():
         for answer in role.after:
             await send(port, code, student, question, answer)
-    latest = {s.student: role.last.kept for s, role in roles.items() if role.before or role.after}
+    latest = {unsigned(s.student): role.last.kept for s, role in roles.items() if role.before or role.after}
     assert rooms.answers(code, secret)[1] == latest  # one a student who answered, their latest
 
     state = rooms.reveal(code, secret)
@@ -227,7 +227,7 @@ async def answers_counted_once_across_the_kill(rooms, lecturer, students, port, 
 
 async def lesson(rooms, lecturer, served, balancer, url):
     port = port_of(url)
-    students = [Follower('127.0.0.1', port, lecturer.code, student=f'student-{i:04d}', name=f'student {i}')
+    students = [Follower('127.0.0.1', port, lecturer.code, join=True, name=f'student {i}')
                 for i in range(STUDENTS)]  # fmt: skip
     tasks = [asyncio.create_task(student.run()) for student in students]
     try:

@@ -10,20 +10,21 @@ import logging
 import pytest
 import streamlit
 from starlette.applications import Starlette
+from starlette.requests import Request
 
 from engine import chain, trace_backward
 from engine.answers import GROUPS
 from engine.frames import frames
 from server import live as live_module
 from server import rooms as rooms_module
-from server.live import SECRET_HEADER, Live, api_path, base_path
-from server.rooms import MemoryBackend, RedisBackend, Rooms, StoreDown
+from server.live import SECRET_HEADER, Live, api_path, base_path, client_address
+from server.rooms import STUDENT, MemoryBackend, RedisBackend, Rooms, StoreDown, unsigned
 from state import MAX_CHAIN
 
 SCENARIO = {'expr': 'reuse', 'v.a': '3'}
 # hand-written: a's grad is 6, forgetting the reuse gives 3
 ASKED = [{'node': 'a', 'label': 'a.grad', 'candidates': [['right', 6.0], ['forgot', 3.0]]}]
-ANA = 'ana-phone-0001'
+ANA = 'ANA-SIGNED-ID'  # in a request's template: the signed id the room minted for ana (the `asked` fixture's)
 
 
 class Response:
@@ -181,9 +182,11 @@ def test_a_students_stream_joins_the_room_and_leaves_it_when_the_phone_goes():
     live, _ = client()
     app = Starlette(routes=live.routes())
     code = live.rooms.create(SCENARIO).code
+    ana = live.rooms.join(code)  # the id the server minted for this phone
+    live.rooms.leave(code, ana)  # and the phone slept past its seat
 
     async def follow():
-        stream = Stream(app, f'/api/class/{code}/events?student={ANA}')
+        stream = Stream(app, f'/api/class/{code}/events?student={ana}')
         await stream.until(lambda body: '\n\n' in body)
         assert live.rooms.students(code) == 1
         lecturer = Stream(app, f'/api/class/{code}/events')  # no student: the lecturer's page, or an old one
@@ -204,15 +207,17 @@ def test_a_stream_marks_its_student_seen_at_each_keepalive(monkeypatch):
     code = live.rooms.create(SCENARIO).code
     gone = live.rooms.join(code)  # a phone whose replica died: no keepalive marks it
 
+    ana = live.rooms.join(code)  # the id the server minted for this phone
+
     async def follow():
-        stream = Stream(app, f'/api/class/{code}/events?student={ANA}')
+        stream = Stream(app, f'/api/class/{code}/events?student={ana}')
         await stream.until(lambda body: '\n\n' in body)
         for _ in range(3):
             clock.now += 30
             kept = stream.body.count('keepalive')
             # two more: one at least marked the student seen after the clock moved
             await stream.until(lambda body, kept=kept: body.count('keepalive') >= kept + 2)
-        assert live.rooms.students(code) == 1  # ANA seen within 30 s; `gone` 90 s ago
+        assert live.rooms.students(code) == 1  # ana seen within 30 s; `gone` 90 s ago
         await stream.close()
 
     asyncio.run(follow())
@@ -223,12 +228,89 @@ def test_a_stream_marks_its_student_seen_at_each_keepalive(monkeypatch):
 def test_a_full_room_or_a_made_up_student_id_is_refused_before_the_stream():
     live, test = client(max_students=1)
     code = live.rooms.create(SCENARIO).code
-    live.rooms.join(code)
-    full = test.get(f'/api/class/{code}/events?student={ANA}')
+    ana = live.rooms.join(code)
+    live.rooms.leave(code, ana)
+    live.rooms.join(code)  # bo took the one seat while ana's phone slept
+    full = test.get(f'/api/class/{code}/events?student={ana}')
     assert full.status_code == 409 and full.json() == {'error': f'The class {code} is full: it holds 1 students.'}
     made_up = test.get(f'/api/class/{code}/events?student=no!')
     assert made_up.status_code == 400 and 'open the join link again' in made_up.json()['error']
+    forged = test.get(f'/api/class/{code}/events?student={unsigned(ana)}.{"x" * 22}')  # in form, not signed here
+    assert forged.status_code == 403 and 'open the join link again' in forged.json()['error']
     assert live.rooms.students(code) == 1
+
+
+def test_the_server_mints_a_students_signed_id_at_the_join_route():
+    live, test = client()
+    code = live.rooms.create(SCENARIO).code
+    minted = [test.post(f'/api/class/{code}/join') for _ in range(3)]
+    assert all(r.status_code == 200 and r.headers['cache-control'] == 'no-store' for r in minted)
+    ids = [r.json()['student'] for r in minted]
+    assert len(set(ids)) == 3 and all(STUDENT.fullmatch(i) for i in ids)
+    assert live.rooms.students(code) == 3 and all(live.rooms.join(code, i) == i for i in ids)
+    unknown = test.post('/api/class/ZZZZZ/join')
+    assert unknown.status_code == 404 and 'No class has the code' in unknown.json()['error']
+
+
+def request_from(peer, forwarded=None):
+    """A Starlette request from `peer`, with X-Forwarded-For `forwarded` when given."""
+    headers = [(b'x-forwarded-for', forwarded.encode())] if forwarded else []
+    return Request({'type': 'http', 'method': 'POST', 'path': '/', 'headers': headers, 'client': (peer, 50000)})
+
+
+def test_x_forwarded_for_names_the_client_only_when_a_trusted_proxy_sent_it(monkeypatch):
+    monkeypatch.delenv(live_module.PROXIES_ENV, raising=False)
+    assert client_address(request_from('203.0.113.7', '198.51.100.1')) == '203.0.113.7'  # no proxy is trusted
+    monkeypatch.setenv(live_module.PROXIES_ENV, '127.0.0.1, 10.0.0.0/8, not-an-address')
+    assert client_address(request_from('127.0.0.1', '198.51.100.1')) == '198.51.100.1'
+    # a client's own X-Forwarded-For is believed no further than the first hop the proxies did not add
+    assert client_address(request_from('10.1.2.3', '6.6.6.6, 198.51.100.1, 10.9.9.9')) == '198.51.100.1'
+    assert client_address(request_from('203.0.113.7', '127.0.0.1')) == '203.0.113.7'  # not from a proxy
+    assert client_address(request_from('127.0.0.1')) == '127.0.0.1'  # the proxy's own request
+
+
+def test_joins_from_one_address_past_the_minutes_limit_are_told_when_to_try_again(monkeypatch):
+    monkeypatch.setenv(live_module.PROXIES_ENV, '127.0.0.1')
+    clock = Clock()
+    live = Live(Rooms(MemoryBackend(), clock=clock, joins=2))
+    test = Client(Starlette(routes=live.routes()))
+    clock.now = 60 * 20_000 + 45.5  # 14.5 s left in this minute
+    code = live.rooms.create(SCENARIO).code
+    script = {'x-forwarded-for': '198.51.100.1'}  # a script behind the proxy
+    assert [test.post(f'/api/class/{code}/join', headers=script).status_code for _ in range(2)] == [200, 200]
+    refused = test.post(f'/api/class/{code}/join', headers=script)
+    assert refused.status_code == 429 and refused.headers['retry-after'] == '15'
+    assert refused.json() == {'error': 'Many phones have joined from this network just now: joining again in 15 s.'}
+    # a lie told to the proxy is still the script's address
+    lying = test.post(f'/api/class/{code}/join', headers={'x-forwarded-for': '10.0.0.1, 198.51.100.1'})
+    assert lying.status_code == 429
+    assert test.post(f'/api/class/{code}/join', headers={'x-forwarded-for': '198.51.100.2'}).status_code == 200
+    assert live.rooms.students(code) == 3
+    clock.now += 15
+    assert test.post(f'/api/class/{code}/join', headers=script).status_code == 200
+
+
+def test_a_room_closed_to_new_students_refuses_the_join_route_and_keeps_its_phones():
+    live, test = client()
+    lecturer = live.rooms.create(SCENARIO)
+    ana = test.post(f'/api/class/{lecturer.code}/join').json()['student']
+    live.rooms.shut(lecturer.code, lecturer.secret)
+    shut = test.post(f'/api/class/{lecturer.code}/join')
+    assert shut.status_code == 409 and shut.json() == {
+        'error': f'The class {lecturer.code} takes no new students now: ask your lecturer to open it again.'
+    }
+    assert test.get(f'/api/class/{lecturer.code}/events?student={ana}').status_code == 200
+
+
+def test_a_reloaded_phone_reads_the_answer_it_sent(asked):
+    live, test, lecturer, url, ana = asked
+    mine = f'/api/class/{lecturer.code}/answer?student={ana}'
+    assert test.get(mine).json() == {'question': 1, 'answers': None}
+    test.post(url, json={'student': ana, 'question': 1, 'answers': {'a': ' 6,0 '}})
+    response = test.get(mine)
+    assert response.status_code == 200 and response.headers['cache-control'] == 'no-store'
+    assert response.json() == {'question': 1, 'answers': {'a': 6.0}}
+    assert test.get(f'/api/class/{lecturer.code}/answer?student=someone-else').status_code == 403
 
 
 def test_a_step_with_the_secret_moves_the_class_and_a_wrong_one_is_refused():
@@ -307,10 +389,10 @@ async def aborted(app, path, body, headers=None):
 def test_a_post_whose_client_leaves_mid_body_is_a_client_that_left_with_no_traceback(caplog):
     live, test = client()
     lecturer = live.rooms.create(SCENARIO)
-    live.rooms.join(lecturer.code, ANA)
+    live.rooms.join(lecturer.code)
     live.rooms.ask(lecturer.code, lecturer.secret, 0, ASKED)
     app = Starlette(routes=live.routes())
-    for route, body, headers in [('answer', b'{"student": "ana-phone-0001", "quest', None),
+    for route, body, headers in [('answer', b'{"student": "whoever-it-was-0001", "quest', None),
                                  ('step', b'{"scenario": {"expr"', {SECRET_HEADER: lecturer.secret})]:  # fmt: skip
         statuses, raised = asyncio.run(aborted(app, f'/api/class/{lecturer.code}/{route}', body, headers))
         assert raised is None and statuses == [live_module.CLIENT_LEFT]
@@ -321,19 +403,19 @@ def test_a_post_whose_client_leaves_mid_body_is_a_client_that_left_with_no_trace
 
 @pytest.fixture
 def asked():
-    """A room asked ASKED, ANA in it: (live, test client, the lecturer, the answer route's path)."""
+    """A room asked ASKED, ana in it: (live, test client, the lecturer, the answer route's path, ana's signed id)."""
     live, test = client()
     lecturer = live.rooms.create(SCENARIO)
-    live.rooms.join(lecturer.code, ANA)
+    ana = live.rooms.join(lecturer.code)
     live.rooms.ask(lecturer.code, lecturer.secret, 0, ASKED)
-    return live, test, lecturer, f'/api/class/{lecturer.code}/answer'
+    return live, test, lecturer, f'/api/class/{lecturer.code}/answer', ana
 
 
 def test_an_answer_posted_is_kept_and_sent_back_as_numbers(asked):
-    live, test, lecturer, url = asked
-    response = test.post(url, json={'student': ANA, 'question': 1, 'answers': {'a': ' 6,0 '}})
+    live, test, lecturer, url, ana = asked
+    response = test.post(url, json={'student': ana, 'question': 1, 'answers': {'a': ' 6,0 '}})
     assert response.status_code == 200 and response.json() == {'answers': {'a': 6.0}}
-    assert live.rooms.answers(lecturer.code, lecturer.secret)[1] == {ANA: {'a': 6.0}}
+    assert live.rooms.answers(lecturer.code, lecturer.secret)[1] == {unsigned(ana): {'a': 6.0}}
 
 
 @pytest.mark.parametrize(
@@ -347,36 +429,41 @@ def test_an_answer_posted_is_kept_and_sent_back_as_numbers(asked):
          'This request is over 4,096 bytes.'),
         (json.dumps({'student': ANA, 'question': 1, 'answers': {'a': 'six'}}).encode(), 400,
          "Your answer for a.grad, 'six', is not a number."),
-        (b'{"student": "ana-phone-0001", "question": 1, "answers": {"a": NaN}}', 400, 'is not a number'),
-        (b'{"student": "ana-phone-0001", "question": 1, "answers": {"a": 1e999}}', 400, 'is too large'),
+        (b'{"student": "ANA-SIGNED-ID", "question": 1, "answers": {"a": NaN}}', 400, 'is not a number'),
+        (b'{"student": "ANA-SIGNED-ID", "question": 1, "answers": {"a": 1e999}}', 400, 'is too large'),
         (json.dumps({'student': ANA, 'question': 2, 'answers': {'a': '6'}}).encode(), 409,
          'That question is closed: answer the one on the projector.'),
         (json.dumps({'student': 'bo-phone-00002', 'question': 1, 'answers': {'a': '6'}}).encode(), 403,
-         'reload it to join again'),
+         'open the join link again'),
+        (json.dumps({'student': 'ANA-ALTERED', 'question': 1, 'answers': {'a': '6'}}).encode(), 403,
+         'open the join link again'),
         (json.dumps({'question': 1, 'answers': {'a': '6'}}).encode(), 403, 'open the join link again'),
     ],
 )  # fmt: skip
 def test_an_answer_that_cannot_be_taken_is_refused_with_its_status_and_sentence(asked, body, status, error):
-    live, test, lecturer, url = asked
-    response = test.post(url, content=body)
+    live, test, lecturer, url, ana = asked
+    altered = ana[:-1] + ('A' if ana[-1] != 'A' else 'B')  # one sign of the signature changed
+    response = test.post(
+        url, content=body.replace(b'ANA-ALTERED', altered.encode()).replace(ANA.encode(), ana.encode())
+    )
     assert response.status_code == status and error in response.json()['error']
     assert live.rooms.answers(lecturer.code, lecturer.secret)[1] == {}
 
 
 def test_an_answer_declared_too_large_is_refused_before_it_is_read(asked):
-    _, test, _, url = asked
+    _, test, _, url, _ = asked
     response = test.post(url, content=b'{}', headers={'content-length': '100000'})
     assert response.status_code == 413
 
 
 def test_an_answer_after_the_reveal_is_refused_and_the_verdict_given(asked):
-    live, test, lecturer, url = asked
-    verdict = f'/api/class/{lecturer.code}/verdict?student={ANA}'
-    test.post(url, json={'student': ANA, 'question': 1, 'answers': {'a': '3'}})
+    live, test, lecturer, url, ana = asked
+    verdict = f'/api/class/{lecturer.code}/verdict?student={ana}'
+    test.post(url, json={'student': ana, 'question': 1, 'answers': {'a': '3'}})
     early = test.get(verdict)
     assert early.status_code == 409 and early.json() == {'error': 'The answers are not revealed yet.'}
     live.rooms.reveal(lecturer.code, lecturer.secret)
-    late = test.post(url, json={'student': ANA, 'question': 1, 'answers': {'a': '6'}})
+    late = test.post(url, json={'student': ana, 'question': 1, 'answers': {'a': '6'}})
     assert late.status_code == 409 and late.json() == {'error': 'The answers are revealed: yours was not counted.'}
     response = test.get(verdict)
     assert response.status_code == 200 and response.headers['cache-control'] == 'no-store'
@@ -397,7 +484,7 @@ def test_an_answer_after_the_reveal_is_refused_and_the_verdict_given(asked):
 
 
 def test_a_student_can_neither_ask_reveal_nor_close_a_question(asked):
-    live, test, lecturer, _ = asked
+    live, test, lecturer, _, _ = asked
     for action in ('ask', 'reveal', 'close', 'close_question', 'answers'):
         response = test.post(f'/api/class/{lecturer.code}/{action}', json={'frame': 1, 'asked': ASKED})
         assert response.status_code == 404
@@ -443,7 +530,8 @@ def test_a_store_that_cannot_be_reached_is_a_503_with_a_sentence_and_ends_no_str
     app, test = Starlette(routes=live.routes()), Client(Starlette(routes=live.routes()))
     lecturer = live.rooms.create(SCENARIO)
     backend.away = True
-    response = test.get(f'/api/class/{lecturer.code}/events?student={ANA}')
+    ana = live.rooms.join(lecturer.code)  # the id the server minted for this phone
+    response = test.get(f'/api/class/{lecturer.code}/events?student={ana}')
     assert response.status_code == 503 and response.json() == {
         'error': 'The class cannot be reached just now: try again in a moment.'
     }
@@ -480,7 +568,8 @@ def test_a_student_following_a_lecturer_who_steps_often_stays_in_the_room(monkey
     code, secret = lecturer.code, lecturer.secret
 
     async def lesson():
-        stream = Stream(app, f'/api/class/{code}/events?student={ANA}')
+        ana = live.rooms.join(code)  # the id the server minted for this phone
+        stream = Stream(app, f'/api/class/{code}/events?student={ana}')
         await stream.until(lambda body: '\n\n' in body)
         for frame in range(1, 13):
             await asyncio.sleep(0.05)
@@ -488,7 +577,7 @@ def test_a_student_following_a_lecturer_who_steps_often_stays_in_the_room(monkey
             version = live.rooms.step(code, secret, SCENARIO, frame).version
             await stream.until(lambda body, version=version: f'id: {version}\n' in body)  # the phone has the step
         question = live.rooms.ask(code, secret, 12, ASKED).question['id']
-        body = json.dumps({'student': ANA, 'question': question, 'answers': {'a': '6'}}).encode()
+        body = json.dumps({'student': ana, 'question': question, 'answers': {'a': '6'}}).encode()
         answered = await Client(app)._request('POST', f'/api/class/{code}/answer', body, {})
         present = live.rooms.students(code)
         await stream.close()
@@ -513,7 +602,8 @@ def test_on_one_server_ask_and_reveal_on_the_lecturers_page_reach_the_phones_at_
     lecturer = live.rooms.create(SCENARIO)
 
     async def follow():
-        stream = Stream(app, f'/api/class/{lecturer.code}/events?student={ANA}')
+        ana = live.rooms.join(lecturer.code)  # the id the server minted for this phone
+        stream = Stream(app, f'/api/class/{lecturer.code}/events?student={ana}')
         await stream.until(lambda body: 'id: 1' in body)
         # the lecturer's page asks and reveals from its script's thread, not the server's event loop
         await asyncio.to_thread(live.rooms.ask, lecturer.code, lecturer.secret, 5, ASKED)
@@ -543,7 +633,8 @@ def test_a_step_taken_on_another_replica_reaches_this_ones_phones_by_pub_sub(mon
     lecturer = there.rooms.create(SCENARIO)
 
     async def follow():
-        stream = Stream(app, f'/api/class/{lecturer.code}/events?student={ANA}')
+        ana = there.rooms.join(lecturer.code)  # the id the server minted for this phone
+        stream = Stream(app, f'/api/class/{lecturer.code}/events?student={ana}')
         await stream.until(lambda body: 'id: 1' in body)
         for version, frame in enumerate([3, 4, 9], start=2):
             await asyncio.to_thread(there.rooms.step, lecturer.code, lecturer.secret, SCENARIO, frame)
@@ -583,3 +674,28 @@ def test_a_subscription_lost_with_redis_reads_every_room_again_once_it_is_back(m
 
     asyncio.run(follow())
     assert None in heard
+
+
+def test_phones_are_told_when_the_lecturers_page_stops_answering_and_when_it_is_back(monkeypatch):
+    monkeypatch.setattr(live_module, 'POLL_S', 0.01)
+    clock = Clock()
+    live, _ = client(clock=clock)
+    app = Starlette(routes=live.routes())
+    lecturer = live.rooms.create(SCENARIO)
+    live.rooms.touch(lecturer.code, lecturer.secret)  # the projector's panel, open
+
+    async def follow():
+        stream = Stream(app, f'/api/class/{lecturer.code}/events')
+        await stream.until(lambda body: 'id: 1' in body)
+        clock.now += live_module.QUIET_S  # not yet
+        await asyncio.sleep(0.1)
+        assert 'event: away' not in stream.body
+        clock.now += 1  # its replica died, and the page has not come back
+        await stream.until(lambda body: 'event: away' in body)
+        said = stream.body.split('event: away', 1)[1].split('\n\n')[0]
+        assert json.loads(said.removeprefix('\ndata: ')) == {'message': live_module.QUIET_WORDS}
+        live.rooms.touch(lecturer.code, lecturer.secret)  # back, on another replica: the class's state again
+        await stream.until(lambda body: 'id: 1\n' in body.split('event: away', 1)[1])
+        await stream.close()
+
+    asyncio.run(follow())

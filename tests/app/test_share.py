@@ -164,6 +164,51 @@ def test_a_page_whose_address_is_unknown_keeps_its_link(network):
     assert links_to_share(link, network) == ([Link(link)], None)
 
 
+@pytest.mark.parametrize(
+    ('page', 'network', 'for_others'),
+    [
+        # haproxy on the lecturer's machine at :8080 in front of replicas at :8501 and :8502: the proxy's port
+        ('http://localhost:8080/', 'http://192.168.1.20:8501', 'http://192.168.1.20:8080/'),
+        ('http://127.0.0.1:8080/course/', 'http://192.168.1.20:8502/course', 'http://192.168.1.20:8080/course/'),
+        ('https://localhost/', 'http://192.168.1.20:8501', 'https://192.168.1.20/'),  # the proxy's TLS, on 443
+        ('http://[::1]:8080/', 'http://[fd00::2]:8501', 'http://[fd00::2]:8080/'),
+    ],
+)  # fmt: skip
+def test_a_page_that_came_through_a_proxy_gives_students_the_proxys_port_never_a_replicas(page, network, for_others):
+    here = link_url(page, QUERY)
+    assert links_to_share(here, network, proxied=True) == (
+        [Link(f'{for_others}?{QUERY_TEXT}', FOR_OTHERS, scan=True), Link(here, FOR_HERE, scan=False)],
+        None,
+    )
+
+
+@pytest.mark.parametrize(
+    ('page', 'public', 'links'),
+    [
+        # opened on this machine: the public address for students, the page's own for this machine
+        ('http://localhost:8080/', 'https://backprop.example.edu', ['https://backprop.example.edu/', 'here']),
+        ('http://127.0.0.1:8501/course/', 'http://10.1.2.3:80/', ['http://10.1.2.3:80/course/', 'here']),
+        # opened anywhere else (a replica's own port, a hosted name): the public address alone
+        ('http://192.168.1.20:8502/', 'https://backprop.example.edu', ['https://backprop.example.edu/']),
+        ('https://backprop.example.edu/', 'https://backprop.example.edu', ['https://backprop.example.edu/']),
+    ],
+)  # fmt: skip
+def test_a_public_address_set_for_the_server_is_the_students_link_wherever_the_page_is_opened(page, public, links):
+    here = link_url(page, QUERY)
+    for network, proxied in [('http://192.168.1.20:8501', False), (None, True)]:
+        got, warning = links_to_share(here, network, public, proxied)
+        assert [link.url if link.words != FOR_HERE else 'here' for link in got] == [
+            link if link == 'here' else f'{link}?{QUERY_TEXT}' for link in links
+        ]
+        assert got[0].scan and warning is None
+
+
+@pytest.mark.parametrize('public', ['', 'backprop.example.edu', 'ftp://backprop.example.edu', 'https://'])
+def test_a_public_address_that_is_no_web_address_is_not_used(public):
+    here = link_url('http://localhost:8501/', QUERY)
+    assert links_to_share(here, 'http://192.168.1.20:8501', public) == links_to_share(here, 'http://192.168.1.20:8501')
+
+
 # --- where the network's address comes from: Streamlit's own choice, as `streamlit run` prints it -----------------
 
 

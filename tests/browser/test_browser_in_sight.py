@@ -240,7 +240,7 @@ def answered(served, code, question, answers):
     port = int(served.rsplit(':', 1)[1])
 
     async def run():
-        students = [Follower('127.0.0.1', port, code, student=f'student-{i:04d}') for i in range(len(answers))]
+        students = [Follower('127.0.0.1', port, code, join=True) for i in range(len(answers))]
         tasks = [asyncio.create_task(student.run()) for student in students]
         try:
             for student in students:

@@ -147,6 +147,26 @@ def test_the_room_answers_a_question_on_its_phones_and_the_projector_groups_them
         expect(lecturer.get_by_text('a.grad: 1 right · 1 swapped inputs · 1 = for +=')).to_be_visible()
         expect(lecturer.get_by_text('b.grad: 2 right · 1 blank')).to_be_visible()
 
+        laptop.reload()  # mid-question: the same student (the id the server signed, kept), the answer shown as sent
+        wait_for_player(laptop, REUSE_AT_A_TIMES_A + 1)
+        expect(laptop.locator('.player .ask .said')).to_have_text('Sent ✓ You can change it until the reveal.')
+        expect(laptop.locator('.player .ask input').nth(0)).to_have_value('−2')
+        expect(laptop.locator('.player .ask input').nth(1)).to_have_value('3')
+        expect(lecturer.get_by_test_id('class-students')).to_have_text('3 students follow')
+        expect(lecturer.get_by_text('3 of 3 answered')).to_be_visible()
+
+        lecturer.get_by_text('Take new students').click()  # the class is in: the room takes no one else
+        expect(lecturer.get_by_role('switch', name='Take new students')).not_to_be_checked()
+        newcomer = contexts[0].browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+        contexts.append(newcomer)
+        stranger_phone = newcomer.new_page()
+        stranger_phone.goto(f'{served}/?class={code}')
+        expect(stranger_phone.locator('.player .notice')).to_contain_text(f'The class {code} takes no new students now')
+        phone.reload()  # in the class already: back in
+        wait_for_player(phone, REUSE_AT_A_TIMES_A + 1)
+        expect(phone.locator('.player .ask .said')).to_contain_text('Sent ✓')
+        expect(lecturer.get_by_test_id('class-students')).to_have_text('3 students follow')
+
         lecturer.locator('.st-key-reveal_room button').first.click()
         expect(lecturer.get_by_text('a.grad = 4.0000, b.grad = 3.0000')).to_be_visible()
         expect(phone.locator('.player .ask')).to_contain_text('✓ a.grad = 4 (you said 4)')

@@ -12,8 +12,10 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 from test_browser_demo import VIEW, wait_for_player
+from test_browser_live import PHONE
 
-from tests.support.replicas import serve_replicas
+from server.rooms import ENV
+from tests.support.replicas import serve_redis, serve_replicas
 from tests.support.serve import healthy
 
 pytestmark = pytest.mark.browser
@@ -140,3 +142,45 @@ def test_the_first_change_after_a_failover_is_kept(browser, replicas):
         expect(page.locator('.player .table th', has_text='answer: grad at the end')).to_be_visible(timeout=15_000)
     finally:
         context.close()
+
+
+def test_a_projector_whose_replica_dies_takes_its_class_back_with_no_click_and_its_phones_follow_on(browser):
+    # the replicas say other machines reach them at a documentation address (RFC 5737), as `streamlit run` on a
+    # machine of the lecture hall's network would; each at its own port, which students must never be sent to
+    network = {'STREAMLIT_BROWSER_SERVER_ADDRESS': '192.0.2.99'}
+    with serve_redis() as redis_url, serve_replicas(2, env={**network, ENV: redis_url}) as (served, balancer, url):
+        projector = browser.new_context(viewport={'width': 1600, 'height': 1000})
+        phones = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+        try:
+            lecturer = projector.new_page()
+            lecturer.goto(f'{url}/?expr=reuse&present=1')
+            wait_for_player(lecturer, 0)
+            held = balancer.wait_for_websockets(1)[0]  # the replica that holds the lecturer's page
+            lecturer.get_by_role('button', name='Start a class').click()
+            code = lecturer.get_by_test_id('class-code').inner_text().replace(' ', '')
+            # the join link: the balancer's port at the network's address, never a replica's own
+            port = url.rsplit(':', 1)[1]
+            expect(lecturer.get_by_text(re.compile(rf'^http://192\.0\.2\.99:{port}/?\?class={code}$'))).to_be_visible()
+            for replica in served.values():
+                expect(lecturer.get_by_text(re.compile(rf':{replica.rsplit(":", 1)[1]}/?\?class='))).to_have_count(0)
+
+            phone = phones.new_page()
+            phone.goto(f'{url}/?class={code}')
+            wait_for_player(phone, 0)
+            lecturer.locator('.player .next').click()
+            wait_for_player(lecturer, 1)
+            expect(phone.locator('.player .explain')).to_have_attribute('data-frame', '1')
+
+            os.kill(served[held].pid, signal.SIGKILL)  # the lecturer's replica: a crash mid-lesson
+            # the projector's page reconnects to the survivor and leads its class again: the same code, no click
+            expect(lecturer.get_by_role('button', name='End the class')).to_be_visible(timeout=30_000)
+            expect(lecturer.get_by_test_id('class-code')).to_have_text(' '.join(code))
+            expect(lecturer.get_by_role('button', name='Start a class')).to_have_count(0)
+            wait_for_player(lecturer, 1)
+            lecturer.locator('.player .next').click()
+            wait_for_player(lecturer, 2)
+            expect(phone.locator('.player .explain')).to_have_attribute('data-frame', '2', timeout=15_000)
+            expect(phone.locator('.player')).to_have_attribute('data-following', 'true')
+        finally:
+            projector.close()
+            phones.close()

@@ -4,7 +4,9 @@ lecturer's step, a POST with the secret.
 
 Shared by tests/app/test_live_replicas.py and bench/bench_class.py:
 
-    follower = Follower('127.0.0.1', port, code)   # GET /api/class/CODE/events
+    follower = Follower('127.0.0.1', port, code)   # GET /api/class/CODE/events: a projector, counted nowhere
+    student = Follower('127.0.0.1', port, code, join=True)   # a phone: POST /api/class/CODE/join first, for its id
+    status, body, sent = await post_join('127.0.0.1', port, code)   # body: {'student': the signed id}
     task = asyncio.create_task(follower.run())
     await follower.wait_for(version=2, timeout=30)
     status, body, sent = await post_step('127.0.0.1', port, code, secret, scenario, frame=1)
@@ -77,8 +79,9 @@ class Follower:
     and `errors`, why), `failed` (the status and body that ended it, if one did) and `error` (an exception that
     ended it). `on_state(follower, state)` is called at each state event."""
 
-    def __init__(self, host, port, code, student=None, retry=RETRY_S, on_state=None, name=None):
+    def __init__(self, host, port, code, student=None, retry=RETRY_S, on_state=None, name=None, join=False):
         self.host, self.port, self.code, self.student, self.retry = host, port, code, student, retry
+        self.join = join and student is None  # a phone with no id yet: it joins for one (the server's, signed)
         self.on_state, self.name = on_state, name
         self.states, self.held, self.connections = [], {}, []
         self.last_id, self.ended, self.failed, self.drops = None, None, None, 0
@@ -105,7 +108,22 @@ class Follower:
         self.changed.set()
         self.changed = asyncio.Event()
 
+    async def _join(self):
+        """The server's signed id for this phone, as the page asks for it: POST join, again while the store or the
+        network is away (a 503, a cut connection); any other refusal ends the follower, in `failed`."""
+        status, body, _ = await post_join(self.host, self.port, self.code)
+        if status == 200:
+            self.student, self.join = body['student'], False
+        elif status == 503:
+            raise ConnectionError(f'join: {body}')
+        else:
+            self.failed = (status, json.dumps(body))
+
     async def _stream(self):
+        if self.join:
+            await self._join()
+            if self.failed:
+                return
         reader, self.writer = await asyncio.wait_for(asyncio.open_connection(self.host, self.port), TIMEOUT_S)
         self.connections.append(self.writer.get_extra_info('sockname')[1])
         head = [f'GET {events_path(self.code, self.student)} HTTP/1.1', f'Host: {self.host}:{self.port}',
@@ -238,6 +256,11 @@ async def post_step(host, port, code, secret, scenario, frame):
     """The lecturer's step, as the lead's player posts it: (status, {'version': v} or the error, when it was sent)."""
     path = f'/api/class/{quote(code)}/step'
     return await request(host, port, 'POST', path, {'scenario': scenario, 'frame': frame}, {'X-Class-Secret': secret})
+
+
+async def post_join(host, port, code):
+    """A new phone in the class: (status, {'student': its signed id} or the error, when it was sent)."""
+    return await request(host, port, 'POST', f'/api/class/{quote(code)}/join')
 
 
 async def post_answer(host, port, code, student, question, answers):

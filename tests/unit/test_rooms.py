@@ -38,6 +38,7 @@ from server.rooms import (
     TooManyRooms,
     normal_code,
     open_rooms,
+    unsigned,
 )
 from server.store import RedisStore
 
@@ -377,6 +378,80 @@ def test_a_student_unseen_for_more_than_45_s_is_not_counted_and_counts_once_on_r
     assert lecturer.students(code) == 1
 
 
+def test_a_student_id_is_minted_by_the_server_and_signed_so_a_made_up_or_altered_one_is_refused(make_rooms):
+    lecturer, other = make_rooms(), make_rooms()  # two replicas: one mints, the other checks
+    code, elsewhere = lecturer.create(SCENARIO).code, lecturer.create(SCENARIO).code
+    ana = lecturer.join(code)
+    assert rooms_module.STUDENT.fullmatch(ana)
+    assert other.join(code, ana) == ana  # the same student, signed by the key every replica reads from the store
+    made_up = f'{unsigned(ana)}.{"A" * 22}'  # a real id with a signature of the student's own
+    other_room = lecturer.join(elsewhere)  # signed for another room
+    tampered = f'{unsigned(ana)[:-1]}{"B" if ana[15] != "B" else "C"}.{ana.partition(".")[2]}'
+    for forged in (made_up, f'{unsigned(other_room)}.{other_room.partition(".")[2]}', tampered, unsigned(ana)):
+        for call in (other.join, other.seen, other.mine, lambda c, s: other.send_bodies(c, s, {'tanh': 'pass'}, '')):
+            with pytest.raises(NotInRoom, match='open the join link again'):
+                call(code, forged)
+    assert lecturer.students(code) == 1
+
+
+def test_a_replica_whose_store_lost_the_signing_key_reads_the_new_one(make_rooms):
+    first, second = make_rooms(), make_rooms()
+    code = first.create(SCENARIO).code
+    first.join(code)  # first holds the key now
+    first.backend.store.run(lambda tx: tx.read(('exists', 'backprop:key')) and tx.delete('backprop:key'),
+                            ('backprop:key',))  # fmt: skip
+    ana = second.join(code)  # signed with a new key
+    assert first.join(code, ana) == ana
+
+
+def test_a_room_closed_to_new_students_keeps_those_in_it_and_opens_again(rooms, clock):
+    room = rooms.create(SCENARIO)
+    ana = rooms.join(room.code)
+    assert rooms.taking(room.code)
+    rooms.shut(room.code, room.secret)
+    assert not rooms.taking(room.code)
+    with pytest.raises(rooms_module.RoomShut, match=f'The class {room.code} takes no new students now'):
+        rooms.join(room.code)
+    clock.now += PRESENT_S + 10  # ana's phone slept: back in with the id it holds
+    assert rooms.join(room.code, ana) == ana and rooms.students(room.code) == 1
+    with pytest.raises(NotLecturer):
+        rooms.shut(room.code, 'not-the-secret', False)
+    rooms.shut(room.code, room.secret, False)
+    assert rooms.taking(room.code)
+    rooms.join(room.code)
+    assert rooms.students(room.code) == 2
+
+
+def test_joins_from_one_address_are_limited_a_minute_and_a_returning_student_is_not_a_join(make_rooms, clock):
+    rooms, other = make_rooms(joins=3), make_rooms(joins=3)  # the count is the store's: every replica's together
+    codes = [rooms.create(SCENARIO).code for _ in range(2)]
+    clock.now = 60 * 1000 + 10  # 50 s left in this minute's window
+    ana = rooms.join(codes[0], address='203.0.113.7')
+    other.join(codes[1], address='203.0.113.7')
+    other.join(codes[0], address='203.0.113.7')
+    for replica in (rooms, other):
+        with pytest.raises(rooms_module.TooManyJoins, match='joining again in 50 s') as refused:
+            replica.join(codes[0], address='203.0.113.7')
+        assert refused.value.wait == 50
+    assert rooms.join(codes[0], ana, address='203.0.113.7') == ana  # a reload or a reconnection: no new join
+    rooms.join(codes[0], address='198.51.100.2')  # another address
+    assert rooms.students(codes[0]) == 3 and rooms.students(codes[1]) == 1
+    clock.now += 50  # the next minute
+    rooms.join(codes[0], address='203.0.113.7')
+
+
+def test_a_student_reads_their_own_answer_to_the_open_question_and_no_one_elses(rooms):
+    room = rooms.create(SCENARIO)
+    ana, bo = rooms.join(room.code), rooms.join(room.code)
+    assert rooms.mine(room.code, ana) == {'question': None, 'answers': None}
+    rooms.ask(room.code, room.secret, 7, ASKED)
+    rooms.answer(room.code, ana, 1, {'a': '6', 'b': '−0,5'})
+    assert rooms.mine(room.code, ana) == {'question': 1, 'answers': {'a': 6.0, 'b': -0.5}}
+    assert rooms.mine(room.code, bo) == {'question': 1, 'answers': None}
+    rooms.ask(room.code, room.secret, 9, ASKED[:1])
+    assert rooms.mine(room.code, ana) == {'question': 2, 'answers': None}
+
+
 def test_a_student_seen_exactly_45_s_ago_is_still_counted(rooms, clock):
     code = rooms.create(SCENARIO).code
     rooms.join(code)
@@ -418,9 +493,10 @@ def test_seen_refuses_an_id_the_page_did_not_make_and_an_ended_room(rooms):
     room = rooms.create(SCENARIO)
     with pytest.raises(NotInRoom, match='open the join link again'):
         rooms.seen(room.code, 'short')
+    ana = rooms.join(room.code)
     rooms.close(room.code, room.secret)
     with pytest.raises(RoomEnded):
-        rooms.seen(room.code, 'a-student-id')
+        rooms.seen(room.code, ana)
 
 
 # --- asking the room ---------------------------------------------------------------------------------------------
@@ -479,9 +555,12 @@ def test_every_question_asked_is_kept_with_its_answers_and_when_for_the_lecturer
     record = other.record(room.code, room.secret)
     assert [(q['id'], q['frame'], q['asked'], q['revealed']) for q in record] == [
         (1, 7, ASKED, True), (2, 9, ASKED[:1], False), (3, 11, ASKED[1:], False)]  # fmt: skip
-    assert record[0]['answers'] == {ana: {'answers': {'a': 6.0, 'b': -0.5}, 'at': start},
-                                    bo: {'answers': {'a': 3.0}, 'at': start + 5}}  # fmt: skip
-    assert record[1]['answers'] == {ana: {'answers': {'a': 2.0}, 'at': start + 10}} and record[2]['answers'] == {}
+    assert record[0]['answers'] == {unsigned(ana): {'answers': {'a': 6.0, 'b': -0.5}, 'at': start},
+                                    unsigned(bo): {'answers': {'a': 3.0}, 'at': start + 5}}  # fmt: skip
+    assert (
+        record[1]['answers'] == {unsigned(ana): {'answers': {'a': 2.0}, 'at': start + 10}}
+        and record[2]['answers'] == {}
+    )
     with pytest.raises(NotLecturer):
         rooms.record(room.code, 'not-the-secret')
     rooms.close(room.code, room.secret)
@@ -514,7 +593,7 @@ def test_answers_from_two_replicas_reach_the_lecturer_as_floats(asked, make_room
     assert other.answer(room.code, bo, 1, {'a': 3}) == {'a': 3.0}
     question, answers = other.answers(room.code, room.secret)
     assert question == {'id': 1, 'frame': 7, 'asked': ASKED, 'revealed': False}
-    assert answers == {ana: {'a': 6.0, 'b': -0.5}, bo: {'a': 3.0}}
+    assert answers == {unsigned(ana): {'a': 6.0, 'b': -0.5}, unsigned(bo): {'a': 3.0}}
 
 
 @pytest.mark.parametrize(
@@ -576,7 +655,7 @@ def test_a_changed_answer_replaces_the_first_and_counts_once(asked):
     rooms, room, ana, _ = asked
     rooms.answer(room.code, ana, 1, {'a': '3'})
     rooms.answer(room.code, ana, 1, {'a': '6', 'b': '-0.5'})
-    assert rooms.answers(room.code, room.secret)[1] == {ana: {'a': 6.0, 'b': -0.5}}
+    assert rooms.answers(room.code, room.secret)[1] == {unsigned(ana): {'a': 6.0, 'b': -0.5}}
 
 
 def test_an_answer_after_the_reveal_is_refused_and_not_counted(asked):
@@ -587,7 +666,7 @@ def test_an_answer_after_the_reveal_is_refused_and_not_counted(asked):
     for student, answer in ((ana, {'a': '3'}), (bo, {'a': '6'})):
         with pytest.raises(Revealed, match='The answers are revealed: yours was not counted.'):
             rooms.answer(room.code, student, 1, answer)
-    assert rooms.answers(room.code, room.secret)[1] == {ana: {'a': 6.0}}
+    assert rooms.answers(room.code, room.secret)[1] == {unsigned(ana): {'a': 6.0}}
 
 
 @pytest.mark.parametrize('question_id', [0, 2, '1', None, True, 1.5])
@@ -612,10 +691,8 @@ def test_an_answer_to_a_question_replaced_or_closed_is_refused(asked):
 
 def test_a_student_who_is_not_in_the_room_cannot_answer(asked, clock):
     rooms, room, ana, bo = asked
-    with pytest.raises(NotInRoom, match=f'This page is not in the class {room.code} now: reload it to join again.'):
-        rooms.answer(room.code, 'never-joined-this-room', 1, {'a': '6'})
     rooms.leave(room.code, ana)
-    with pytest.raises(NotInRoom):
+    with pytest.raises(NotInRoom, match=f'This page is not in the class {room.code} now: reload it to join again.'):
         rooms.answer(room.code, ana, 1, {'a': '6'})
     clock.now += 46  # bo's stream stopped long ago
     with pytest.raises(NotInRoom):
@@ -631,7 +708,7 @@ def test_more_than_20_answers_from_one_student_to_one_question_are_a_flood(asked
         rooms.answer(room.code, ana, 1, {'a': str(k)})
     with pytest.raises(Flood, match='You have made 20 answers to this question: your last one stands.'):
         rooms.answer(room.code, ana, 1, {'a': '6'})
-    assert rooms.answers(room.code, room.secret)[1] == {ana: {'a': 19.0}}
+    assert rooms.answers(room.code, room.secret)[1] == {unsigned(ana): {'a': 19.0}}
     rooms.answer(room.code, bo, 1, {'a': '6'})  # the others still answer
     rooms.ask(room.code, room.secret, 8, ASKED)
     rooms.answer(room.code, ana, 2, {'a': '6'})  # a new question, a new count
@@ -780,8 +857,8 @@ def test_a_students_code_reaches_the_lecturer_and_a_later_send_replaces_it(make_
     phone.send_bodies(room.code, bo, {'mul': 'self.grad += other.data * out.grad'}, '')
     phone.send_bodies(room.code, ana, {'tanh': 'self.grad += (1 - t**2) * out.grad'}, 'right')
     assert lecturer.sent_bodies(room.code, room.secret) == {
-        ana: {'bodies': {'tanh': 'self.grad += (1 - t**2) * out.grad'}, 'verdict': 'right'},
-        bo: {'bodies': {'mul': 'self.grad += other.data * out.grad'}, 'verdict': ''},
+        unsigned(ana): {'bodies': {'tanh': 'self.grad += (1 - t**2) * out.grad'}, 'verdict': 'right'},
+        unsigned(bo): {'bodies': {'mul': 'self.grad += other.data * out.grad'}, 'verdict': ''},
     }
 
 
@@ -813,7 +890,7 @@ def test_the_longest_bodies_the_page_takes_are_taken_in_any_script(rooms):
     ana = rooms.join(room.code)
     bodies = {name: '𝑥' * sandbox.MAX_BODY for name in exercise.OPS}  # 4 bytes a character in UTF-8: the most
     rooms.send_bodies(room.code, ana, bodies, 'forgot,sign')
-    assert rooms.sent_bodies(room.code, room.secret)[ana]['bodies'] == bodies
+    assert rooms.sent_bodies(room.code, room.secret)[unsigned(ana)]['bodies'] == bodies
 
 
 def test_more_than_20_sends_from_one_student_are_a_flood_and_strangers_send_nothing(rooms):
@@ -825,7 +902,9 @@ def test_more_than_20_sends_from_one_student_are_a_flood_and_strangers_send_noth
         rooms.send_bodies(room.code, ana, {'tanh': 'pass'}, 'right')
     with pytest.raises(NotInRoom):
         rooms.send_bodies(room.code, 'never-joined-this-room', {'tanh': 'pass'}, 'right')
-    assert rooms.sent_bodies(room.code, room.secret) == {ana: {'bodies': {'tanh': 'pass  # 19'}, 'verdict': 'right'}}
+    assert rooms.sent_bodies(room.code, room.secret) == {
+        unsigned(ana): {'bodies': {'tanh': 'pass  # 19'}, 'verdict': 'right'}
+    }
 
 
 def test_answers_at_once_from_many_servers_stop_at_the_flood_cap_exactly(asked, make_rooms):
@@ -880,3 +959,11 @@ def test_a_rule_beaten_by_another_replicas_write_runs_again_from_its_reads():
 
     assert store.run(increment, ('h',)) == 'ok'
     assert runs == [None, '10'] and mine.hget('h', 'n') == '11' and (store.tries, store.retries) == (2, 1)
+
+
+@pytest.mark.parametrize('rate, held', [('5000', 5000), (' 40 ', 40), ('0', 100), ('1e4', 100), ('1000001', 100),
+                                        ('', 100), ('many', 100)])  # fmt: skip
+def test_a_hall_behind_one_address_can_join_faster_and_a_setting_it_cannot_read_is_the_default(monkeypatch, rate, held):
+    monkeypatch.delenv(rooms_module.ENV, raising=False)
+    monkeypatch.setenv('BACKPROP_JOINS_PER_MINUTE', rate)
+    assert open_rooms().joins == held and rooms_module.JOINS_PER_WINDOW == 100

@@ -36,6 +36,8 @@ export function questionCaption(label, question) {
   return `${label} · Question ${question.id}: ${names} after this _backward?`;
 }
 
+export const SENT_WORDS = 'Sent ✓ You can change it until the reveal.';
+
 export const answers = {
   // an open question the class is asked, not yet revealed: its frame hides what it asks, and no one steps past it
   asking() {
@@ -63,6 +65,23 @@ export const answers = {
     form.append(send);
     form.onsubmit = (e) => { e.preventDefault(); this.sendAnswer(question, form, said); };
     this.askBox.append(head, form, said);
+    this.showSent(question, form, said);
+  },
+
+  // the answer this student sent already (a reload, a lost network): in the boxes, and said as sent
+  async showSent(question, form, said) {
+    let got;
+    try {
+      const r = await fetch(`${this.classRoom.api}/answer?student=${encodeURIComponent(this.student)}`);
+      if (!r.ok) return;
+      got = await r.json();
+    } catch {
+      return;
+    }
+    const inputs = [...form.querySelectorAll('input')];
+    if (got.question !== question.id || !got.answers || said.textContent || inputs.some((input) => input.value)) return;
+    for (const input of inputs) if (input.dataset.node in got.answers) input.value = number(got.answers[input.dataset.node]);
+    said.textContent = SENT_WORDS;
   },
 
   async sendAnswer(question, form, said) {
@@ -74,7 +93,7 @@ export const answers = {
       try {
         const r = await fetch(`${this.classRoom.api}/answer`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
         const got = await r.json();
-        said.textContent = r.ok ? 'Sent ✓ You can change it until the reveal.' : got.error;
+        said.textContent = r.ok ? SENT_WORDS : got.error;
         said.classList.toggle('bad', !r.ok);
         return;
       } catch {

@@ -26,11 +26,9 @@ export function classLink(pathname, search, room, held) {
   return `${pathname}?${query}`;
 }
 
-// a student's id in a room, as this browser keeps it: 8 to 64 URL-safe characters
-export const isStudentId = (id) => /^[A-Za-z0-9_-]{8,64}$/.test(id || '');
-
-// a new id from random bytes: URL-safe base64
-export const studentId = (bytes) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_');
+// a student's id in a room as the server mints and signs it, in the form `pattern` (server/rooms.py's STUDENT, which
+// the page hands the player as room.student): what this browser keeps may have been tampered with, or be an old form
+export const isStudentId = (id, pattern) => new RegExp(`^(?:${pattern})$`).test(id || '');
 
 // the follow button's [short words (a phone's), the rest, its name]: '● Following', or '↺ Rejoin' (player.css
 // leaves the rest out on a phone and shows the icon)
@@ -59,6 +57,7 @@ export const live = {
   joinRoom(room) {
     const code = room?.code || null;
     if (code !== this.classRoom?.code || !!room?.follow !== !!this.classRoom?.follow) {
+      this.roomTurn += 1; // a join on its way for the room before gives up
       this.events?.close();
       this.events = null;
       this.classState = null;
@@ -68,39 +67,47 @@ export const live = {
       this.setQuestion(null);
       if (room?.follow) this.follow(room);
     }
+    const before = this.classRoom;
     this.classRoom = room || null;
     this.followButton.hidden = !room?.follow;
     this.showFollowing();
     if (room?.lead) this.setQuestion(room.question || null);
-    this.keepLead(room);
+    this.keepLead(room, before);
+    this.sayStudent();
     this.postStep();
   },
 
-  // the lecturer's page keeps its class across a reload: its code and secret in this tab's own storage (never in the
-  // link, which the projector shows), handed back once to a reloaded page that leads none, which checks them
-  keepLead(room) {
+  // the lecturer's page keeps its class across a reload and a replica's death: its code and secret in this tab's own
+  // storage (never in the link, which the projector shows), handed back once a session to a page that leads none
+  // (a reload, or the websocket reconnected to a new session on another replica: no click), which checks them; the
+  // session's name makes each offer new to the page, which has not heard it. Ended on purpose, it is forgotten.
+  keepLead(room, before) {
     const kept = 'backprop-class-lead';
     try {
       if (room?.lead) window.sessionStorage.setItem(kept, JSON.stringify({ code: room.code, secret: room.secret }));
-      else if (this.head?.present && !room && !this.leadOffered) {
-        this.leadOffered = true;
+      else if (before?.lead) window.sessionStorage.removeItem(kept); // End the class
+      else if (this.head?.present && !room && this.head.session && this.leadOffered !== this.head.session) {
+        this.leadOffered = this.head.session;
         const lead = JSON.parse(window.sessionStorage.getItem(kept) || 'null');
-        if (lead) this.component?.setStateValue('lead', lead);
+        if (lead) this.component?.setStateValue('lead', { ...lead, session: this.head.session });
       }
     } catch { /* storage refused: a reload starts a new class */ }
   },
 
-  // a follower: its id in the room (this browser's, kept for the room), the class's events, what ends them
-  follow(room) {
-    const kept = `backprop-class-${room.code}`;
+  // a follower: its id in the room (minted by the server at its first join, then kept by this browser for the room:
+  // a reload or a lost network is the same student), the class's events, what ends them
+  async follow(room) {
+    const turn = this.roomTurn, kept = `backprop-class-${room.code}`;
     let id = null;
     try { id = window.localStorage.getItem(kept); } catch { /* storage refused: an id for this page alone */ }
-    if (!isStudentId(id)) {
-      id = studentId(crypto.getRandomValues(new Uint8Array(12)));
+    if (!isStudentId(id, room.student)) {
+      id = await this.joinClass(room, turn);
+      if (!id) return;
       try { window.localStorage.setItem(kept, id); } catch { /* as above */ }
     }
+    if (this.roomTurn !== turn || this.events) return; // left, or followed, meanwhile
     this.student = id;
-    this.component?.setStateValue('student', id); // the page sends the student's bodies under it (code mode)
+    this.sayStudent();
     const url = `${room.api}/events?student=${encodeURIComponent(id)}`;
     this.events = new EventSource(url);
     this.events.onmessage = (e) => {
@@ -123,9 +130,44 @@ export const live = {
         if (r.ok) { r.body?.cancel(); again(); } // it answers again: follow again
         else if (r.status === 503) r.json().then((j) => { this.tellClass(j.error); again(); }); // the store is away
         else if (r.status === 404 && this.followed) this.leaveClass(lostWords(room.code)); // it was here: lost with the store
+        else if (r.status === 403 && !this.joinedAgain) { // an id this server did not sign (a store that lost its key)
+          this.joinedAgain = true;
+          try { window.localStorage.removeItem(kept); } catch { /* as above */ }
+          this.follow(room);
+        }
         else r.json().then((j) => this.leaveClass(j.error));
       }).catch(() => { this.tellClass('The class cannot be reached just now: trying again…'); again(); });
     };
+  },
+
+  // the page sends the student's bodies under their id (code mode): it is told once the run that follows the graph's
+  // paint has come (its head names no session), never between the paint and that run, whose trigger a run asked for
+  // by a state value meanwhile would lose (the sidebar's controls would then never come)
+  sayStudent() {
+    if (!this.student || this.studentSaid === this.student || !this.head || this.head.session) return;
+    this.studentSaid = this.student;
+    this.component?.setStateValue('student', this.student);
+  },
+
+  // a new student in `room`: the id the server mints for them, or null once the page says why it cannot join (full,
+  // closed to new students, ended); while the store cannot be reached, or this network has joined too often this
+  // minute, it says so and tries again
+  async joinClass(room, turn) {
+    while (this.roomTurn === turn) {
+      let wait = 3;
+      try {
+        const r = await fetch(`${room.api}/join`, { method: 'POST' });
+        const got = await r.json();
+        if (r.ok) return got.student;
+        if (r.status === 429) wait = Number(r.headers.get('Retry-After')) || 10;
+        else if (r.status !== 503) { this.leaveClass(got.error); return null; }
+        this.tellClass(got.error);
+      } catch {
+        this.tellClass('The class cannot be reached just now: trying again…');
+      }
+      await new Promise((done) => setTimeout(done, wait * 1000));
+    }
+    return null; // the page left the room meanwhile
   },
 
   // a word on the class that ends nothing (it cannot be reached just now); gone at its next event
@@ -143,6 +185,7 @@ export const live = {
   },
 
   leaveClass(message) {
+    this.roomTurn += 1;
     this.events?.close();
     this.events = null;
     this.classRoom = null;

@@ -108,11 +108,14 @@ export class Player {
     this.classState = null; // the class's latest state, {version, scenario, frame}
     this.following = true; // a follower on the class's frame; false: on their own
     this.question = null; // the class's question ({id, frame, asked, revealed}): its frame hides what it asks
-    this.student = null; // a follower's id in the room, kept by this browser (a reload or a second tab is one student)
+    this.student = null; // a follower's id in the room, minted by the server, kept by this browser (a reload is one student)
+    this.studentSaid = null; // the id the page has been told (sayStudent)
+    this.roomTurn = 0; // one more each time the page leaves or changes its room: a join on its way for another gives up
+    this.joinedAgain = false; // a kept id the server refused has been dropped for a new join (once: not in a loop)
     this.askBox = $('.ask'); // a follower's answer boxes, then how they fared
     this.classNotice = false; // the notice says the class cannot be reached just now (its next event clears it)
     this.followed = false; // the room's events have reached this page: a room it then cannot find was lost
-    this.leadOffered = false; // a reloaded lecturer's page has handed its tab's class back once (keepLead)
+    this.leadOffered = null; // the session a lecturer's page last handed its tab's class back to (keepLead)
     this.posted = null; // the lead's last frame posted (scenario and frame, as JSON)
     this.followButton = $('.follow');
     this.followButton.onclick = () => this.setFollowing(!this.following);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { answers, answersOf, flipSign, number, questionCaption, verdictLine } from '../src/answers.js';
+import { SENT_WORDS, answers, answersOf, flipSign, number, questionCaption, verdictLine } from '../src/answers.js';
 
 test('a number is written with up to 4 decimals and a true minus sign', () => {
   assert.equal(number(-0.5), '−0.5');
@@ -39,4 +39,33 @@ test('only an open question holds the player at its frame', () => {
   assert.equal(asking(null), false);
   assert.equal(asking({ frame: 4, revealed: false }), true);
   assert.equal(asking({ frame: 4, revealed: true }), false);
+});
+
+// a question's boxes as showSent sees them, and a server that answers the phone's own answer with `mine`
+function boxes(values, mine) {
+  const inputs = Object.entries(values).map(([node, value]) => ({ dataset: { node }, value }));
+  const fetched = [];
+  globalThis.fetch = async (url) => { fetched.push(url); return { ok: true, json: async () => mine }; };
+  const player = { ...answers, classRoom: { api: '/api/class/K7QXM' }, student: 'ana.signed' };
+  return [player, { querySelectorAll: () => inputs }, { textContent: '' }, inputs, fetched];
+}
+
+test('a reloaded phone shows the answer it sent, in its boxes and as sent', async (t) => {
+  t.after(() => delete globalThis.fetch);
+  const [player, form, said, inputs, fetched] = boxes({ 2: '', 5: '' }, { question: 3, answers: { 2: -0.5 } });
+  await player.showSent({ id: 3 }, form, said);
+  assert.deepEqual(fetched, ['/api/class/K7QXM/answer?student=ana.signed']);
+  assert.deepEqual(inputs.map((i) => i.value), ['−0.5', '']);
+  assert.equal(said.textContent, SENT_WORDS);
+});
+
+test('an answer sent to another question, none, or boxes typed in meanwhile are left alone', async (t) => {
+  t.after(() => delete globalThis.fetch);
+  for (const [values, mine] of [[{ 2: '' }, { question: 2, answers: { 2: 6 } }], [{ 2: '' }, { question: 3, answers: null }],
+    [{ 2: '7' }, { question: 3, answers: { 2: 6 } }]]) {
+    const [player, form, said, inputs] = boxes(values, mine);
+    await player.showSent({ id: 3 }, form, said);
+    assert.deepEqual(inputs.map((i) => i.value), Object.values(values));
+    assert.equal(said.textContent, '');
+  }
 });

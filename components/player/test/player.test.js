@@ -45,6 +45,17 @@ test('a player\'s fields are all declared in its constructor: setting another th
   assert.equal(player.cur, -1); // before the first frame
 });
 
+test('every field a method sets is declared in the constructor (the sealed player would throw at the page)', () => {
+  const player = new Player(anything());
+  const methods = [...Object.values(concerns).flatMap((c) => Object.entries(c)),
+    ...Object.getOwnPropertyNames(Player.prototype).map((name) => [name, Player.prototype[name]])];
+  for (const [method, f] of methods.filter(([, f]) => typeof f === 'function')) {
+    for (const [, name] of f.toString().matchAll(/\bthis\.([A-Za-z_$][\w$]*)\s*(?:=(?!=)|\+=|-=|\+\+|--)/g)) {
+      assert.ok(Object.hasOwn(player, name), `${method} sets this.${name}, which the constructor does not declare`);
+    }
+  }
+});
+
 test('a player tells the page once a session that its graph is painted, after the next paint', () => {
   const told = [];
   const waiting = [];
