@@ -523,8 +523,9 @@ class Rooms:
         """The lecturer moves the class: the new ClassState, its version one more. NotLecturer without the secret."""
         text = state_json(scenario, frame)
         code, now = self._lecturer(code, secret), self.clock()
-        state = self._class_state(code, self.backend.write(code, text, now, now + self.idle, self._keep()))
-        return self._moved(code, state)
+        # a step comes from the lecturer's page: heard, as its panel's touch is (the phones are told it answers)
+        got = self.backend.write(code, text, now, now + self.idle, self._keep(), now + self.gone)
+        return self._moved(code, self._class_state(code, got))
 
     def touch(self, code, secret):
         """The lecturer's page is still open (its panel says so every second): the room ends GONE_S after the last
@@ -702,14 +703,17 @@ class Backend:
         room = f'{self.PREFIX}room:{code}'
         return room, f'{self.PREFIX}rooms', {name: f'{room}:{name}' for name in OWN}
 
-    def _refresh(self, tx, code, held, expires, keep):
-        """A lecturer's move: the idle hour starts again, and the room's keys are kept `keep` s more."""
+    def _refresh(self, tx, code, held, expires, keep, heard=None):
+        """A lecturer's move: the idle hour starts again, and the room's keys are kept `keep` s more; with `heard`
+        (the move came from the lecturer's page: a step), its page's deadline too, where it has one."""
         room, rooms, own = self._keys(code)
-        tx.hset(room, mapping={'expires': expires})
+        heard = heard if heard is not None and held[2] is not None else None
+        tx.hset(room, mapping={'expires': expires, **({'heard': heard} if heard is not None else {})})
         for key in (room, *own.values()):
             tx.expire(key, keep)
-        heard = float(held[2]) if held[2] is not None else expires
-        tx.zadd(rooms, {code: min(expires, heard)})
+        heard = heard if heard is not None else float(held[2]) if held[2] is not None else None
+        tx.zadd(rooms, {code: min(expires, heard if heard is not None else expires)})
+        return heard  # the page's deadline as it now is: None while it has none
 
     def create(self, code, secret, text, now, expires, max_rooms, keep):
         room, rooms, _ = self._keys(code)
@@ -831,7 +835,7 @@ class Backend:
 
         return self.store.run(rule, (room,), now)
 
-    def _move(self, code, now, expires, keep, change, watch=()):
+    def _move(self, code, now, expires, keep, change, watch=(), heard=None):
         """A lecturer's move on the live room: `change(tx, got)` writes it and gives the fields it changed, or a
         status for no move; the room's new GOT fields. `watch`: the other keys `change` reads."""
         room = self._keys(code)[0]
@@ -849,13 +853,13 @@ class Backend:
                 got.update(changed, version=str(int(got['version']) + 1))
                 tx.hset(room, mapping=got)
                 tx.publish(self.CHANNEL, code)
-            self._refresh(tx, code, held, expires, keep)
-            return list(got.values())
+            return [*got.values(), self._refresh(tx, code, held, expires, keep, heard)]
 
         return self.store.run(rule, (room, *watch), now)
 
-    def write(self, code, text, now, expires, keep):
-        return self._move(code, now, expires, keep, lambda tx, got: {'state': text} if text is not None else {})
+    def write(self, code, text, now, expires, keep, heard=None):
+        change = lambda tx, got: {'state': text} if text is not None else {}  # noqa: E731
+        return self._move(code, now, expires, keep, change, heard=heard)
 
     def question(self, code, mode, text, now, expires, keep, max_questions):
         own = self._keys(code)[2]

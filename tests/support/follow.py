@@ -74,7 +74,8 @@ async def body_chunks(reader, headers):
 class Follower:
     """One student's phone on the class's events at host:port. What it heard: `states` (each state event's time, the
     connection it came on, 1 for the first, and its JSON: version, scenario, frame), `held` ({version:
-    time.perf_counter() when first held}), `ended` (the message of an `ended` event), `connections` (the local port
+    time.perf_counter() when first held}), `away` (each `away` event's time and message), `ended` (the message of an
+    `ended` event), `connections` (the local port
     of each connection, in order: haproxy's log names the replica that took each), `drops` (streams cut under it,
     and `errors`, why), `failed` (the status and body that ended it, if one did) and `error` (an exception that
     ended it). `on_state(follower, state)` is called at each state event."""
@@ -84,7 +85,7 @@ class Follower:
         self.join = join and student is None  # a phone with no id yet: it joins for one (the server's, signed)
         self.on_state, self.name = on_state, name
         self.states, self.held, self.connections = [], {}, []
-        self.last_id, self.ended, self.failed, self.drops = None, None, None, 0
+        self.last_id, self.ended, self.failed, self.drops, self.away = None, None, None, 0, []
         self.errors, self.error = [], None
         self.changed = asyncio.Event()
         self.writer, self.closing = None, False
@@ -96,6 +97,8 @@ class Follower:
     def _dispatch(self, kind, data, now):
         if kind == 'ended':
             self.ended = json.loads(data)['message']
+        elif kind == 'away':  # the store, or the lecturer's page, cannot be reached just now: nothing has moved
+            self.away.append((now, json.loads(data)['message']))
         else:
             state = json.loads(data)
             self.states.append((now, len(self.connections), state))

@@ -16,6 +16,7 @@ from server import rooms as rooms_module
 from server.rooms import (
     ALPHABET,
     CODE_LENGTH,
+    GONE_S,
     MAX_CHANGES,
     MAX_STUDENTS,
     PRESENT_S,
@@ -967,3 +968,19 @@ def test_a_hall_behind_one_address_can_join_faster_and_a_setting_it_cannot_read_
     monkeypatch.delenv(rooms_module.ENV, raising=False)
     monkeypatch.setenv('BACKPROP_JOINS_PER_MINUTE', rate)
     assert open_rooms().joins == held and rooms_module.JOINS_PER_WINDOW == 100
+
+
+def test_a_step_is_the_lecturers_page_heard_once_it_has_been_and_a_room_never_heard_gets_no_deadline(rooms, clock):
+    room = rooms.create(SCENARIO)
+    clock.now += 1000
+    assert rooms.step(room.code, room.secret, SCENARIO, 1).heard is None and rooms.state(room.code).heard is None
+    rooms.touch(room.code, room.secret)  # the projector's panel
+    touched = clock.now
+    clock.now += 200
+    assert rooms.state(room.code).heard == touched
+    assert rooms.step(room.code, room.secret, SCENARIO, 2).heard == clock.now  # its player posted a step
+    clock.now += GONE_S - 1  # five minutes after the step, not after the touch
+    assert rooms.state(room.code).frame == 2
+    clock.now += 1
+    with pytest.raises(RoomEnded, match='the lecturer’s page was closed'):
+        rooms.state(room.code)
