@@ -236,6 +236,7 @@ async def lesson(rooms, lecturer, served, balancer, url):
         assert rooms.students(lecturer.code) == STUDENTS  # each stream joined its student (?student=ID)
         on = await replicas_of(balancer, students, 1)
         assert sorted(set(on)) == sorted(served), on  # no cookie: haproxy spreads them on both
+        assert 'student=' not in balancer.log.read_text()  # the streams' signed ids are in no log
 
         # a step through haproxy, then one taken on each replica: each reaches the other replica's students too
         version = await step(port, lecturer, 1, students)
