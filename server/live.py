@@ -329,14 +329,18 @@ class Live:
             return refused(error)
         return JSONResponse({'student': student}, headers={'Cache-Control': 'no-store'})
 
-    async def mine(self, request: Request):
-        """A student's own answer to the open question (Rooms.mine): a reloaded phone shows what it sent."""
+    async def students_own(self, request, read):
+        """What `read(code, student)` gives the student named in the query (?student=ID), never cached."""
         try:
             code = normal_code(request.path_params['code'])
-            mine = await asyncio.to_thread(self.rooms.mine, code, request.query_params.get('student'))
+            own = await asyncio.to_thread(read, code, request.query_params.get('student'))
         except RoomError as error:
             return refused(error)
-        return JSONResponse(mine, headers={'Cache-Control': 'no-store'})
+        return JSONResponse(own, headers={'Cache-Control': 'no-store'})
+
+    async def mine(self, request: Request):
+        """A student's own answer to the open question (Rooms.mine): a reloaded phone shows what it sent."""
+        return await self.students_own(request, self.rooms.mine)
 
     async def step(self, request: Request):
         form = 'The step must be JSON: {"scenario": {...}, "frame": k}.'
@@ -372,12 +376,8 @@ class Live:
         return JSONResponse({'answers': answers})
 
     async def verdict(self, request: Request):
-        try:
-            code = normal_code(request.path_params['code'])
-            verdict = await asyncio.to_thread(self.rooms.verdict, code, request.query_params.get('student'))
-        except RoomError as error:
-            return refused(error)
-        return JSONResponse(verdict, headers={'Cache-Control': 'no-store'})
+        """A student's answers against the revealed question (Rooms.verdict)."""
+        return await self.students_own(request, self.rooms.verdict)
 
     def routes(self, base=''):
         """The routes, under `base` ('' or '/course': base_path())."""
