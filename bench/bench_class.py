@@ -51,6 +51,7 @@ import os
 import random
 import resource
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -268,7 +269,13 @@ async def projector(browser, url, code, secret):
     await context.add_init_script(f"window.sessionStorage.setItem('backprop-class-lead', {json.dumps(lead)});")
     page = await context.new_page()
     await page.goto(f'{url}/?{LESSON}&present=1&step={ASK_AT}')
-    await page.get_by_test_id('class-code').first.wait_for(timeout=120_000)
+    try:
+        await page.get_by_test_id('class-code').first.wait_for(timeout=120_000)
+    except Exception:
+        shot = Path(tempfile.gettempdir()) / 'bench_class_projector.png'
+        await page.screenshot(path=str(shot))
+        print(f'  the projector never showed its class: {shot}\n' + await page.evaluate('document.body.innerText'))
+        raise
     return context, page
 
 
@@ -512,6 +519,19 @@ async def run_case(browser, key, url, servers, args, balancer=None, others=None)
 
 async def bench(args):
     out = {'machine': {'cores': os.cpu_count(), 'load_average_at_start': os.getloadavg()}, 'cases': []}
+    logs = []  # the servers' logs: a traceback in one is a failure of the page, printed and counted
+    try:
+        await run_cases(args, out, logs)
+    finally:
+        errors = [i for i, line in enumerate(logs) if line.startswith('Traceback')]
+        out['server_tracebacks'] = len(errors)
+        for i in errors[:3]:
+            print('a server logged:\n' + '\n'.join(logs[i : i + 40]), flush=True)
+    out['machine']['load_average_at_end'] = os.getloadavg()
+    return out
+
+
+async def run_cases(args, out, logs):
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
@@ -523,13 +543,17 @@ async def bench(args):
             hall = {JOINS_ENV: str(max(JOINS_PER_WINDOW, 2 * args.students)),
                     SIZE_ENV: str(max(MAX_STUDENTS, args.students))}  # fmt: skip
             if 'one' in args.cases:
-                with serve_app(timeout=120, env=hall) as url:
+                with serve_app(timeout=120, env=hall, log_lines=logs) as url:
                     out['cases'].append(await run_case(browser, 'one', url, [url.pid], args))
             if 'two' in args.cases:
                 with (
                     serve_redis() as redis_url,
                     serve_replicas(
-                        2, env={ENV: redis_url, **hall}, timeout=120, maxconn=max(1000, 2 * args.students + 200)
+                        2,
+                        env={ENV: redis_url, **hall},
+                        timeout=120,
+                        maxconn=max(1000, 2 * args.students + 200),
+                        log_lines=logs,
                     ) as (served, balancer, url),
                 ):
                     servers = [replica.pid for replica in served.values()]
@@ -537,8 +561,6 @@ async def bench(args):
                     out['cases'].append(await run_case(browser, 'two', url, servers, args, balancer, others))
         finally:
             await browser.close()
-    out['machine']['load_average_at_end'] = os.getloadavg()
-    return out
 
 
 # ---------------------------------------------------------------- the report
@@ -577,6 +599,7 @@ def main():
                         help=f'the students answer within this many seconds ({ANSWERS_WITHIN_S})')  # fmt: skip
     parser.add_argument('--out', help='a path stem other than bench/results/class (--quick: under /tmp)')
     args = parser.parse_args()
+    typed_args = [a for a, before in zip(sys.argv[1:], ['', *sys.argv[1:]]) if '--out' not in (a, before)]
     quick = args.quick
     args.students = args.students or (30 if quick else 300)
     args.steps = args.steps or (5 if quick else 20)
@@ -587,10 +610,12 @@ def main():
     began = time.perf_counter()
     out = asyncio.run(bench(args))
     out['goals'] = goals(out)
-    out['args'] = vars(args)
+    out['args'] = {**vars(args), 'command': ['python -m bench.bench_class', *typed_args]}
     out['run_s'] = time.perf_counter() - began
     text = readme_tables.as_text('Class benchmark: python -m bench.bench_class (a class in one room)', out)
-    readme_tables.write_results('class', text, out, out=args.out)
+    # the 300 class's results are class.*; another size's its own (class_3000.*), each in its docs' block
+    stem = 'class' if args.students == 300 else f'class_{args.students}'
+    readme_tables.write_results(stem, text, out, out=args.out)
 
 
 if __name__ == '__main__':

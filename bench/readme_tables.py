@@ -497,8 +497,8 @@ def first_graph(results):
     )
 
 
-def live_class(results):
-    r = results['class']
+def live_class(results, stem='class'):
+    r = results[stem]
     cases, empty, goals = r['cases'], r['empty_page'], r['goals']
     answered = all(c.get('answers') for c in cases)
 
@@ -520,7 +520,7 @@ def live_class(results):
     if answered:
         a = cases[0]['answers']
         cells |= {
-            f"{a['students']} answers within {a['within_s']:g} s: the answer route p50 / p95 / max (ms)":
+            f"{a['students']:,} answers within {a['within_s']:g} s: the answer route p50 / p95 / max (ms)":
                 lambda c: trio(c['answers']['route_ms']),
             "the replicas' CPU an answer (ms)": lambda c: f"{c['answers']['server_cpu_ms_per_answer']:.1f}",
             "from the last answer's 200 to the projector showing every answer and group (s)":
@@ -543,7 +543,8 @@ def live_class(results):
                     first_graph_met=met(g['first_graph_met'])) + (spread or '')  # fmt: skip
 
     return fill(
-        'class', students=cases[0]['students'], steps=cases[0]['steps'], cores=r['machine']['cores'],
+        'class', file=f'bench/results/{stem}.txt', students=f"{cases[0]['students']:,}", steps=cases[0]['steps'],
+        cores=r['machine']['cores'], command=' '.join(r['args'].get('command', ['python -m bench.bench_class'])),
         load_average=f'{r["machine"]["load_average_at_start"][0]:.1f}',
         table=table(['', *(c['name'] for c in cases)], [[label, *map(cell, cases)] for label, cell in cells.items()]),
         two=two or '', p95_goal=f'{CLASS_P95_GOAL_MS / 1000:g}', first_graph_goal=f'{CLASS_FIRST_GRAPH_GOAL_S:g}',
@@ -567,6 +568,7 @@ BLOCKS = {  # name: (the results it is made from, how)
     'exports': (('exports',), exports),
     'screens': (('screens',), screens),
     'class': (('class',), live_class),
+    'class-3000': (('class_3000',), lambda results: live_class(results, 'class_3000')),
     'first-graph': (('first_graph',), first_graph),
 }
 

@@ -254,17 +254,20 @@ def run(source, budget, waiting, allowance, args=('-Tsvg',), program='dot'):
 
 class _Exit:
     """Called with a timeout, returns as soon as process `pid` ends or when the timeout is up: by Linux's pidfd, so
-    a quick run is seen to end at once; elsewhere it sleeps the timeout out, a few at first."""
+    a quick run is seen to end at once; elsewhere it sleeps the timeout out, a few at first. Waited on by poll(), not
+    select(): a server holding a class's thousand streams has file descriptors past select()'s 1,024."""
 
     def __init__(self, pid):
         try:
             self.fd = os.pidfd_open(pid)
+            self.poll = select.poll()
+            self.poll.register(self.fd, select.POLLIN)
         except (AttributeError, OSError):
             self.fd, self.pause = None, 0.005
 
     def __call__(self, timeout):
         if self.fd is not None:
-            select.select([self.fd], [], [], timeout)
+            self.poll.poll(1000 * timeout)
         else:
             time.sleep(min(self.pause, timeout))
             self.pause *= 2

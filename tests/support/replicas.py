@@ -98,12 +98,15 @@ class Balancer:
 
 
 @contextlib.contextmanager
-def serve_replicas(n=2, env=None, timeout=60.0, maxconn=1000):
+def serve_replicas(n=2, env=None, timeout=60.0, maxconn=1000, log_lines=None):
     """Yield ({name: replica Url}, the Balancer, its URL): `n` replicas of `streamlit run main.py` (serve_app, with
     `env` added: {rooms.ENV: a Redis URL} shares the live class's rooms), named app1, app2, ..., behind haproxy with
-    deploy/haproxy.cfg; all stopped on exit."""
+    deploy/haproxy.cfg; all stopped on exit. `log_lines`: a list that gets every replica's log on exit."""
     with contextlib.ExitStack() as stack:
-        served = {f'app{i}': stack.enter_context(serve_app(timeout=timeout, env=env)) for i in range(1, n + 1)}
+        served = {
+            f'app{i}': stack.enter_context(serve_app(timeout=timeout, env=env, log_lines=log_lines))
+            for i in range(1, n + 1)
+        }
         port = free_port()
         config = haproxy_config(port, {name: url.rsplit(':', 1)[1] for name, url in served.items()}, maxconn)
         balancer = Balancer(config)
