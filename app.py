@@ -3,6 +3,7 @@
 import streamlit as st
 
 import state
+from components.access import page_style
 from components.export_panel import share_panel
 from components.inputs import input_values
 from components.live import class_link, class_panel, class_places, joined, lecturer_room, take_back_class
@@ -25,6 +26,7 @@ st.set_page_config(page_title='Backprop, step by step', page_icon='📉', layout
 
 
 TITLE = '∂ Backprop, step by step'
+page_style()
 s = st.session_state
 opened = state.follow_link(
     s, class_link(s, st.query_params.to_dict()), navigated=went_back_or_forward(), sent=widgets_in_browser()

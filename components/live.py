@@ -244,7 +244,7 @@ def _join_block(code, students, qr):
     if warning:
         st.warning(warning, icon=':material/wifi_off:')
     if _qr_picture(shown.url) is not None:
-        st.image(_qr_picture(shown.url), width=240)
+        st.image(_qr_picture(shown.url), width=240, alt=f'QR code of the class’s join link {shown.url}')
 
 
 def _taking_toggle(code, secret, taking):

@@ -155,5 +155,5 @@ def show_qr_code(url):
     if code is None:
         st.info('This link is too long for a QR code: share the text above instead.', icon=':material/qr_code:')
     else:
-        st.image(qr_png(code), caption='Scan to open this frame')
+        st.image(qr_png(code), caption='Scan to open this frame', alt=f'QR code of the link {url}')
         st.download_button('QR code (SVG)', qr_svg(code), 'backprop-link-qr.svg', 'image/svg+xml', on_click='ignore')

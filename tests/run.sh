@@ -36,4 +36,6 @@ python_env requirements-dev.txt
 # the player's JavaScript (components/player/): eslint and esbuild pinned in its package-lock.json, then its modules'
 # tests under node --test, which also check that the committed bundle, player.js, is a fresh build of src/
 (cd components/player && npm ci --no-audit --no-fund --loglevel=error && npx eslint . && node --test test/*.test.js)
+# axe-core, which the browser tests inject to check WCAG 2.1 AA (tests/browser/test_browser_access.py), pinned
+(cd tests/browser && npm ci --no-audit --no-fund --loglevel=error)
 "$PY" -m pytest -p no:cacheprovider "$@"

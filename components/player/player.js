@@ -98,10 +98,15 @@ function remember(map, key, value, most) {
   if (map.size > most) map.delete(map.keys().next().value);
 }
 var caption = (body, k) => `${body.labels[k]} · ${body.captions[k]}`;
+function spoken(captionText, rules) {
+  return [captionText, ...rules].filter(Boolean).join(". ");
+}
 
 // src/draw.js
 var NOT_COMPUTED = "·";
 var NOT_FINITE = ["nan", "inf", "−inf"];
+var GRAPH_NAME = "The computational graph at this frame: each value’s data and grad are in the node table below";
+var TABLE_CAPTION = "The values at this frame";
 var HIDDEN = "?";
 var PNG_SCALE = 2;
 var PNG_PIXELS = 4e7;
@@ -133,6 +138,9 @@ var drawing = {
     this.naturalHeight = this.sizes[name].height;
     this.svg.removeAttribute("width");
     this.svg.removeAttribute("height");
+    this.svg.setAttribute("role", "img");
+    this.svg.setAttribute("aria-label", GRAPH_NAME);
+    this.svg.querySelector("title")?.remove();
     this.values = [];
     const at = this.head.valueTexts;
     for (let i = 0; ; i++) {
@@ -169,15 +177,21 @@ var drawing = {
   makeTable(table) {
     const cell = (tag, text) => Object.assign(document.createElement(tag), { textContent: text });
     const t = document.createElement("table");
+    t.createCaption().textContent = TABLE_CAPTION;
     const head = t.createTHead().insertRow();
     const titles = table.columns || ["node", "op", "data", "grad now", "final grad"];
-    titles.forEach((title, j) => head.appendChild(cell("th", title)).classList.toggle("state", j === this.stateCell(table)));
+    titles.forEach((title, j) => {
+      const th = head.appendChild(cell("th", title));
+      th.scope = "col";
+      th.classList.toggle("state", j === this.stateCell(table));
+    });
     const rows = t.createTBody();
     table.names.forEach((name, i) => {
       const row = rows.insertRow();
       const beside = table.beside ? [""] : [];
       const state = table.states ? [""] : [];
       for (const text of [name, table.ops[i], "", "", ...beside, ...state, table.finals[i]]) row.appendChild(cell("td", text));
+      row.replaceChild(Object.assign(cell("th", name), { scope: "row" }), row.cells[0]);
       if (table.states) row.cells[this.stateCell(table)].classList.add("state");
       this.values[i].row = row;
     });
@@ -1227,12 +1241,31 @@ function outerMargins(e) {
 var PHONE_PAGE_STYLE = `@media (max-width: ${NARROW_PX}px) {
   [data-testid="stMainBlockContainer"] { padding-left: 0.5rem; padding-right: 0.5rem; } }`;
 var KEPT_GRAPHS = 16;
+var SKIP_STYLE = `.backprop-skip { position: fixed; left: 0.5rem; top: -4rem; z-index: 1000100; padding: 0.6rem 1rem;
+  background: #fff; color: #0e1117; border: 2px solid #0b5cad; border-radius: 0.5rem; font: 600 1rem sans-serif; }
+.backprop-skip:focus { top: 0.5rem; }`;
+var SKIP_WORDS = "Skip to the graph player";
+function skipLink(focus) {
+  let link = document.getElementById("backprop-skip");
+  if (!link) {
+    document.head.append(Object.assign(document.createElement("style"), { textContent: SKIP_STYLE }));
+    link = Object.assign(document.createElement("a"), { id: "backprop-skip", className: "backprop-skip", href: "#", textContent: SKIP_WORDS });
+    document.body.prepend(link);
+  }
+  link.onclick = (e) => {
+    e.preventDefault();
+    focus();
+  };
+}
+function reducedMotion() {
+  return window.matchMedia?.("(prefers-reduced-motion: reduce)").matches ?? false;
+}
 var GRAPHS = window.__backpropGraphs ||= /* @__PURE__ */ new Map();
 var Player = class {
   constructor(root) {
     root.innerHTML = `
       <div class="bar">
-        <button class="prev" title="Previous frame (←)" aria-label="Previous frame"><span aria-hidden="true">‹</span><span class="word"> Prev</span></button>
+        <button class="prev" title="Previous frame (←)" aria-label="Prev: the previous frame"><span aria-hidden="true">‹</span><span class="word"> Prev</span></button>
         <button class="play primary" title="Play / Pause (space)" aria-label="Play"><span aria-hidden="true">▶</span><span class="word"> Play</span></button>
         <button class="next" title="Next frame (→)" aria-label="Next frame"><span class="word">Next </span><span aria-hidden="true">›</span></button>
         <input class="slider" type="range" min="0" max="0" value="0" aria-label="Frame"><datalist class="marks"></datalist>
@@ -1242,25 +1275,28 @@ var Player = class {
       <div class="notice" hidden></div>
       <div class="ask" hidden></div>
       <div class="laying" hidden></div>
-      <div class="line"><div class="caption" aria-live="polite"></div><button class="follow" hidden title="A live class: follow the lecturer's steps, or step on your own"></button></div>
+      <div class="said" aria-live="polite"></div>
+      <div class="line"><div class="caption"></div><button class="follow" hidden title="A live class: follow the lecturer's steps, or step on your own"></button></div>
       <div class="rules"></div>
-      <div class="stage"><div class="view" tabindex="0"></div><div class="more left" hidden><span>‹</span></div><div class="more right" hidden><span>›</span></div><div class="more up" hidden><span>‹</span></div><div class="more down" hidden><span>›</span></div></div>
+      <div class="stage"><div class="view" tabindex="0" role="group" aria-label="The graph: ← and → step through the frames, Home and End go to the first and the last, Space plays"></div><div class="more left" hidden><span>‹</span></div><div class="more right" hidden><span>›</span></div><div class="more up" hidden><span>‹</span></div><div class="more down" hidden><span>›</span></div></div>
       <div class="overview" hidden title="The whole graph: click to look there"><div class="map"></div></div>
       <div class="legend"></div>
       <div class="below">
         <div class="words"><div class="plot"></div><div class="explain"></div><div class="summary"></div></div>
-        <div class="table"></div>
+        <div class="table" tabindex="0" role="region" aria-label="Node table: each value's data and grad"></div>
       </div>`;
     const $ = (s) => root.querySelector(s);
     if (!document.getElementById("backprop-phone-page")) {
       document.head.append(Object.assign(document.createElement("style"), { id: "backprop-phone-page", textContent: PHONE_PAGE_STYLE }));
     }
+    skipLink(() => this.root.isConnected && this.view.focus());
     this.root = root;
     this.view = $(".view");
     this.overview = $(".overview");
     this.map = $(".map");
     this.slider = $(".slider");
     this.captionBox = $(".caption");
+    this.saidBox = $(".said");
     this.rulesBox = $(".rules");
     this.legendBox = $(".legend");
     this.noticeBox = $(".notice");
@@ -1432,7 +1468,9 @@ var Player = class {
     const row = this.values[this.body.patches[k].a]?.row || null;
     if (row !== this.activeRow) {
       this.activeRow?.classList.remove("active");
+      this.activeRow?.removeAttribute("aria-current");
       row?.classList.add("active");
+      row?.setAttribute("aria-current", "step");
       this.activeRow = row;
     }
     const mark = this.model.values[this.body.patches[k].a]?.[3] || "";
@@ -1446,6 +1484,7 @@ var Player = class {
     this.captionBox.textContent = caption(this.body, k);
     this.slider.setAttribute("aria-valuetext", this.body.labels[k]);
     this.showRules(this.rulesAt(k));
+    this.saidBox.textContent = spoken(this.captionBox.textContent, this.rulesAt(k));
     this.explainBox.innerHTML = this.body.explanations[k];
     this.summaryBox.innerHTML = k === this.n - 1 ? this.body.summary : "";
     this.plotBox.innerHTML = this.body.plots ? this.body.plots.head + this.body.plots.parts[this.body.plots.at[k]] : "";
@@ -1469,7 +1508,7 @@ var Player = class {
     const started = performance.now();
     this.timer = setInterval(() => {
       if (this.cur >= this.n - 1) return this.stop();
-      if (this.scrolledAt < started) return this.step(this.cur + 1);
+      if (this.scrolledAt < started && !reducedMotion()) return this.step(this.cur + 1);
       this.onOwn();
       this.go(this.cur + 1);
     }, 1e3 / this.speed);

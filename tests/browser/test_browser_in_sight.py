@@ -380,7 +380,7 @@ def test_a_phones_page_is_one_heading_line_and_one_bar_over_the_graph_and_a_pinc
         assert len(boxes) == 4 and len({round(b['y']) for b in boxes}) == 1, boxes  # ‹ ▶ › ↗
         assert all(b['height'] >= 44 and b['width'] >= 44 and b['x'] + b['width'] <= 390 for b in boxes), boxes
         names = [buttons.nth(i).get_attribute('aria-label') for i in range(buttons.count())]
-        assert names == ['Previous frame', 'Play', 'Next frame', 'Share…'], names
+        assert names == ['Prev: the previous frame', 'Play', 'Next frame', 'Share…'], names
         slider = page.locator('.player .slider').bounding_box()
         assert slider['width'] >= 100 and abs(slider['y'] + slider['height'] / 2 - boxes[0]['y'] - 22) < 4, slider
         # the graph starts under the bar and the caption: no blank band (the frame's sums, none here, take no room)

@@ -5,6 +5,10 @@ import { emptyModel } from './frames.js';
 
 const NOT_COMPUTED = '·';
 const NOT_FINITE = ['nan', 'inf', '−inf']; // as view/numbers.py writes them
+// what a screen reader hears for the graph, and for the table that carries its numbers
+export const GRAPH_NAME = 'The computational graph at this frame: each value’s data and grad are in the node table below';
+export const TABLE_CAPTION = 'The values at this frame';
+
 export const HIDDEN = '?'; // a grad the class is asked to work out (view/numbers.py)
 const PNG_SCALE = 2; // a frame's PNG: twice its size at 100 %, as the server's export (exports.PNG_DPI)
 const PNG_PIXELS = 40e6; // at most, and at most CANVAS_SIDE px a side: a bigger graph's PNG is made smaller
@@ -51,6 +55,10 @@ export const drawing = {
     this.naturalHeight = this.sizes[name].height;
     this.svg.removeAttribute('width');
     this.svg.removeAttribute('height');
+    // a screen reader hears the graph as one picture with a name; its numbers are the node table's, a real table
+    this.svg.setAttribute('role', 'img');
+    this.svg.setAttribute('aria-label', GRAPH_NAME);
+    this.svg.querySelector('title')?.remove(); // Graphviz's "G" would be read as its name
     this.values = [];
     const at = this.head.valueTexts; // where a value box's texts fall among its SVG texts (view/graph.py's VALUE_TEXTS)
     for (let i = 0; ; i++) {
@@ -91,17 +99,23 @@ export const drawing = {
   makeTable(table) {
     const cell = (tag, text) => Object.assign(document.createElement(tag), { textContent: text });
     const t = document.createElement('table');
+    t.createCaption().textContent = TABLE_CAPTION;
     const head = t.createTHead().insertRow();
     // view/node_table.py's columns: node, op, data, grad now, on the `=` engine the grad += gives (beside),
     // the grad's state in the legend's words (when it sends them), and the answers last
     const titles = table.columns || ['node', 'op', 'data', 'grad now', 'final grad'];
-    titles.forEach((title, j) => head.appendChild(cell('th', title)).classList.toggle('state', j === this.stateCell(table)));
+    titles.forEach((title, j) => {
+      const th = head.appendChild(cell('th', title));
+      th.scope = 'col';
+      th.classList.toggle('state', j === this.stateCell(table));
+    });
     const rows = t.createTBody();
     table.names.forEach((name, i) => {
       const row = rows.insertRow();
       const beside = table.beside ? [''] : [];
       const state = table.states ? [''] : [];
       for (const text of [name, table.ops[i], '', '', ...beside, ...state, table.finals[i]]) row.appendChild(cell('td', text));
+      row.replaceChild(Object.assign(cell('th', name), { scope: 'row' }), row.cells[0]); // each row named by its value
       if (table.states) row.cells[this.stateCell(table)].classList.add('state');
       this.values[i].row = row;
     });

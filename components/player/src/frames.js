@@ -75,3 +75,8 @@ export function remember(map, key, value, most) {
 // 'Frame 3 of 16 · what it shows': the caption under the bar, counted from 1 as everywhere people read it
 // (exports.frame_numbers); the body's labels carry the count
 export const caption = (body, k) => `${body.labels[k]} · ${body.captions[k]}`;
+
+// what a screen reader hears at a frame: its caption, then each of its sums (the grads it changed, from what to what)
+export function spoken(captionText, rules) {
+  return [captionText, ...rules].filter(Boolean).join('. ');
+}

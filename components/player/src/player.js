@@ -9,7 +9,7 @@
 import { address } from './address.js';
 import { answers } from './answers.js';
 import { drawing, labelButton, svgSize } from './draw.js';
-import { caption, clampFrame, decode, emptyModel, keyFrame, landing, remember, seekModel, splitRun } from './frames.js';
+import { caption, clampFrame, decode, emptyModel, keyFrame, landing, remember, seekModel, spoken, splitRun } from './frames.js';
 import { layingOut } from './layout.js';
 import { live } from './live.js';
 import { NARROW_PX, RULES_PX, TYPING, viewport } from './viewport.js';
@@ -21,13 +21,34 @@ const PHONE_PAGE_STYLE = `@media (max-width: ${NARROW_PX}px) {
 // per session and names it after that (components/player's SENT_KEPT, fewer than these); on the window, so that a
 // player drawn anew keeps them
 const KEPT_GRAPHS = 16;
+// the page's first stop for the keyboard: straight to the graph, whose keys step (WCAG 2.4.1); hidden until focused
+const SKIP_STYLE = `.backprop-skip { position: fixed; left: 0.5rem; top: -4rem; z-index: 1000100; padding: 0.6rem 1rem;
+  background: #fff; color: #0e1117; border: 2px solid #0b5cad; border-radius: 0.5rem; font: 600 1rem sans-serif; }
+.backprop-skip:focus { top: 0.5rem; }`;
+const SKIP_WORDS = 'Skip to the graph player';
+
+// the skip link, once a page, first in its body: it focuses the player drawn last (`focus`)
+function skipLink(focus) {
+  let link = document.getElementById('backprop-skip');
+  if (!link) {
+    document.head.append(Object.assign(document.createElement('style'), { textContent: SKIP_STYLE }));
+    link = Object.assign(document.createElement('a'), { id: 'backprop-skip', className: 'backprop-skip', href: '#', textContent: SKIP_WORDS });
+    document.body.prepend(link);
+  }
+  link.onclick = (e) => { e.preventDefault(); focus(); };
+}
+
+// Play moves the page to follow the active node; a visitor who asks for less motion keeps the page still
+function reducedMotion() {
+  return window.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
+}
 const GRAPHS = (window.__backpropGraphs ||= new Map());
 
 export class Player {
   constructor(root) {
     root.innerHTML = `
       <div class="bar">
-        <button class="prev" title="Previous frame (←)" aria-label="Previous frame"><span aria-hidden="true">‹</span><span class="word"> Prev</span></button>
+        <button class="prev" title="Previous frame (←)" aria-label="Prev: the previous frame"><span aria-hidden="true">‹</span><span class="word"> Prev</span></button>
         <button class="play primary" title="Play / Pause (space)" aria-label="Play"><span aria-hidden="true">▶</span><span class="word"> Play</span></button>
         <button class="next" title="Next frame (→)" aria-label="Next frame"><span class="word">Next </span><span aria-hidden="true">›</span></button>
         <input class="slider" type="range" min="0" max="0" value="0" aria-label="Frame"><datalist class="marks"></datalist>
@@ -37,25 +58,28 @@ export class Player {
       <div class="notice" hidden></div>
       <div class="ask" hidden></div>
       <div class="laying" hidden></div>
-      <div class="line"><div class="caption" aria-live="polite"></div><button class="follow" hidden title="A live class: follow the lecturer's steps, or step on your own"></button></div>
+      <div class="said" aria-live="polite"></div>
+      <div class="line"><div class="caption"></div><button class="follow" hidden title="A live class: follow the lecturer's steps, or step on your own"></button></div>
       <div class="rules"></div>
-      <div class="stage"><div class="view" tabindex="0"></div><div class="more left" hidden><span>‹</span></div><div class="more right" hidden><span>›</span></div><div class="more up" hidden><span>‹</span></div><div class="more down" hidden><span>›</span></div></div>
+      <div class="stage"><div class="view" tabindex="0" role="group" aria-label="The graph: ← and → step through the frames, Home and End go to the first and the last, Space plays"></div><div class="more left" hidden><span>‹</span></div><div class="more right" hidden><span>›</span></div><div class="more up" hidden><span>‹</span></div><div class="more down" hidden><span>›</span></div></div>
       <div class="overview" hidden title="The whole graph: click to look there"><div class="map"></div></div>
       <div class="legend"></div>
       <div class="below">
         <div class="words"><div class="plot"></div><div class="explain"></div><div class="summary"></div></div>
-        <div class="table"></div>
+        <div class="table" tabindex="0" role="region" aria-label="Node table: each value's data and grad"></div>
       </div>`;
     const $ = (s) => root.querySelector(s);
     if (!document.getElementById('backprop-phone-page')) {
       document.head.append(Object.assign(document.createElement('style'), { id: 'backprop-phone-page', textContent: PHONE_PAGE_STYLE }));
     }
+    skipLink(() => this.root.isConnected && this.view.focus());
     this.root = root;
     this.view = $('.view');
     this.overview = $('.overview'); // a big graph drawn small: where the view is, and the active node
     this.map = $('.map');
     this.slider = $('.slider');
     this.captionBox = $('.caption');
+    this.saidBox = $('.said'); // what a screen reader hears of each frame: its caption and its sums (spoken)
     this.rulesBox = $('.rules');
     this.legendBox = $('.legend'); // the legend, and at its head the graph's colours as CSS variables
     this.noticeBox = $('.notice'); // what the page says of its link
@@ -210,7 +234,9 @@ export class Player {
     const row = this.values[this.body.patches[k].a]?.row || null;
     if (row !== this.activeRow) {
       this.activeRow?.classList.remove('active');
+      this.activeRow?.removeAttribute('aria-current');
       row?.classList.add('active');
+      row?.setAttribute('aria-current', 'step');
       this.activeRow = row;
     }
     // the row's tint is the box's mark: blue just computed, orange seeded, vermillion its _backward runs
@@ -226,6 +252,7 @@ export class Player {
     this.captionBox.textContent = caption(this.body, k);
     this.slider.setAttribute('aria-valuetext', this.body.labels[k]);
     this.showRules(this.rulesAt(k));
+    this.saidBox.textContent = spoken(this.captionBox.textContent, this.rulesAt(k));
     this.explainBox.innerHTML = this.body.explanations[k];
     this.summaryBox.innerHTML = k === this.n - 1 ? this.body.summary : '';
     this.plotBox.innerHTML = this.body.plots ? this.body.plots.head + this.body.plots.parts[this.body.plots.at[k]] : '';
@@ -251,7 +278,7 @@ export class Player {
     const started = performance.now();
     this.timer = setInterval(() => {
       if (this.cur >= this.n - 1) return this.stop();
-      if (this.scrolledAt < started) return this.step(this.cur + 1);
+      if (this.scrolledAt < started && !reducedMotion()) return this.step(this.cur + 1);
       this.onOwn();
       this.go(this.cur + 1);
     }, 1000 / this.speed);

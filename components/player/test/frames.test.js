@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { caption, clampFrame, emptyModel, keyFrame, landing, remember, seekModel, splitRun } from '../src/frames.js';
+import { caption, clampFrame, emptyModel, keyFrame, landing, remember, seekModel, spoken, splitRun } from '../src/frames.js';
 
 // three frames of a graph with two values and one op, as view/patches.py makes them: [node, data, grad, state, mark]
 const patches = [
@@ -85,4 +85,10 @@ test('a kept map holds its newest entries, one used again counting as new', () =
 
 test('the caption is the frame\'s label and what it shows', () => {
   assert.equal(caption({ labels: ['Frame 1 of 2', 'Frame 2 of 2'], captions: ['inputs', 'seed'] }, 1), 'Frame 2 of 2 · seed');
+});
+
+test('a frame is heard as its caption then each of its sums, and a frame with none as its caption alone', () => {
+  assert.equal(spoken('Frame 3 of 9: b._backward() runs', ['a.grad = 0 + 3 × 1 = 3', 'b.grad = 2']),
+    'Frame 3 of 9: b._backward() runs. a.grad = 0 + 3 × 1 = 3. b.grad = 2');
+  assert.equal(spoken('Frame 1 of 9: the seed', []), 'Frame 1 of 9: the seed');
 });

@@ -1,0 +1,23 @@
+"""What the whole page needs for WCAG 2.1 AA beyond Streamlit's theme (.streamlit/config.toml sets its colours):
+Streamlit's own colours that the theme does not reach, darkened to 4.5:1 on their backgrounds. docs/accessibility.md
+says what conforms and how it is tested (tests/browser/test_browser_access.py)."""
+
+import streamlit as st
+
+# st.code's keywords and function names are Streamlit's blue (3.8:1 on the code's grey); a caption's inline code is
+# faded with the caption, its green then 2.8:1: the caption's own ink instead, 4.5:1 and over
+PAGE_STYLE = (
+    '<style>'
+    '[data-testid="stCode"] .token.keyword, [data-testid="stCode"] .token.function,'
+    '[data-testid="stCode"] .token.builtin, [data-testid="stCode"] .token.class-name { color: #0b5cad; }'
+    '[data-testid="stCaptionContainer"] code { color: inherit; }'
+    # a code block wider than a phone scrolled sideways, a region the keyboard cannot reach: every one wraps
+    '[data-testid="stCode"] pre, [data-testid="stCode"] code {'
+    ' white-space: pre-wrap !important; overflow-wrap: anywhere; }'
+    '</style>'
+)
+
+
+def page_style():
+    """The page's own accessibility style, once a run."""
+    st.html(PAGE_STYLE)
