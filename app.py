@@ -12,7 +12,7 @@ from components.modes import PARTS, Pass, mode_control, mode_in_force
 from components.nonfinite import show_nonfinite
 from components.picker import choose_expression, chosen_expression, show_formula_error, show_heading
 from components.player import go_to, link_toast, painted, say_kept_toasts, show_player
-from components.present import hide_control, presentation_controls
+from components.present import CONTRAST_HELP, hide_control, presentation_controls
 from engine import first_nonfinite
 from engine.frames import frames
 from server.cache import traced
@@ -26,7 +26,6 @@ st.set_page_config(page_title='Backprop, step by step', page_icon='📉', layout
 
 
 TITLE = '∂ Backprop, step by step'
-page_style()
 s = st.session_state
 opened = state.follow_link(
     s, class_link(s, st.query_params.to_dict()), navigated=went_back_or_forward(), sent=widgets_in_browser()
@@ -40,6 +39,7 @@ if opened is not None:
         names = ', '.join(md(name[:24]) for name in opened.clamped[:8])
         link_toast(f'{names}: kept within ±1,000,000, at the nearer bound.', icon=':material/straighten:')
 state.keep_widget_values(s)
+page_style(high_contrast=s.get('contrast', False))
 asked = MODE[s.mode]  # the mode asked for: the sidebar's parts are its own, whether or not it applies to the graph
 
 expression, formula_error = chosen_expression()
@@ -71,6 +71,7 @@ else:
         hide_control()
         st.select_slider('Play speed', options=state.SPEEDS, key='speed', format_func=lambda v: f'{v:g} steps/s')
         st.toggle('Presentation view', key='present', help='The graph large, for a projector or a screenshot.')
+        st.toggle('High contrast', key='contrast', help=CONTRAST_HELP)
 
 with st.container():  # the heading, or the presentation view's controls: the graph below keeps its place
     if s.present:

@@ -36,7 +36,8 @@ STREAMLITS_OWN = ('embed', 'embed_options')  # in the address bar for Streamlit 
 NOT_SCENARIO = ('step', *STREAMLITS_OWN)  # in the address bar, but not what the page shows
 # a student's bodies (code.add, …) and tuples (grads.add, …): theirs, kept as the class moves
 OWN_WORK = tuple(f'{form.link}.{name}' for form in FORMS.values() for name in exercise.OPS)
-NOT_CLASS = ('class', 'present', 'table', *OWN_WORK)  # the page's own, not the class's scenario (components/live.py)
+# the page's own, not the class's scenario (components/live.py)
+NOT_CLASS = ('class', 'present', 'table', 'contrast', *OWN_WORK)
 INPUT_KEYS = 'input:'  # session state: 'input:<expr>:<name>', an input's box (input_key)
 LINK_IN_BROWSER = 'link_in_browser'  # session state: the scenario of the link in the browser's address bar
 LINK_OF_PAGE = 'link_of_page'  # session state: the scenario of the page's own link, as last written
@@ -97,6 +98,7 @@ class PageState:
     speed: float = linked('speed', 2.0, float, lambda v: v in SPEEDS, write='{:g}'.format)
     present: bool = flag('present', False)  # the presentation view: the graph large, no sidebar
     table: bool = flag('table', False)  # the presentation view shows the node table too
+    contrast: bool = flag('contrast', False)  # the high-contrast look, for a projector that washes colours out
     hide: str = linked('hide', 'none', str, lambda v: v in HIDE)  # which grads show '?' (engine.frames.HIDE)
     mode: str = linked('mode', 'watch', str, lambda v: v in MODES)  # one of MODES
     lr: float = linked('lr', DEFAULT_LR, float, lambda v: v in LEARNING_RATES, write='{:g}'.format)  # learning rate

@@ -18,6 +18,11 @@ PAGE_STYLE = (
 )
 
 
-def page_style():
-    """The page's own accessibility style, once a run."""
-    st.html(PAGE_STYLE)
+# the high-contrast look's page (the player's own is view/palette.py's HIGH_CONTRAST): Streamlit's faded captions in
+# ink, 7:1 and over, for a projector that washes grey out
+HIGH_CONTRAST_STYLE = '<style>[data-testid="stCaptionContainer"] { color: #0e1117; opacity: 1; }</style>'
+
+
+def page_style(high_contrast=False):
+    """The page's own accessibility style, once a run; with the high-contrast look's where it is on."""
+    st.html(PAGE_STYLE + (HIGH_CONTRAST_STYLE if high_contrast else ''))

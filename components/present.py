@@ -33,6 +33,9 @@ PAGE_STYLE = (
 )
 
 
+CONTRAST_HELP = 'Darker fills, thicker lines and ink for grey: for a projector that washes colours out.'
+
+
 def hide_control():
     things = hidden_things()
     st.selectbox(f'{things.capitalize()} in the graph', HIDE, key='hide', format_func=hide_labels(),
@@ -47,13 +50,14 @@ def presentation_controls():
     """The view's own controls, in the main area: leave, hide grads, the node table, a live class; in forward mode,
     where its input is chosen (returned: components.forward.chosen_input draws it once the graph is known)."""
     st.html(PAGE_STYLE)
-    widths = [1.2, 3, 1.2, 1.3] + ([1.4] if row(st.session_state.get('mode')).tangents else [])  # forward mode's input
-    leave, hide, table, live, *wrt = st.columns(widths, vertical_alignment='center')
+    widths = [1.2, 3, 1.2, 1.3, 1.3] + ([1.4] if row(st.session_state.get('mode')).tangents else [])  # forward's input
+    leave, hide, table, contrast, live, *wrt = st.columns(widths, vertical_alignment='center')
     leave.button('Leave presentation', icon=':material/close_fullscreen:', key='leave_present', on_click=_leave)
     with hide:
         st.segmented_control(
             'Grads', HIDE, key='hide', required=True, format_func=hide_labels(), label_visibility='collapsed'
         )
     table.toggle('Node table', key='table')
+    contrast.toggle('High contrast', key='contrast', help=CONTRAST_HELP)
     class_controls(live)
     return wrt[0] if wrt else None

@@ -31,6 +31,7 @@ from view.palette import (
     TEXT_COLOURS,
     UNDEFINED,
     WRONG_FILL,
+    css_colour,
 )
 
 
@@ -440,13 +441,13 @@ def _swatch(key):
         sample = ' / '.join(key.sample[:2])
         colour = key.colour or key.border
         return (
-            f'<span style="margin-right:1.2em;white-space:nowrap"><b style="color:{colour}">{sample}</b> '
+            f'<span style="margin-right:1.2em;white-space:nowrap"><b style="color:{css_colour(colour)}">{sample}</b> '
             f'{key.words}</span>'
         )
     width = 2 if key.line == 'dotted' else key.pen  # a 1px dotted border on a screen reads as a faint grey line
     box = (
         'display:inline-block;width:1.4em;height:0.9em;border-radius:3px;'
-        f'background:{key.fill};border:{width}px {key.line} {key.border}'
+        f'background:{css_colour(key.fill)};border:{width}px {key.line} {css_colour(key.border)}'
     )
     return f'<span style="margin-right:1.2em;white-space:nowrap"><span style="{box}"></span> {key.words}</span>'
 

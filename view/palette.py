@@ -48,8 +48,35 @@ CSS_VARIABLES = {
     '--ink': INK, '--faint': FAINT, '--secondary': SECONDARY, '--undefined': UNDEFINED, '--active-tint': ACTIVE_TINT,
     '--seed': SEED, '--seed-width': SEED_WIDTH, '--forward-tint': FORWARD_TINT, '--seed-tint': SEED_TINT,
     '--screen-font': SCREEN_FONT, '--mark-width': MARK_WIDTH, '--hot-width': HOT_WIDTH, '--wrong-fill': WRONG_FILL,
+    '--pen': '1', '--active-text': ACTIVE,
 }  # fmt: skip
-PLAYER_STYLE = '<style>.player {' + ' '.join(f'{name}: {value};' for name, value in CSS_VARIABLES.items()) + '}</style>'
+# the high-contrast look, for a projector that washes colours out (contrast=1 in a link; the presentation view's
+# switch): the pale fills darker, under ink at 7:1 and over; grey text at 7:1 and over on white; every pen thicker.
+# Still told apart under protan, deutan and tritan vision (tests/unit/test_graph.py), and by border style besides
+HIGH_CONTRAST = {
+    '--final-fill': '#6FCBA5',  # Okabe-Ito's bluish green, lightened until ink on it is 8.9:1
+    '--accumulating-fill': '#F0E442',  # Okabe-Ito's yellow itself
+    '--faint': '#555555', '--secondary': '#333333', '--undefined': '#8E2A6A', '--active-text': '#8F3A00',
+    '--pen': '2', '--mark-width': '4.5', '--hot-width': '4', '--seed-width': '5.5',
+}  # fmt: skip
+HIGH_CONTRAST_CLASS = 'high-contrast'  # the player's root has it in that look
+
+
+def _rules(selector, variables):
+    return selector + ' {' + ' '.join(f'{name}: {value};' for name, value in variables.items()) + '}'
+
+
+PLAYER_STYLE = (
+    '<style>' + _rules('.player', CSS_VARIABLES) + _rules(f'.player.{HIGH_CONTRAST_CLASS}', HIGH_CONTRAST) + '</style>'
+)
+
+
+def css_colour(colour):
+    """`colour` as the player's stylesheet has it: its variable where it has one (so the high-contrast look
+    changes it too), else the colour itself."""
+    name = next((name for name, value in CSS_VARIABLES.items() if value == colour and name != '--active-text'), None)
+    return f'var({name}, {colour})' if name else colour
+
 
 # what each colour of the graph means: one meaning a colour, the same in the boxes, on the edges and in the legend
 # (and a tint of a mark's colour is that mark's row in the node table)

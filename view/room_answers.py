@@ -98,14 +98,15 @@ def _plot(answers, question, colour, revealed, width):
     if revealed and right is not None:  # the rule behind the dots, its number in the free row above them
         mark = {'values': [{'x': right, 'says': f'right: {number(right)}'}]}
         layers += [
-            {'data': mark, 'mark': {'type': 'rule', 'color': palette.INK, 'strokeWidth': 3, 'strokeDash': [10, 6]}},
-            {'data': mark, 'mark': {'type': 'text', 'color': palette.INK, 'fontSize': FONT, 'fontWeight': 'bold',
-                                    'align': 'left', 'baseline': 'top', 'dx': 8, 'y': 0},
+            {'data': mark, 'mark': {'type': 'rule', 'aria': False, 'color': palette.INK, 'strokeWidth': 3,
+                                    'strokeDash': [10, 6]}},
+            {'data': mark, 'mark': {'type': 'text', 'aria': False, 'color': palette.INK, 'fontSize': FONT,
+                                    'fontWeight': 'bold', 'align': 'left', 'baseline': 'top', 'dx': 8, 'y': 0},
              'encoding': {'text': {'field': 'says'}}},
         ]  # fmt: skip
     layers.append({
         'data': {'values': points},
-        'mark': {'type': 'point', 'filled': True, 'size': DOT**2 * 0.8, 'opacity': 1,
+        'mark': {'type': 'point', 'aria': False, 'filled': True, 'size': DOT**2 * 0.8, 'opacity': 1,
                  'stroke': palette.INK, 'strokeWidth': 1},
         'encoding': {
             'y': {'field': 'level', 'type': 'quantitative', 'axis': None,  # a row free above the tallest stack

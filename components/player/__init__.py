@@ -119,6 +119,7 @@ def show_player(scene, page, room=None):
     share_at, said = graph_player(
         repr(key), (repr(graph_key), encoded), body=body, speed=page.speed, answers=page.final_grads_shown,
         goto=goto, present=page.present, table=page.table, length=scene.length, stem=stem, room=room,
+        contrast=page.contrast,
     )  # fmt: skip
     return share_at, quick, said
 
@@ -201,15 +202,16 @@ def _graph_missing():
 
 def graph_player(
     layout, graph, body, speed, answers, goto, present=False, table=False, key='graph', length=None, stem='graph',
-    room=None,
+    room=None, contrast=False,
 ):  # fmt: skip
     """Draw the player.
 
     `layout` names the body: the browser reads the body only when it is new. `present`: the presentation view
     (the graph fitted to the window, the caption as a title with the sums under it), with the node table if
-    `table`. `goto`, a dict {'id', 'frame', 'open'} as go_to makes it (src/frames.js's landing reads these three
-    fields): a new id moves the player to `frame`, except that an `open` goto (a visitor's first run) does not move a
-    player that already shows a frame, as after a server restart, when its page reconnects to a new session.
+    `table`; `contrast`: the high-contrast look (view/palette.py's HIGH_CONTRAST). `goto`, a dict {'id', 'frame',
+    'open'} as go_to makes it (src/frames.js's landing reads these three fields): a new id moves the player to
+    `frame`, except that an `open` goto (a visitor's first run) does not move a player that already shows a frame,
+    as after a server restart, when its page reconnects to a new session.
     `length`: how many frames the whole pass has, where the body holds fewer (a quiz, up to its question).
     `stem`: the name of the files the player saves of a frame it laid out itself (names.file_stem).
     `graph`: (its name, its JSON) where `body` leaves it out: the layout or the DOT, sent once a session and named
@@ -222,7 +224,7 @@ def graph_player(
     ({'student', 'lead'}).
     """
     head = {'layout': layout, 'speed': speed, 'answers': answers, 'goto': goto, 'present': present, 'table': table,
-            'length': length, 'stem': stem, 'fonts': font_faces(), 'valueTexts': VALUE_TEXTS,
+            'contrast': contrast, 'length': length, 'stem': stem, 'fonts': font_faces(), 'valueTexts': VALUE_TEXTS,
             'session': None if painted() else st.session_state.setdefault(SESSION, secrets.token_hex(8)),
             'room': room and {**room, 'private': [*state.NOT_SCENARIO, *state.NOT_CLASS],
                               'own': state.OWN_WORK, 'student': STUDENT.pattern}}  # fmt: skip

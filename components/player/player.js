@@ -1571,6 +1571,7 @@ var Player = class {
     const present = !!head.present;
     this.root.classList.toggle("present", present);
     this.root.classList.toggle("with-table", !!head.table);
+    this.root.classList.toggle("high-contrast", !!head.contrast);
     if (head.speed !== this.speed) {
       this.speed = head.speed;
       if (wasPlaying && this.timer) {

@@ -129,19 +129,21 @@ def test_a_live_class_has_no_serious_violation_and_a_phone_answers_with_the_keyb
         assert_none(lecturer, 'the projector with a question open')
         assert_none(phone, 'a phone asked a question')
 
-        # the answer, typed: Tab reaches each box in order, and Enter sends (a.grad 4, b.grad 3: worked by hand in
-        # test_browser_live.py)
-        phone.locator('.player .ask input').first.focus()
+        # the answer, with the keyboard alone from the top of the page: Tab reaches the first answer box, then the
+        # second, and Enter sends (a.grad 4, b.grad 3: worked by hand in test_browser_live.py)
+        phone.evaluate('document.activeElement?.blur()')
+        tab_to(phone, 0)
         phone.keyboard.type('4')
-        tabs = 0
-        while focused_class(phone) != 'answer' or tabs == 0:
-            phone.keyboard.press('Tab')
-            tabs += 1
-            assert tabs < 6, 'Tab never reached the second answer box'
+        tab_to(phone, 1, most=4)
         phone.keyboard.type('3')
         phone.keyboard.press('Enter')
         expect(phone.locator('.player .ask .said')).to_contain_text('Sent')
         expect(lecturer.get_by_text('1 of 1', exact=False).first).to_be_visible()
+        lecturer.locator('.st-key-reveal_room button').click()  # the answers' spread, coloured, with its legend
+        expect(phone.locator('.player .ask')).to_contain_text('revealed')
+        lecturer.wait_for_timeout(1500)  # the panel's next reading draws the revealed chart
+        assert_none(lecturer, 'the projector with the answers revealed')
+        assert_none(phone, 'a phone shown its answer against the right one')
     finally:
         projector.close()
         phone_context.close()
@@ -158,20 +160,19 @@ def focused(page):
     return page.evaluate(FOCUSED)
 
 
-def focused_class(page):
-    """'answer' for the second or later answer box, else the focused element's tag."""
-    seen = focused(page)
-    if (
-        seen
-        and seen['tag'] == 'input'
-        and page.evaluate(
-            """() => { let e = document.activeElement;
-           while (e?.shadowRoot?.activeElement) e = e.shadowRoot.activeElement;
-           const boxes = [...e.closest('.ask').querySelectorAll('input')]; return boxes.indexOf(e) >= 1; }"""
-        )
-    ):
-        return 'answer'
-    return seen and seen['tag']
+ANSWER_BOX = """() => { let e = document.activeElement;
+  while (e?.shadowRoot?.activeElement) e = e.shadowRoot.activeElement;
+  const ask = e?.closest?.('.ask');
+  return ask ? [...ask.querySelectorAll('input')].indexOf(e) : -1; }"""
+
+
+def tab_to(page, box, most=60):
+    """Press Tab until the focus is on answer box number `box` of the class's question, in `most` presses."""
+    for _ in range(most):
+        page.keyboard.press('Tab')
+        if page.evaluate(ANSWER_BOX) == box:
+            return
+    pytest.fail(f'{most} presses of Tab never reached answer box {box}; the focus is on {focused(page)}')
 
 
 def test_the_keyboard_alone_walks_a_whole_pass_from_the_skip_link(page, served):
@@ -260,5 +261,86 @@ def test_play_keeps_the_page_still_for_a_visitor_who_asks_for_less_motion(browse
                  && a.top >= v.top - 1 && a.bottom <= v.bottom + 1; }"""
         )
         assert inside  # the active node, in the graph's view
+    finally:
+        context.close()
+
+
+LOOK = """root => { const box = root.querySelector('g.v.final > path'), edge = root.querySelector('g.edge > path');
+  const swatch = [...root.querySelectorAll('.legend span span')].find((s) => s.style.background.includes('final'));
+  return { highContrast: root.classList.contains('high-contrast'), fill: getComputedStyle(box).fill,
+           pen: getComputedStyle(edge).strokeWidth, swatch: swatch && getComputedStyle(swatch).backgroundColor }; }"""
+
+
+def rgb(colour):
+    return 'rgb({}, {}, {})'.format(*(int(colour[k : k + 2], 16) for k in (1, 3, 5)))
+
+
+def test_the_high_contrast_look_is_switched_in_the_presentation_view_and_by_link(browser, served):
+    from view.palette import CSS_VARIABLES, HIGH_CONTRAST
+
+    context = browser.new_context(viewport={'width': 1920, 'height': 1080})
+    phone_context = browser.new_context(**PHONE_SCREEN)
+    try:
+        page = context.new_page()
+        page.goto(f'{served}/?expr=reuse&present=1&step=9')
+        wait_for_player(page, 9)
+        player = page.locator('.player')
+        before = player.evaluate(LOOK)
+        assert not before['highContrast'] and before['fill'] == rgb(CSS_VARIABLES['--final-fill']), before
+        page.get_by_text('High contrast').click()
+        expect(player).to_have_class(re.compile('high-contrast'))
+        after = player.evaluate(LOOK)
+        assert after['fill'] == rgb(HIGH_CONTRAST['--final-fill']) and after['pen'] == '2px', after
+        assert after['swatch'] == rgb(HIGH_CONTRAST['--final-fill']), after  # the legend says the same
+        expect(page).to_have_url(re.compile(r'contrast=1'))
+        assert_none(page, 'the high-contrast presentation view')
+
+        phone = phone_context.new_page()  # the link carries it, to a phone too, and Streamlit's captions are ink
+        phone.goto(f'{served}/?expr=reuse&mode=bug&contrast=1&step=9')
+        wait_for_player(phone, 9)
+        assert phone.locator('.player').evaluate(LOOK)['fill'] == rgb(HIGH_CONTRAST['--final-fill'])
+        captions = phone.get_by_test_id('stCaptionContainer')
+        expect(captions.first).to_be_attached()
+        assert {captions.nth(k).evaluate('e => getComputedStyle(e).opacity') for k in range(captions.count())} == {'1'}
+        assert_none(phone, 'the high-contrast look on a phone')
+    finally:
+        context.close()
+        phone_context.close()
+
+
+SIDEWAYS = """() => {
+  const scrollers = [document.scrollingElement, ...document.querySelectorAll('[data-testid="stMain"]')];
+  const out = [];
+  for (const e of document.querySelectorAll('[data-testid="stMain"] *')) {
+    const r = e.getBoundingClientRect();
+    const inside = e.closest('.view, .table, .overview, [data-testid="stDataFrame"]');  // each scrolls itself
+    if (r.width > 0 && r.right > innerWidth + 1 && !inside) out.push(e.outerHTML.slice(0, 80));
+  }
+  return { scroll: Math.max(...scrollers.map((e) => e.scrollWidth - e.clientWidth)), past: out.slice(0, 5) };
+}"""
+# WCAG 1.4.10: 320 CSS px wide with no sideways scroll; and 1.4.4: a 1280 × 800 window at 200 % zoom is 640 × 400
+# CSS px. The graph scrolls inside its own view, and a table in its own (a dataframe grid, the node table), which
+# reflow allows for content that needs two dimensions
+NARROW = {'320 px': {'width': 320, 'height': 640}, '200 % zoom': {'width': 640, 'height': 400}}
+
+
+@pytest.mark.parametrize('size', NARROW)
+@pytest.mark.parametrize('mode', MODES, ids=[m.name for m in MODES])
+def test_every_mode_reflows_at_320_px_and_at_200_percent_zoom(browser, served, mode, size):
+    context = browser.new_context(viewport=NARROW[size], is_mobile=size == '320 px', has_touch=size == '320 px')
+    try:
+        page = context.new_page()
+        page.goto(f'{served}/?{mode_link(mode)}')
+        wait_for_player(page)
+        page.wait_for_timeout(500)
+        sideways = page.evaluate(SIDEWAYS)
+        assert sideways == {'scroll': 0, 'past': []}, sideways
+        for button in ('prev', 'play', 'next', 'share'):
+            box = page.locator(f'.player .bar .{button}').bounding_box()
+            assert box['x'] >= 0 and box['x'] + box['width'] <= NARROW[size]['width'] + 1, (button, box)
+        page.locator('.player .view').focus()
+        page.keyboard.press('ArrowRight')  # it steps, at this size too
+        wait_for_player(page)
+        assert_none(page, f'{mode.name} at {size}')
     finally:
         context.close()

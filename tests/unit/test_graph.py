@@ -432,3 +432,45 @@ def test_the_legend_of_the_assigning_engine_shows_the_wrong_look_as_the_graph_dr
         'g.v.wrong > path { fill: var(--wrong-fill);' in css
         and palette.CSS_VARIABLES['--wrong-fill'] == palette.WRONG_FILL
     )
+
+
+def contrast_ratio(a, b):
+    """WCAG 2.1's contrast ratio of two #RRGGBB colours."""
+
+    def luminance(colour):
+        srgb = [int(colour[k : k + 2], 16) / 255 for k in (1, 3, 5)]
+        r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in srgb]
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_the_contrast_ratio_is_wcags():  # its own worked values: black on white 21:1, a colour on itself 1:1
+    assert contrast_ratio('#000000', '#FFFFFF') == pytest.approx(21)
+    assert contrast_ratio('#767676', '#FFFFFF') == pytest.approx(4.54, abs=0.01)  # the classic AA grey
+    assert contrast_ratio('#D55E00', '#D55E00') == 1
+
+
+def high_contrast(name):
+    return palette.HIGH_CONTRAST.get(name, palette.CSS_VARIABLES[name])
+
+
+def test_the_high_contrast_look_writes_every_grey_text_at_7_to_1_and_ink_on_every_fill_at_7_to_1():
+    for text in ('--faint', '--secondary', '--undefined', '--active-text', '--ink'):
+        assert contrast_ratio(high_contrast(text), '#FFFFFF') >= 7, text
+    for fill in ('--final-fill', '--accumulating-fill', '--wrong-fill'):
+        assert contrast_ratio(high_contrast('--ink'), high_contrast(fill)) >= 7, fill
+    for pen in ('--pen', '--mark-width', '--hot-width', '--seed-width'):  # every pen thicker
+        assert float(high_contrast(pen)) > float(palette.CSS_VARIABLES[pen]), pen
+    for fill in ('--final-fill', '--accumulating-fill'):  # the pale fills darker: a lower lightness L*
+        lightness = seen_as_lab(high_contrast(fill), 'typical')[0]
+        assert lightness < seen_as_lab(palette.CSS_VARIABLES[fill], 'typical')[0] - 5, fill
+
+
+@pytest.mark.parametrize('vision', CVD)
+def test_the_high_contrast_fills_are_told_apart_whatever_the_viewers_colour_vision(vision):
+    fills = [high_contrast(name) for name in ('--final-fill', '--accumulating-fill', '--wrong-fill')] + ['#FFFFFF']
+    for k, one in enumerate(fills):
+        for other in fills[k + 1 :]:
+            assert math.dist(seen_as_lab(one, vision), seen_as_lab(other, vision)) >= 20, (vision, one, other)

@@ -53,6 +53,7 @@ FIELDS = {  # a strategy per field of PageState, each over every value a link ma
     'speed': st.sampled_from(SPEEDS),
     'present': st.booleans(),
     'table': st.booleans(),
+    'contrast': st.booleans(),
     'hide': st.sampled_from(HIDE),
     'mode': st.sampled_from(state.MODES),
     'lr': st.sampled_from(LEARNING_RATES),

@@ -348,6 +348,7 @@ export class Player {
     const present = !!head.present;
     this.root.classList.toggle('present', present);
     this.root.classList.toggle('with-table', !!head.table);
+    this.root.classList.toggle('high-contrast', !!head.contrast); // a washed-out projector's look (view/palette.py)
     if (head.speed !== this.speed) {
       this.speed = head.speed;
       if (wasPlaying && this.timer) { this.stop(); this.play(); }
