@@ -14,6 +14,11 @@ PAGE_STYLE = (
     # a code block wider than a phone scrolled sideways, a region the keyboard cannot reach: every one wraps
     '[data-testid="stCode"] pre, [data-testid="stCode"] code {'
     ' white-space: pre-wrap !important; overflow-wrap: anywhere; }'
+    # a switch that is off was a pale track on white (1.5:1; WCAG 1.4.11 asks 3:1 of a control's parts): outlined
+    '[data-testid="stCheckbox"] label:has(input[role="switch"]):not([data-selected="true"]) > div:first-of-type'
+    ' { box-shadow: inset 0 0 0 2px #5f616b; }'
+    # Streamlit's main area takes the focus on the way from the sidebar to the graph: seen when it has it
+    '[data-testid="stMain"]:focus-visible { outline: 3px solid #0b5cad; outline-offset: -3px; }'
     '</style>'
 )
 

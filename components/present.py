@@ -50,7 +50,8 @@ def presentation_controls():
     """The view's own controls, in the main area: leave, hide grads, the node table, a live class; in forward mode,
     where its input is chosen (returned: components.forward.chosen_input draws it once the graph is known)."""
     st.html(PAGE_STYLE)
-    widths = [1.2, 3, 1.2, 1.3, 1.3] + ([1.4] if row(st.session_state.get('mode')).tangents else [])  # forward's input
+    # in one row at 1280 px wide, forward mode's input too (tests/browser/test_browser_present.py)
+    widths = [1.4, 3.3, 1.05, 1.15, 1.25] + ([1.0] if row(st.session_state.get('mode')).tangents else [])
     leave, hide, table, contrast, live, *wrt = st.columns(widths, vertical_alignment='center')
     leave.button('Leave presentation', icon=':material/close_fullscreen:', key='leave_present', on_click=_leave)
     with hide:
@@ -58,6 +59,6 @@ def presentation_controls():
             'Grads', HIDE, key='hide', required=True, format_func=hide_labels(), label_visibility='collapsed'
         )
     table.toggle('Node table', key='table')
-    contrast.toggle('High contrast', key='contrast', help=CONTRAST_HELP)
+    contrast.toggle('High contrast', key='contrast')  # its help is the sidebar's: no room for the mark here
     class_controls(live)
     return wrt[0] if wrt else None

@@ -4,6 +4,8 @@ shows them with the chain rule. The score is kept in this session only.
 The player is sent only the frames up to the step being asked (engine.frames' `ask` frames show its new grads as
 '?'): the frames after it hold the answers, and whatever the browser is sent can be read."""
 
+import html
+
 import streamlit as st
 
 from components.markdown import md
@@ -82,15 +84,20 @@ def _answered(trace, all_frames, asks, quiz):
         frame = all_frames[at - 1]
         truths, answers = trace.grads(frame.steps_done), quiz.get('answers', {})
         lines = chain_rule_lines(trace, trace.steps[frame.steps_done - 1])
+        heard = []
         for child, mark in zip(asked(trace, frame), quiz['marks'][at - 1]):
             said = answers.get(child)
             yours = 'left blank' if said is None else f'you said {number(said)}'
             verdict = '✓ right' if mark else '✗ not quite'
             slip = '' if mark or said is None else slip_words(trace, frame.steps_done - 1, child, said)
+            name = owner(trace.nodes[child].name)
             st.markdown(
-                f'**{verdict}**: {md(owner(trace.nodes[child].name))}.grad = **{number(truths[child])}** ({yours})'
+                f'**{verdict}**: {md(name)}.grad = **{number(truths[child])}** ({yours})'
                 + (f'  \n{md(slip)}' if slip else '')  # the likely slip, with its numbers (view.explanation)
             )
+            heard.append(f'{verdict}: {name}.grad = {number(truths[child])} ({yours}). {slip}'.strip())
+        score_words = f'Score so far: {right} of {total} right.' if later else f'Done: {right} of {total} grads right.'
+        say_to_screen_reader(' '.join([*heard, score_words]))
         st.code('\n'.join(lines), language=None, wrap_lines=True)
     if later:
         st.markdown(f'Score so far: **{right} of {total}** right.')
@@ -108,3 +115,12 @@ def _answered(trace, all_frames, asks, quiz):
     if total and st.button('Start again', icon=':material/restart_alt:', key='quiz_again'):
         del st.session_state[QUIZ]
         st.rerun()
+
+
+# heard, not seen: a screen reader announces an alert as it appears (the verdict replaces the form, which had the
+# focus; WCAG 4.1.3), and the page shows the same words in its own lines above
+HEARD = '<div role="alert" style="position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)">{}</div>'
+
+
+def say_to_screen_reader(text):
+    st.html(HEARD.format(html.escape(text)))

@@ -1245,6 +1245,7 @@ var SKIP_STYLE = `.backprop-skip { position: fixed; left: 0.5rem; top: -4rem; z-
   background: #fff; color: #0e1117; border: 2px solid #0b5cad; border-radius: 0.5rem; font: 600 1rem sans-serif; }
 .backprop-skip:focus { top: 0.5rem; }`;
 var SKIP_WORDS = "Skip to the graph player";
+var PAN = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
 function skipLink(focus) {
   let link = document.getElementById("backprop-skip");
   if (!link) {
@@ -1276,9 +1277,9 @@ var Player = class {
       <div class="ask" hidden></div>
       <div class="laying" hidden></div>
       <div class="said" aria-live="polite"></div>
-      <div class="line"><div class="caption"></div><button class="follow" hidden title="A live class: follow the lecturer's steps, or step on your own"></button></div>
-      <div class="rules"></div>
-      <div class="stage"><div class="view" tabindex="0" role="group" aria-label="The graph: ← and → step through the frames, Home and End go to the first and the last, Space plays"></div><div class="more left" hidden><span>‹</span></div><div class="more right" hidden><span>›</span></div><div class="more up" hidden><span>‹</span></div><div class="more down" hidden><span>›</span></div></div>
+      <div class="line"><div class="caption" aria-hidden="true"></div><button class="follow" hidden title="A live class: follow the lecturer's steps, or step on your own"></button></div>
+      <div class="rules" aria-hidden="true"></div>
+      <div class="stage"><div class="view" tabindex="0" role="group" aria-label="The graph: ← and → step through the frames, Home and End go to the first and the last, Space plays, Shift and an arrow pan"></div><div class="more left" hidden><span>‹</span></div><div class="more right" hidden><span>›</span></div><div class="more up" hidden><span>‹</span></div><div class="more down" hidden><span>›</span></div></div>
       <div class="overview" hidden title="The whole graph: click to look there"><div class="map"></div></div>
       <div class="legend"></div>
       <div class="below">
@@ -1417,6 +1418,12 @@ var Player = class {
       const path = e.composedPath();
       const target = path[0];
       if ((!path.includes(root) || target.closest?.(".ask")) && (!this.present || target.closest?.(TYPING))) return;
+      const pan = e.shiftKey && PAN[e.key];
+      if (pan) {
+        this.view.scrollBy(pan[0] * this.view.clientWidth * 0.6, pan[1] * this.view.clientHeight * 0.6);
+        e.preventDefault();
+        return;
+      }
       const to = keyFrame(e.key, this.cur, this.n);
       if (to !== null) {
         this.stop();

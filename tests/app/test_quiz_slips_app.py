@@ -44,3 +44,14 @@ def test_a_sign_slip_is_named_and_a_right_answer_gets_no_slip(start):
 def test_an_answer_no_slip_gives_is_not_the_right_value_with_a_nudge(start):
     (said,) = [plain(m) for m in answered(start, 7.0) if '✗ not quite' in m]
     assert '7.0000 is not the right value, and no slip we know of gives it. Work it out again:' in said
+
+
+def test_a_screen_reader_is_told_the_verdict_and_the_score_as_an_alert(start):
+    # the verdict replaces the form that had the focus: an alert says it (n.grad is 0.5, worked out above)
+    page = start(query={'expr': 'neuron', 'mode': 'quiz'})
+    (box,) = [b for b in page.number_input if b.label == 'n.grad']
+    box.set_value(7.0)
+    [b for b in page.button if b.label == 'Check'][0].click().run()
+    (alert,) = [h.proto.body for h in page.get('html') if 'role="alert"' in h.proto.body]
+    assert '✗ not quite: n.grad = 0.5000 (you said 7.0000)' in alert
+    assert 'Score so far: 0 of 1 right.' in alert

@@ -344,3 +344,40 @@ def test_every_mode_reflows_at_320_px_and_at_200_percent_zoom(browser, served, m
         assert_none(page, f'{mode.name} at {size}')
     finally:
         context.close()
+
+
+def test_shift_and_an_arrow_pan_a_graph_wider_than_its_view_and_the_arrows_alone_step(browser, served):
+    context = browser.new_context(viewport={'width': 1000, 'height': 700})
+    try:
+        page = context.new_page()
+        page.goto(f'{served}/?expr=mlp&step=10')
+        wait_for_player(page, 10)
+        view = page.locator('.player .view')
+        view.evaluate('v => v.scrollTo(0, 0)')
+        assert view.evaluate('v => v.scrollWidth > v.clientWidth')  # wider than its view
+        view.focus()
+        page.keyboard.press('Shift+ArrowRight')
+        page.wait_for_timeout(300)
+        assert view.evaluate('v => v.scrollLeft') > 0
+        assert page.locator('.player .explain').get_attribute('data-frame') == '10'  # panned, not stepped
+        page.keyboard.press('ArrowRight')
+        wait_for_player(page, 11)
+    finally:
+        context.close()
+
+
+def test_the_main_area_shows_its_focus_and_a_switch_that_is_off_is_outlined(page, served):
+    page.goto(f'{served}/?expr=neuron')
+    wait_for_player(page, 0)
+    page.wait_for_timeout(500)
+    off = page.locator('[data-testid="stCheckbox"] label:not([data-selected="true"]):has(input[role="switch"])').first
+    track = off.locator('> div').first
+    assert track.evaluate('d => getComputedStyle(d).boxShadow') != 'none'  # 1.5:1 alone; its outline 6:1
+    for _ in range(80):
+        page.keyboard.press('Tab')
+        if page.evaluate('document.activeElement?.dataset?.testid') == 'stMain':
+            break
+    else:
+        pytest.fail('Tab never reached the main area')
+    outline = page.evaluate('getComputedStyle(document.activeElement).outlineStyle')
+    assert outline != 'none'
