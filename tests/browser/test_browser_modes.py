@@ -83,13 +83,14 @@ def test_the_bug_marks_the_thrown_away_edge_lost_at_frames_6_and_7_only_and_draw
     assert lost not in ('', 'none'), lost  # a's box: dashed, as the legend's row for a grad written over
     assert boxes(page)['a'][1] == '-2.0000'  # b.data × 1 replaced 3 + 3
     row = page.locator('.player .table tbody tr').first  # a: its grad now, and what += gives beside it, in bold
-    assert row.locator('td').all_text_contents()[2:6] == [
+    assert row.locator('th').all_text_contents() == ['a']  # the row's header: its value, for a screen reader
+    assert row.locator('td').all_text_contents()[1:5] == [
         '3.0000',
         '-2.0000',
         '4.0000',
         'is final but wrong: += gives another',
     ]
-    weight = row.locator('td').nth(4).evaluate('c => getComputedStyle(c).fontWeight')
+    weight = row.locator('td').nth(3).evaluate('c => getComputedStyle(c).fontWeight')
     assert int(weight) >= 600, weight
     go(page, 9)
     assert boxes(page)['a'][1] == '-2.0000'
