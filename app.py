@@ -56,7 +56,8 @@ else:
         st.header(TITLE)
         expression, formula_error = choose_expression()
         starts = expression.params if expression and asked.learns else ()  # where learning starts
-        values = input_values(s.expr, expression, starts=starts) if expression else {}
+        boxes = [n for n in expression.defaults if n in expression.params or not asked.batch] if expression else ()
+        values = input_values(s.expr, expression, starts=starts, boxes=boxes) if expression else {}
         learned_box = st.empty()  # where the steps took the parameters, once the page knows
         mode_control()
         mode_box = PARTS[s.mode].sidebar()  # the mode's own control (forward mode's input), once the graph is known

@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 
-from engine import MAX_LENGTH, PRESETS, exercise
+from engine import MAX_LENGTH, PRESETS, batch, exercise
 from engine.forms import FORMS  # the exercise's two forms: the seed's _backward bodies, microgpt's local_grads
 from engine.frames import HIDE, clamp_frame
 from engine.learn import DEFAULT_LR, LEARNING_RATES, MAX_STEPS
@@ -103,6 +103,11 @@ class PageState:
     mode: str = linked('mode', 'watch', str, lambda v: v in MODES)  # one of MODES
     lr: float = linked('lr', DEFAULT_LR, float, lambda v: v in LEARNING_RATES, write='{:g}'.format)  # learning rate
     learned: int = linked('learned', 0, int, lambda v: 0 <= v <= MAX_STEPS)  # learning steps taken before this pass
+    # learning from a batch (mode 'batch'): the point whose graph is shown (1-based), and the dataset as its text
+    # (engine.batch.Dataset.text; '' is the example's), in a link where it fits
+    point: int = linked('point', 1, int, lambda v: 1 <= v <= batch.MAX_POINTS, when=lambda s: row(s.mode).batch)
+    data: str = linked('data', '', str, lambda v: len(v) <= batch.MAX_LINK,
+                       when=lambda s: row(s.mode).batch and 0 < len(s.data) <= batch.MAX_LINK)  # fmt: skip
     # the form the student writes the exercise in (mode 'code'): the seed's `_backward` bodies, or microgpt's tuples
     form: str = linked(
         'form', 'bodies', str, lambda v: v in FORMS, when=lambda s: row(s.mode).code and s.form != 'bodies'

@@ -30,19 +30,21 @@ START = ' (start)'  # the label of a parameter's box while learning: where the s
 
 def input_values(expr_key, expression, boxes=True, starts=()):
     """{name: value} as set in the boxes; each box starts at the expression's default. Without `boxes`: the values
-    the boxes would show, and no box drawn (the presentation view). A typed formula's boxes are kept for that formula
+    the boxes would show, and no box drawn (the presentation view); a list of names: their boxes alone (a batch's
+    data comes from its dataset). A typed formula's boxes are kept for that formula
     only (state.forget_other_formulas). `starts`: the names whose boxes hold where learning starts (the parameters,
     while learning), labelled so; show_learned says where the steps took them."""
     values = {}
     names = list(expression.defaults)
-    columns = st.columns(2) if boxes else None
-    for i, name in enumerate(names):
+    drawn = names if boxes is True else list(boxes or ())
+    columns = st.columns(2) if drawn else None
+    for name in names:
         key = input_key(expr_key, name)
         default = float(expression.defaults[name])
         if key not in st.session_state:
             st.session_state[key] = default
-        if boxes:
-            with columns[i % 2]:
+        if name in drawn:
+            with columns[drawn.index(name) % 2]:
                 start = name in starts
                 st.number_input(md(name) + START * start, key=key, step=0.1, format='%.4f', on_change=_keep_in_range,
                                 args=(key, default), help=START_HELP if start else None)  # fmt: skip

@@ -20,9 +20,9 @@ def learning_after(expression, values, lr, steps):
     return Learning(lr, update, after_trace, descent), now
 
 
-def _more(steps, on_step):
+def _more(steps, most, on_step):
     s = st.session_state
-    s.learned = min(s.learned + steps, learn.MAX_STEPS)
+    s.learned = min(s.learned + steps, most)
     on_step()
 
 
@@ -31,18 +31,25 @@ def _again(on_step):
     on_step()
 
 
+def step_buttons(steps_taken, on_step, most=learn.MAX_STEPS, one='1 more step'):
+    """The learning rate, and buttons that take one or ten more steps (`one` names the first), up to `most`, or
+    start again; `on_step` is called when one changes the steps taken."""
+    lr, more, ten, again = st.columns([3, 1.3, 1.3, 1.3], vertical_alignment='bottom')
+    lr.select_slider('Learning rate lr', options=learn.LEARNING_RATES, key='lr', format_func='{:g}'.format)
+    full = steps_taken >= most
+    more.button(one, on_click=_more, args=(1, most, on_step), key='learn_one', disabled=full, width='stretch')
+    ten.button('10 more steps', on_click=_more, args=(10, most, on_step), key='learn_ten', disabled=full,
+               width='stretch')  # fmt: skip
+    again.button('Start again', on_click=_again, args=(on_step,), key='learn_again', disabled=steps_taken == 0,
+                 width='stretch')  # fmt: skip
+
+
 def learning_panel(learning, steps_taken, on_step=lambda: None):
     """Below the player: the learning rate and buttons for more steps (the loss over the steps is the player's, in
     the frames: drawn here it would show this step's loss while the pass is still going). `on_step` is called when a
     button changes the steps taken."""
     st.subheader('One step of learning', anchor=False)
-    lr, one, ten, again = st.columns([3, 1.3, 1.3, 1.3], vertical_alignment='bottom')
-    lr.select_slider('Learning rate lr', options=learn.LEARNING_RATES, key='lr', format_func='{:g}'.format)
-    full = steps_taken >= learn.MAX_STEPS
-    one.button('1 more step', on_click=_more, args=(1, on_step), key='learn_one', disabled=full, width='stretch')
-    ten.button('10 more steps', on_click=_more, args=(10, on_step), key='learn_ten', disabled=full, width='stretch')
-    again.button('Start again', on_click=_again, args=(on_step,), key='learn_again', disabled=steps_taken == 0,
-                 width='stretch')  # fmt: skip
+    step_buttons(steps_taken, on_step)
     where = 'the inputs in the sidebar' if steps_taken == 0 else f'{steps_text(steps_taken)} from the sidebar’s inputs'
     st.markdown(
         f'The graph shows the pass at {where}; after its backward pass, step through the update, zero_grad and the '

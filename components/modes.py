@@ -12,6 +12,7 @@ from typing import Any
 
 import streamlit as st
 
+from components.batch import batch_learning, batch_panel, dataset_in_use, point_control, show_params
 from components.bug import show_bug_note
 from components.code import checked_bodies, code_boxes, code_verdict
 from components.forward import chosen_input, forward_panel
@@ -20,6 +21,7 @@ from components.learning import learning_after, learning_panel
 from components.live import send_bodies_button
 from components.player import send_to
 from components.quiz import quiz_panel
+from engine import batch
 from engine.forms import FORMS
 from server.cache import traced
 from view.modes import HELP, MODE, NAMES, in_force
@@ -57,6 +59,7 @@ class Pass:
     bodies: tuple = ()  # the student's texts, in code mode
     form: str = 'bodies'  # the form they write in (engine/forms.py)
     learning: Any = None  # view.learning.Learning, in learning mode
+    batch: Any = None  # view.batch.BatchLearning, learning from a batch
     wrt: int = -1  # forward mode's input: its tangents flow forward in the frames (engine/forward.py)
     frames: list | None = None
 
@@ -132,6 +135,24 @@ def _learn_below(built, room, student):
     learning_panel(built.learning, built.page.learned, on_step=lambda: send_to(len(built.frames)))
 
 
+def _batch_before(built):
+    # the graph of one point, at the parameters after the steps taken on the whole batch
+    page, expression = built.page, built.expression
+    dataset = dataset_in_use(expression, page.data, built.from_link)
+    point_control(built.box, len(dataset), compact=page.present)
+    built.batch = batch_learning(expression, built.values, dataset, st.session_state.point, page.lr, page.learned)
+    if built.learned_box is not None:
+        show_params(built.learned_box, built.batch)
+    built.values = {**built.values, **built.batch.params, **dataset.point(built.batch.point)}
+    built.trace, built.width, built.numeric = traced(expression=expression, values=tuple(built.values.items()))
+
+
+def _batch_below(built, room, student):
+    if built.page.present:
+        return
+    batch_panel(built.batch, batch.example(built.expression), on_step=lambda: None)
+
+
 def _forward_before(built):
     names = list(built.expression.defaults)
     built.wrt = chosen_input(built.box, built.trace, names, from_link=built.from_link, compact=built.page.present)
@@ -148,6 +169,7 @@ PARTS = {
     'bug': Parts(before=_bug_before),
     'quiz': Parts(frames=_quiz_frames),
     'learn': Parts(before=_learn_before, below=_learn_below),
+    'batch': Parts(sidebar=st.container, before=_batch_before, below=_batch_below),
     'code': Parts(before=_code_before, below=_code_below),
     'forward': Parts(sidebar=st.container, before=_forward_before, below=_forward_below),
 }

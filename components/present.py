@@ -4,6 +4,7 @@ caption as a title with the frame's sums under it. And the switch that hides gra
 import streamlit as st
 
 from components.live import class_controls
+from components.modes import PARTS
 from engine.frames import HIDE
 from view.modes import row
 
@@ -48,10 +49,12 @@ def _leave():
 
 def presentation_controls():
     """The view's own controls, in the main area: leave, hide grads, the node table, a live class; in forward mode,
-    where its input is chosen (returned: components.forward.chosen_input draws it once the graph is known)."""
+    where its input is chosen, and learning from a batch its point (a mode with a control of its own, PARTS' sidebar:
+    the place is returned, and the mode's part draws it once the graph is known)."""
     st.html(PAGE_STYLE)
     # in one row at 1280 px wide, forward mode's input too (tests/browser/test_browser_present.py)
-    widths = [1.4, 3.3, 1.05, 1.15, 1.25] + ([1.0] if row(st.session_state.get('mode')).tangents else [])
+    own = PARTS.get(st.session_state.get('mode'), PARTS['watch']).sidebar is not PARTS['watch'].sidebar
+    widths = [1.4, 3.3, 1.05, 1.15, 1.25] + ([1.0] if own else [])
     leave, hide, table, contrast, live, *wrt = st.columns(widths, vertical_alignment='center')
     leave.button('Leave presentation', icon=':material/close_fullscreen:', key='leave_present', on_click=_leave)
     with hide:

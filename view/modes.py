@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
-from engine import PRESETS, learn
+from engine import PRESETS, batch, learn
 from view import bug, exercise
 
 MAX_QUIZ_VALUES = 200  # a question a step: past this a quiz is a chore, and each answer sends the player anew
@@ -35,6 +35,16 @@ def learn_why_not(expression, trace):
     return (
         f'One step of learning needs a loss and parameters to learn: pick {with_loss} among the examples. '
         'This expression has none, so the page shows its backward pass.'
+    )
+
+
+def batch_why_not(expression, trace):
+    if batch.applies(expression):
+        return None
+    with_data = ' or '.join(f'"{e.menu}"' for e in PRESETS.values() if batch.applies(e))
+    return (
+        f'Learning from a batch needs parameters to learn and data to learn them from: pick {with_data} among the '
+        'examples. This expression has none, so the page shows its backward pass.'
     )
 
 
@@ -74,6 +84,7 @@ class Mode:
     tangents: bool = False
     asks: bool = False  # each step asks for the grads it writes before showing them: the table never shows answers
     learns: bool = False  # the inputs start at the parameters, and the pass is at the steps of learning taken
+    batch: bool = False  # the data inputs come from a dataset, a point at a time: the sidebar has no box for them
     code: bool = False  # the student writes the exercise's code: its form and their texts are carried in links
 
 
@@ -100,6 +111,15 @@ MODES = (
         '**Learning**: after the pass, one gradient-descent step and the forward pass again.',
         why_not=learn_why_not,
         learns=True,
+    ),
+    Mode(
+        'batch',
+        'Learn from a batch',
+        '**Batch**: the graph once per data point, each point’s grads collected into the parameters’ grads with `+=`, '
+        'then one step on the mean grad, and the loss over the whole dataset.',
+        why_not=batch_why_not,
+        learns=True,
+        batch=True,
     ),
     Mode(
         'code',

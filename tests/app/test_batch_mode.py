@@ -1,0 +1,135 @@
+"""Learning from a batch on the page (mode=batch), through AppTest: the graph is one point's pass at the parameters
+after the steps taken; what its backward adds to each parameter's grad; the step on the mean; the data typed,
+uploaded, or in a link, bad data named by its line and column with the last good data kept. Every expected number is
+worked out by hand from the regression's formula, L = (w·x + b − y)², never read back from the engine."""
+
+import pytest
+import test_app
+
+from engine.batch import EXAMPLES, MAX_LINK, Dataset
+
+source, start = test_app.source, test_app.start
+POINTS = EXAMPLES['regression']  # the example's data, as the test's own reference for the hand-worked numbers
+
+
+def link(page):
+    values = {key: page.query_params[key] for key in page.query_params}
+    return {key: value[0] if isinstance(value, list) else value for key, value in values.items()}
+
+
+def grads_by_hand(w, b, points):
+    """∂L/∂w and ∂L/∂b of each point: 2(w·x + b − y)·x and 2(w·x + b − y)."""
+    return [(2 * (w * x + b - y) * x, 2 * (w * x + b - y)) for x, y in points]
+
+
+def written(x, bracket=False):
+    """x as the page's lines write it: 4 decimals, a true minus, and in brackets where it is negative and added."""
+    text = f'{x:.4f}'.replace('-', '−')
+    return f'({text})' if bracket and x < 0 else text
+
+
+def codes(page):
+    return [c.value for c in page.code]
+
+
+def test_the_graph_is_the_chosen_points_pass_and_the_page_says_what_its_backward_adds(start):
+    page = start(query={'expr': 'regression', 'mode': 'batch', 'point': '3'})
+    x, y = POINTS[2]
+    page.go(page.last_frame)
+    assert (page.data()['x'], page.data()['y'], page.data()['w']) == (f'{x:.4f}', f'{y:.4f}', '0.5000')
+    shares = grads_by_hand(0.5, 0.0, POINTS)
+    before, added = sum(g for g, _ in shares[:2]), shares[2][0]
+    assert page.grads()['w'] == f'{added:.4f}'
+    line = next(line for line in codes(page)[0].splitlines() if line.startswith('w.grad'))
+    assert line == (f'w.grad += {written(added)} from point 3: {written(before)} + {written(added, bracket=True)} = '
+                    f'{written(before + added)}')  # fmt: skip
+    boxes = [box.label for box in page.sidebar.number_input if box.key.startswith('input:')]
+    assert boxes == ['w (start)', 'b (start)']  # x and y are the point's
+
+
+def test_the_step_is_on_the_mean_grad_of_all_the_points(start):
+    page = start(query={'expr': 'regression', 'mode': 'batch'})
+    shares = grads_by_hand(0.5, 0.0, POINTS)
+    n = len(POINTS)
+    dw, db = sum(g for g, _ in shares) / n, sum(g for _, g in shares) / n
+    step = codes(page)[1]
+    assert f'w.grad /= {n}: {written(sum(g for g, _ in shares))} ÷ {n} = {written(dw)}' in step
+    assert f'= {written(0.5 - 0.1 * dw)}' in step and f'= {written(-0.1 * db)}' in step
+    page.button(key='learn_one').click().run()
+    assert link(page)['learned'] == '1'
+    page.go(0)
+    assert (page.data()['w'], page.data()['b']) == (f'{0.5 - 0.1 * dw:.4f}', f'{-0.1 * db:.4f}')
+
+
+def test_next_point_shows_the_next_points_graph_and_keeps_the_parameters(start):
+    page = start(query={'expr': 'regression', 'mode': 'batch'})
+    page.button[[b.label for b in page.button].index('Next point ▸')].click().run()
+    assert link(page)['point'] == '2'
+    page.go(0)
+    assert page.data()['x'] == f'{POINTS[1][0]:.4f}'
+
+
+def data_box(page):
+    return page.text_area(key='data_text')
+
+
+def use_data(page, text):
+    data_box(page).set_value(text)
+    page.button[[b.label for b in page.button].index('Use this data')].click().run()
+    return page
+
+
+def test_typed_data_is_used_and_the_link_carries_it(start):
+    page = use_data(start(query={'expr': 'regression', 'mode': 'batch'}), '1, 3\n2, 5')
+    assert not page.error
+    assert link(page)['data'] == 'x,y\n1,3\n2,5'
+    # w = 0.5, b = 0: errors −2.5 and −4; mean ∂w = (2·−2.5·1 + 2·−4·2)/2 = −10.5, so w → 0.5 + 1.05 = 1.55
+    assert '= 1.5500' in codes(page)[1]
+    opened = start(query={'expr': 'regression', 'mode': 'batch', 'data': 'x,y\n1,3\n2,5', 'point': '2'})
+    opened.go(0)
+    assert (opened.data()['x'], opened.data()['y']) == ('2.0000', '5.0000')
+
+
+@pytest.mark.parametrize(
+    ('text', 'said'),
+    [
+        ('1, 3\n2, abc', 'Line 2 (point 2), column y: “abc” is not a number.'),
+        ('1, nan', 'column y: “nan” is not a finite number'),
+        ('x, z\n1, 2', 'column “z” is not one of this example’s data (x, y)'),
+        ('1, <script>alert(1)</script>', '“<script>alert(1)</script>” is not a number'),
+    ],
+)
+def test_bad_data_is_named_and_the_last_good_data_is_kept(start, text, said):
+    page = use_data(start(query={'expr': 'regression', 'mode': 'batch'}), text)
+    (error,) = page.error
+    shown = error.value.replace('\\', '')  # the page escapes every punctuation mark (components/markdown.md)
+    assert said in shown and 'The page keeps the last good data.' in shown
+    if '<' in text:  # printed, never rendered: the markup's marks are escaped
+        assert '\\<script\\>' in error.value
+    assert 'data' not in link(page)
+    assert data_box(page).value == text  # kept in the box, to be put right
+    page.go(0)
+    assert page.data()['x'] == f'{POINTS[0][0]:.4f}'
+
+
+def test_a_tampered_links_data_falls_back_to_the_example_with_a_toast(start):
+    page = start(query={'expr': 'regression', 'mode': 'batch', 'data': 'x,y\n1,zzz'})
+    assert not page.exception
+    assert any('could not be read' in t.value and 'zzz' in t.value for t in page.toast)
+    page.go(0)
+    assert page.data()['x'] == f'{POINTS[0][0]:.4f}'
+
+
+def test_a_dataset_too_long_for_a_link_stays_on_the_page_and_says_so(start):
+    rows = '\n'.join(f'{k * 1.234567891:.9f}, {k / 7:.9f}' for k in range(200))
+    assert len(Dataset(('x', 'y'), tuple((k * 1.234567891, k / 7) for k in range(200))).text()) > MAX_LINK
+    page = use_data(start(query={'expr': 'regression', 'mode': 'batch'}), rows)
+    assert not page.error
+    assert 'data' not in link(page)
+    assert any('longer than a link holds' in c.value for c in page.at.caption)
+    assert any('200 points' in e.label for e in page.expander)
+
+
+def test_a_graph_with_no_data_says_why_and_shows_its_pass(start):
+    page = start(query={'expr': 'reuse', 'mode': 'batch'})
+    assert any('Learning from a batch needs parameters' in i.value for i in page.info)
