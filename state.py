@@ -37,7 +37,8 @@ NOT_SCENARIO = ('step', *STREAMLITS_OWN)  # in the address bar, but not what the
 # a student's bodies (code.add, …) and tuples (grads.add, …): theirs, kept as the class moves
 OWN_WORK = tuple(f'{form.link}.{name}' for form in FORMS.values() for name in exercise.OPS)
 # the page's own, not the class's scenario (components/live.py)
-NOT_CLASS = ('class', 'present', 'table', 'contrast', *OWN_WORK)
+# (a batch's point too: in a class learning together each phone is handed its own)
+NOT_CLASS = ('class', 'present', 'table', 'contrast', 'point', *OWN_WORK)
 INPUT_KEYS = 'input:'  # session state: 'input:<expr>:<name>', an input's box (input_key)
 LINK_IN_BROWSER = 'link_in_browser'  # session state: the scenario of the link in the browser's address bar
 LINK_OF_PAGE = 'link_of_page'  # session state: the scenario of the page's own link, as last written
@@ -63,9 +64,9 @@ def linked(name, default, read, valid=lambda value: True, write=str, when=None):
     return field(default=default, metadata={'link': Link(name, read, valid, write, when)})
 
 
-def flag(name, default):
+def flag(name, default, when=None):
     """An on/off field, 1 or 0 in a link."""
-    return linked(name, default, {'1': True, '0': False}.get, write=lambda on: '1' if on else '0')
+    return linked(name, default, {'1': True, '0': False}.get, write=lambda on: '1' if on else '0', when=when)
 
 
 def always(state):
@@ -108,6 +109,8 @@ class PageState:
     point: int = linked('point', 1, int, lambda v: 1 <= v <= batch.MAX_POINTS, when=lambda s: row(s.mode).batch)
     data: str = linked('data', '', str, lambda v: len(v) <= batch.MAX_LINK,
                        when=lambda s: row(s.mode).batch and 0 < len(s.data) <= batch.MAX_LINK)  # fmt: skip
+    # a class learns together: each phone is handed a point and reports its grads, the projector adds them and steps
+    together: bool = flag('together', False, when=lambda s: row(s.mode).batch and s.together)
     # the form the student writes the exercise in (mode 'code'): the seed's `_backward` bodies, or microgpt's tuples
     form: str = linked(
         'form', 'bodies', str, lambda v: v in FORMS, when=lambda s: row(s.mode).code and s.form != 'bodies'

@@ -4,17 +4,31 @@ point's backward adds to the parameters' grads, the step, and the plots (view/ba
 
 import streamlit as st
 
+import state
 from components.learning import step_buttons
 from components.markdown import md
 from components.player import link_toast
-from engine import batch
+from engine import PRESETS, batch
 from engine.batch import DataError
-from view.batch import BatchLearning, collected_lines, dataset_spec, loss_spec, points_table, step_lines, sums_table
+from server.live import ROOMS
+from server.rooms import STEPPED, QuestionClosed, RoomError, batch_round
+from view.batch import (
+    BatchLearning,
+    collected_lines,
+    dataset_spec,
+    loss_spec,
+    points_table,
+    room_lines,
+    step_lines,
+)
 from view.numbers import fmt
 
 DESCENT = 'batch_descent'  # session state: the last descent, (what it is of, learn.Descent), extended step by step
 DATA_ERROR = 'data_error'  # session state: what was wrong with the data last given, shown until the next is good
 DATA_TEXT = 'data_text'  # session state: the data box's text
+PLACE = 'class_place'  # session state: (class code, the phone's place among those handed a point), learning together
+SENT = 'class_sent'  # session state: the batch (rooms.batch_round) this phone's grads were sent to
+CLASS_LOSSES = 'class_losses'  # session state: the lecturer's, the mean loss over the data after each class step
 
 
 def dataset_in_use(expression, text, from_link):
@@ -57,14 +71,27 @@ def batch_learning(expression, values, dataset, point, lr, steps):
     return BatchLearning(dataset, point, lr, descent, update, capped=steps > most)
 
 
+def class_point(page, n):
+    """A phone learning together: the point it was handed (1-based; round-robin, so points are shared when the
+    phones outnumber them), once the room has handed it one; else None."""
+    place = st.session_state.get(PLACE)
+    if not (page.together and page.room and not page.present) or place is None or place[0] != page.room:
+        return None
+    return place[1] % n + 1
+
+
 def point_control(box, n, compact=False):
     """The point whose graph is shown, 1 to n, in `box` (the sidebar's, or the presentation view's row)."""
     s = st.session_state
     s.point = min(max(s.get('point', 1), 1), n)
-    if box is not None and n > 1:
+    if box is None or n < 2:
+        return
+    if compact:  # the presentation view's row: the words in the box
+        box.selectbox('Point', range(1, n + 1), key='point', format_func=lambda k: f'Point {k} of {n}',
+                      label_visibility='collapsed')  # fmt: skip
+    else:
         box.number_input(f'Point (of {n})', min_value=1, max_value=n, step=1, key='point',
-                         label_visibility='collapsed' if compact else 'visible',
-                         help=None if compact else 'The data point whose pass the graph shows.')  # fmt: skip
+                         help='The data point whose pass the graph shows.')  # fmt: skip
 
 
 def show_params(box, learning):
@@ -103,11 +130,10 @@ def batch_panel(learning, example, on_step):
         st.vega_lite_chart(dataset_spec(learning), width='stretch')
     with plots[1]:
         st.markdown(f'**The mean loss over the {n} points, step by step**')
-        st.vega_lite_chart(loss_spec(learning), width='stretch')
+        st.vega_lite_chart(loss_spec(learning.descent.losses), width='stretch')
     st.markdown(f'**After all {n} points: the mean, and the step** (step {learning.steps_taken + 1}, '
                 f'lr = {learning.lr:g})')  # fmt: skip
     st.code('\n'.join(step_lines(learning)), language=None, wrap_lines=True)
-    st.dataframe(sums_table(learning), hide_index=True)
     if learning.capped:
         st.info(f'With {n} points the page takes at most {batch.most_steps(learning.dataset)} steps.',
                 icon=':material/timer:')  # fmt: skip
@@ -180,3 +206,153 @@ def data_editor(dataset, example):
         if len(s.get('data', '')) > batch.MAX_LINK:
             st.caption(f'This data is longer than a link holds ({batch.MAX_LINK:,} characters): the page’s link '
                        'opens the example’s data.')  # fmt: skip
+
+
+# --- learning together: the room is the minibatch ---------------------------------------------------------------
+
+
+def class_batch(scenario):
+    """(expression, parameters, dataset) of a class's scenario (link parameters, as the room holds them): what a
+    phone's grads are computed from on the server, never what the phone says. BadState-like None where the scenario
+    is not a batch the page can learn from."""
+    page, _ = state.from_query(scenario)
+    expression = PRESETS.get(page.expr)
+    if expression is None or not batch.applies(expression):
+        return None
+    try:
+        dataset = batch.read_text(page.data, batch.data_names(expression)) if page.data else batch.example(expression)
+    except DataError:
+        dataset = batch.example(expression)  # as a phone opening that link shows it (dataset_in_use)
+    start = {name: float(page.inputs.get(name, expression.defaults[name])) for name in expression.params}
+    params = batch.descend(expression, start, dataset, page.lr, page.learned).values[-1] if page.learned else start
+    return expression, params, dataset, page.lr
+
+
+def _send(code, student, k, shown):
+    """The phone's grads to the room: computed here from the class's scenario as the room holds it now, if its
+    parameters are the ones the phone shows (`shown`): else the class has stepped, and the page follows it."""
+    s = st.session_state
+    try:
+        scenario = ROOMS.state(code).scenario
+        held = class_batch(scenario)
+        if held is None:
+            raise RoomError('The class is not learning from a batch now.')
+        expression, params, dataset, _ = held
+        if params != shown:
+            raise QuestionClosed(STEPPED)
+        share = batch.point_grads(expression, params, dataset.point(k % len(dataset)))
+        ROOMS.report(code, student, scenario, k % len(dataset), share.grads, share.loss)
+    except RoomError as error:
+        st.toast(md(error), icon=':material/error:')
+        return
+    s[SENT] = batch_round(scenario)  # said under the button
+
+
+def together_panel(learning, room, student):
+    """A phone's part in learning together: the point it was handed, what its backward adds, and *Send my grads*."""
+    s = st.session_state
+    n = len(learning.dataset)
+    st.subheader('Learning together: the room is the minibatch', anchor=False)
+    if not student:
+        st.caption('Joining the class: your point comes in a moment.')
+        return
+    code = room['code']
+    if s.get(PLACE, (None,))[0] != s.get('room'):
+        try:
+            place = ROOMS.point_of(code, student)
+        except RoomError as error:
+            st.warning(md(error), icon=':material/error:')
+            return
+        s[PLACE] = (s.get('room'), place)
+        if place % n != learning.point:
+            st.rerun()  # the graph of the point handed out
+    k = learning.point
+    phones = ROOMS.phones(code)
+    sharing = len(range(k, phones, n)) - 1
+    shared = (f' {sharing} other phone{"s" if sharing > 1 else ""} have this point too: the room has more phones '
+              f'than the data has points, so it counts each point once.') if sharing else ''  # fmt: skip
+    data = ', '.join(f'{md(name)} = {fmt(v)}' for name, v in learning.dataset.point(k).items())
+    st.markdown(f'Your point: **{k + 1} of {n}** ({data}).{shared} Step through its pass in the graph: the grads '
+                'it ends with are your share of the batch. Send them: the projector adds every phone’s.')  # fmt: skip
+    share = learning.update.points[k]
+    st.code('\n'.join(f'{name}.grad += {fmt(g)}' for name, g in share.grads.items()), language=None)
+    held = st.session_state.get(SENT)
+    try:
+        now = batch_round(ROOMS.state(code).scenario)
+    except RoomError:
+        now = None
+    if held is not None and held == now:
+        st.success('Sent: your grads are in the room’s sum. The step comes from the projector.',
+                   icon=':material/check:')  # fmt: skip
+    st.button('Send my grads to the class', icon=':material/send:', type='primary', key='send_grads',
+              on_click=_send, args=(code, student, k, learning.params),
+              help='The server computes them from your point and the class’s parameters: none is typed.')  # fmt: skip
+
+
+def _fold(expression, learning):
+    """The lecturer's page starts learning together: the parameters its graph shows become its inputs (no steps of
+    its own), so that the class's scenario names them, and every phone's page computes from them."""
+    s = st.session_state
+    for name, value in learning.params.items():
+        s[state.input_key(s.expr, name)] = value
+    s.learned = 0
+    s.together = True
+    s[CLASS_LOSSES] = [batch.mean_loss(expression, learning.params, learning.dataset)]
+
+
+def _class_step(expression, code, secret):
+    """The class's step: `p.data += -lr * mean grad` over the points reported, from the parameters the class shows."""
+    s = st.session_state
+    try:
+        held = class_batch(ROOMS.state(code).scenario)
+        reports, _ = ROOMS.reports(code, secret)
+    except RoomError as error:
+        st.toast(md(error), icon=':material/error:')
+        return
+    if held is None or not reports:
+        return
+    _, params, dataset, lr = held
+    update = batch.step_on(params, batch.sums_of(reports, expression.params), len(reports), lr)
+    for name, value in update.items():
+        s[state.input_key(s.expr, name)] = value
+    s[CLASS_LOSSES] = [*s.get(CLASS_LOSSES, []), batch.mean_loss(expression, update, dataset)]
+
+
+def class_together(scene, code, secret, students):
+    """The projector's panel in a batch: *Learn together*, then the batch as phones report (n of N points, each
+    grad's sum and mean), *Step*, the data with the points in, and the mean loss over the data after each step."""
+    learning, expression = scene.batch, scene.expression
+    s = st.session_state
+    if not s.get('together'):
+        said = 'Each phone is handed a point of the data, computes its grads, and sends them; the projector adds them.'
+        if st.button('Learn together', icon=':material/groups:', key='learn_together', type='primary', help=said):
+            _fold(expression, learning)
+            st.rerun(scope='app')  # the page's link names the class's parameters: the phones follow it
+        if len(s.get('data', '')) > batch.MAX_LINK:
+            st.warning('This data is longer than a class’s link holds: the phones would use the example’s. Use '
+                       f'{batch.MAX_LINK:,} characters of data at most.', icon=':material/warning:')  # fmt: skip
+        return
+    try:
+        reports, phones = ROOMS.reports(code, secret)
+    except RoomError as error:
+        st.warning(md(error), icon=':material/cloud_off:')
+        return
+    n, steps = len(learning.dataset), len(s.get(CLASS_LOSSES, [None])) - 1
+    shared = ' (phones outnumber the points: some share one)' if ROOMS.phones(code) > n else ''
+    st.markdown(f'**Learning together** · step {steps + 1} · **{len(reports)} of {n} points in**, from {phones} '
+                f'phone{"s" if phones != 1 else ""}{shared}')  # fmt: skip
+    st.code('\n'.join(room_lines(reports, expression.params, n)), language=None, wrap_lines=True)
+    step, stop = st.columns(2)
+    said = f'p.data += -lr * mean grad, lr = {learning.lr:g}, over the points in; the phones follow.'
+    if step.button('Step on the mean', icon=':material/trending_down:', type='primary', help=said, key='class_step',
+                   disabled=not reports, width='stretch'):  # fmt: skip
+        _class_step(expression, code, secret)
+        st.rerun(scope='app')
+    if stop.button('Stop learning together', key='stop_together', width='stretch'):
+        st.session_state.together = False
+        st.rerun(scope='app')
+    st.vega_lite_chart(dataset_spec(learning, arrived=set(reports), big=True), width='stretch')
+    losses = s.get(CLASS_LOSSES)
+    if losses:
+        st.markdown(f'**The mean loss over the {n} points, after each step**')
+        st.vega_lite_chart(loss_spec(losses, big=True), width='stretch')

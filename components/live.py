@@ -13,6 +13,7 @@ from collections import Counter
 import streamlit as st
 
 import state
+from components.batch import class_together
 from components.code import WAITS
 from components.markdown import md
 from components.player import send_to
@@ -192,8 +193,12 @@ def _panel(scene):
         session['class_error'] = lost_words(code) if isinstance(error, RoomNotFound) else str(error)
         st.rerun(scope='app')  # the row of controls too: Start a class in place of End the class
     st.html(PANEL_STYLE)
-    _join_block(code, students, qr=question is None)
+    # the QR code while nothing else needs the room: a question's answers, or a batch's sums, stay in view
+    _join_block(code, students, qr=question is None and not (MODE[scene.mode].batch and session.get('together')))
     _taking_toggle(code, secret, taking)
+    if MODE[scene.mode].batch:  # the room is the minibatch
+        class_together(scene, code, secret, students)
+        return
     if scene.right is not None:  # code mode (or the `=` engine): the bodies the room sent
         if MODE[scene.mode].code:
             _bodies_sent(code, secret)

@@ -12,7 +12,15 @@ from typing import Any
 
 import streamlit as st
 
-from components.batch import batch_learning, batch_panel, dataset_in_use, point_control, show_params
+from components.batch import (
+    batch_learning,
+    batch_panel,
+    class_point,
+    dataset_in_use,
+    point_control,
+    show_params,
+    together_panel,
+)
 from components.bug import show_bug_note
 from components.code import checked_bodies, code_boxes, code_verdict
 from components.forward import chosen_input, forward_panel
@@ -139,8 +147,10 @@ def _batch_before(built):
     # the graph of one point, at the parameters after the steps taken on the whole batch
     page, expression = built.page, built.expression
     dataset = dataset_in_use(expression, page.data, built.from_link)
-    point_control(built.box, len(dataset), compact=page.present)
-    built.batch = batch_learning(expression, built.values, dataset, st.session_state.point, page.lr, page.learned)
+    handed = class_point(page, len(dataset))  # a phone learning together: the point the room handed it
+    point_control(built.box if handed is None else None, len(dataset), compact=page.present)
+    point = handed or st.session_state.point
+    built.batch = batch_learning(expression, built.values, dataset, point, page.lr, page.learned)
     if built.learned_box is not None:
         show_params(built.learned_box, built.batch)
     built.values = {**built.values, **built.batch.params, **dataset.point(built.batch.point)}
@@ -148,7 +158,10 @@ def _batch_before(built):
 
 
 def _batch_below(built, room, student):
-    if built.page.present:
+    if built.page.present:  # the projector's class panel has the batch (components/batch.class_together)
+        return
+    if built.page.together and room is not None and room.get('follow'):
+        together_panel(built.batch, room, student)
         return
     batch_panel(built.batch, batch.example(built.expression), on_step=lambda: None)
 
@@ -162,6 +175,12 @@ def _forward_before(built):
 def _forward_below(built, room, student):
     # what getting every grad costs each way, and the paths from the input to the output
     forward_panel(built.trace, built.wrt, built.expression.params, present=built.page.present)
+
+
+def own_control(name):
+    """Whether the mode `name` has a control of its own (forward mode's input, a batch's point): the presentation
+    view keeps it a place in its row."""
+    return name in PARTS and PARTS[name].sidebar is not nothing
 
 
 PARTS = {

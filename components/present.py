@@ -4,7 +4,7 @@ caption as a title with the frame's sums under it. And the switch that hides gra
 import streamlit as st
 
 from components.live import class_controls
-from components.modes import PARTS
+from components.modes import own_control
 from engine.frames import HIDE
 from view.modes import row
 
@@ -53,8 +53,7 @@ def presentation_controls():
     the place is returned, and the mode's part draws it once the graph is known)."""
     st.html(PAGE_STYLE)
     # in one row at 1280 px wide, forward mode's input too (tests/browser/test_browser_present.py)
-    own = PARTS.get(st.session_state.get('mode'), PARTS['watch']).sidebar is not PARTS['watch'].sidebar
-    widths = [1.4, 3.3, 1.05, 1.15, 1.25] + ([1.0] if own else [])
+    widths = [1.4, 3.3, 1.05, 1.15, 1.25] + ([1.0] if own_control(st.session_state.get('mode')) else [])
     leave, hide, table, contrast, live, *wrt = st.columns(widths, vertical_alignment='center')
     leave.button('Leave presentation', icon=':material/close_fullscreen:', key='leave_present', on_click=_leave)
     with hide:

@@ -225,3 +225,18 @@ def descend(expression, params, dataset, lr, steps):
         values.append(update.values)
     losses.append(mean_loss(expression, values[-1], dataset))
     return learn.Descent(values, losses)
+
+
+def sums_of(shares, names):
+    """The grads a class has reported, collected: `shares` {point: {'grads': {name: grad}}}, each point once; each
+    parameter's sum over them, as p.grad holds it after every point's backward."""
+    sums = dict.fromkeys(names, 0.0)
+    for share in shares.values():
+        for name in names:
+            sums[name] += share['grads'][name]
+    return sums
+
+
+def step_on(params, sums, points, lr):
+    """The parameters after a step on the mean of `sums` over `points` points: p.data += -lr * (sum / points)."""
+    return {name: p + -lr * (sums[name] / points) for name, p in params.items()}

@@ -30,6 +30,14 @@ Asking the room (the lecturer's secret asks, reveals and closes; a student answe
     rooms.close_question(code, secret)
     rooms.record(code, secret)                        # every question asked, each with its answers and when
 
+Learning together (the room is the minibatch): each phone is handed a point of the dataset, round-robin in the order
+they ask, and reports the grads the page computed on the server from that point and the class's parameters; the
+projector reads what has arrived for the class's scenario as it is now (a step changes it, and starts a new batch):
+
+    rooms.point_of(code, student)                      # 0, 1, 2, ... in the order phones ask; a phone keeps its own
+    rooms.report(code, student, scenario, 3, {'w': -1.5, 'b': 0.5}, loss=0.25)   # point 3's grads, for `scenario`
+    rooms.reports(code, secret)                        # ({3: {'grads': {...}, 'loss': 0.25}}, phones that reported)
+
 A student's code, sent to the class: `send_bodies(code, student, {'tanh': 'self.grad += ...'}, 'right')`, and the
 lecturer reads them all with `sent_bodies(code, secret)`.
 """
@@ -84,6 +92,8 @@ NUMBER = re.compile(r'[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?')  # what float() re
 MAX_CHANGES = 20  # answers from one student to one question, or code sends from one student to one room
 MAX_BODY = sandbox.MAX_BODY  # characters in one body, as the page's boxes take them
 MAX_SEND_BYTES = 4 * MAX_BODY * len(exercise.OPS)  # a send's bodies together, as UTF-8 (4 bytes a character at most)
+STEPPED = 'The class has taken its step since: your page moves to the new parameters.'  # a report to the last batch
+MAX_PARAMS = 64  # a report's grads: one per parameter (the MLP has 13)
 VERDICT = re.compile(r'[a-z_,]{0,64}')  # the grader's verdict on a send: 'right', or mistake kinds joined by commas
 
 
@@ -230,6 +240,29 @@ def state_json(scenario, frame):
     if len(text.encode()) > MAX_STATE_BYTES:
         raise BadState(f'The class state is {len(text.encode())} bytes; a room holds {MAX_STATE_BYTES} at most.')
     return text
+
+
+def batch_round(scenario):
+    """What a batch's grads depend on in a class's scenario (the graph, its data, its parameters, the steps taken):
+    a report made for one scenario is counted only while the class shows one with the same round; a step changes it,
+    and the next reports start a new batch. The frame and the page's looks (hide, speed, ...) do not."""
+    held = {k: v for k, v in scenario.items() if k in ROUND_KEYS or k.startswith('v.')}
+    return hashlib.sha256(json.dumps(held, sort_keys=True).encode()).hexdigest()[:32]
+
+
+ROUND_KEYS = ('expr', 'n', 'formula', 'mode', 'data', 'lr', 'learned')
+
+
+def report_json(point, grads, loss):
+    """A phone's report as the store keeps it: its point, and each parameter's grad and the loss, finite numbers."""
+    if isinstance(point, bool) or not isinstance(point, int) or not 0 <= point < MAX_FRAME:
+        raise BadState('A report names its point by a whole number.')
+    if not isinstance(grads, dict) or not 1 <= len(grads) <= MAX_PARAMS:
+        raise BadState(f'A report holds 1 to {MAX_PARAMS} grads.')
+    numbers = {str(name)[:MAX_LABEL]: finite(v) for name, v in grads.items()}
+    if any(v is None for v in numbers.values()) or finite(loss) is None:
+        raise BadState('A report holds finite numbers only.')
+    return json.dumps({'point': point, 'grads': numbers, 'loss': finite(loss)}, separators=(',', ':'))
 
 
 def finite(value):
@@ -653,6 +686,50 @@ class Rooms:
         student = self._student(code, student)
         self._put(code, 'bodies', student, '', bodies_json(bodies, verdict))
 
+    def point_of(self, code, student):
+        """The student's place among the phones that asked for a point, 0, 1, 2, ... in the order they asked: a phone
+        asking again keeps its own. The page takes it modulo the dataset's points (round-robin)."""
+        code = normal_code(code)
+        student = self._student(code, student)
+        got = self.backend.assign(code, student, self.clock(), self._keep())
+        return int(self._live(code, got) if isinstance(got, str) else got)
+
+    def phones(self, code):
+        """How many phones have been handed a point in the room."""
+        code = normal_code(code)
+        got = self.backend.assign(code, None, self.clock(), self._keep())
+        return int(self._live(code, got) if isinstance(got, str) else got)
+
+    def report(self, code, student, scenario, point, grads, loss):
+        """A phone's grads for `point` (0-based) of the batch of `scenario` (the class's, as the page read it and
+        computed the grads from): kept once per point, so a point two phones share, or a phone that reports twice,
+        counts once. QuestionClosed when the class has moved to another batch (a step) since; Flood past MAX_CHANGES
+        reports from one phone in one batch."""
+        code = normal_code(code)
+        student = self._student(code, student)
+        text, now = report_json(point, grads, loss), self.clock()
+        status = self._live(code, self.backend.report(code, student, batch_round(scenario), point, text, now,
+                                                      now - self.present, MAX_CHANGES, self._keep()))  # fmt: skip
+        if status == 'absent':
+            raise NotInRoom(f'This page is not in the class {code} now: reload it to join again.')
+        if status == 'old':
+            raise QuestionClosed(STEPPED)
+        if status == 'flood':
+            raise Flood(f'You have reported {MAX_CHANGES} times in this batch: your grads are in.')
+
+    def reports(self, code, secret):
+        """For the lecturer: the batch of the class's scenario as it is now, `{point: {'grads': {name: grad},
+        'loss': loss}}`, and how many phones reported to it; empty for a batch no phone has reported to yet."""
+        code = self._lecturer(code, secret)
+        got = self.backend.reports(code, self.clock())
+        if isinstance(got, str):
+            self._live(code, got)
+        text, held_round, kept, phones = got
+        if held_round != batch_round(json.loads(text)['scenario']):
+            return {}, 0
+        reports = {int(point): json.loads(report) for point, report in kept.items()}
+        return {point: {'grads': r['grads'], 'loss': r['loss']} for point, r in sorted(reports.items())}, phones
+
     def sent_bodies(self, code, secret):
         """For the lecturer: each student's last send, `{student: {'bodies': {op: text}, 'verdict': str}}`."""
         code = self._lecturer(code, secret)
@@ -664,14 +741,26 @@ class Rooms:
 # open rooms the sorted set `backprop:rooms` (code by when it ends), and the room's students and what they sent, keys
 # of their own beside the hash: `:present` (a sorted set, student by when last seen), `:answers` and `:bodies` (hashes,
 # student -> JSON), `:answers:changes` and `:bodies:changes` (how many each student sent: the flood cap), and `:history`
-# (question id -> the question with its answers, as it was when another was asked or it was closed). Beside the
+# (question id -> the question with its answers, as it was when another was asked or it was closed); and learning
+# together: `:points` (student -> their place in the order phones asked), `:grads` (point -> a report, for the batch
+# of the round the hash's `batch` field names) and `:grads:changes` (each phone's reports to that batch). Beside the
 # rooms: `backprop:key` (the key students' ids are signed with) and `backprop:joins:ADDRESS:MINUTE` (an address's
 # joins that minute, forgotten after it). Each rule is
 # one transaction, and the clock's time comes in as an argument, so a test's clock rules. The store's own expiry only
 # forgets long-ended rooms.
 LIVE = ('expires', 'ended', 'heard')  # what says whether a room is live
 GOT = ('version', 'state', 'question', 'qid', 'revealed')  # what a ClassState is made of
-OWN = ('present', 'answers', 'answers:changes', 'bodies', 'bodies:changes', 'history')
+OWN = (
+    'present',
+    'answers',
+    'answers:changes',
+    'bodies',
+    'bodies:changes',
+    'history',
+    'grads',
+    'grads:changes',
+    'points',
+)
 
 
 def _status(held, now):
@@ -939,6 +1028,62 @@ class Backend:
 
         return self.store.run(rule, (room, present, kept, changes), now)
 
+    def assign(self, code, student, now, keep):
+        """The student's place among the phones handed a point (a new one's is how many came before); with no
+        student, how many have been handed one."""
+        room, _, own = self._keys(code)
+        points = own['points']
+
+        def rule(tx):
+            held, place, count = tx.read(('hmget', room, LIVE), ('hget', points, student or ''), ('hlen', points))
+            status = _status(held, now)
+            if status != 'ok':
+                return status
+            if student is None or place is not None:
+                return count if student is None else int(place)
+            tx.hset(points, mapping={student: count})
+            tx.expire(points, keep)
+            return count
+
+        return self.store.run(rule, (room, points), now)
+
+    def report(self, code, student, round_, point, text, now, since, max_changes, keep):
+        room, _, own = self._keys(code)
+        present, kept, changes = own['present'], own['grads'], own['grads:changes']
+
+        def rule(tx):
+            held, seen, sent = tx.read(('hmget', room, (*LIVE, 'state', 'batch')), ('zscore', present, student),
+                                       ('hget', changes, student))  # fmt: skip
+            status = _status(held, now)
+            if status != 'ok':
+                return status
+            if seen is None or seen < since:
+                return 'absent'
+            if batch_round(json.loads(held[3])['scenario']) != round_:
+                return 'old'
+            if held[4] != round_:  # the first report to this batch: the last batch's are dropped
+                tx.delete(kept, changes)
+                tx.hset(room, mapping={'batch': round_})
+                sent = None
+            if int(sent or 0) >= max_changes:
+                return 'flood'
+            tx.hincrby(changes, student, 1)
+            tx.hset(kept, mapping={str(point): text})
+            tx.expire(kept, keep)
+            tx.expire(changes, keep)
+            return 'ok'
+
+        return self.store.run(rule, (room, present, kept, changes), now)
+
+    def reports(self, code, now):
+        """The room's state, the batch its grads are of, the grads by point, and how many phones reported."""
+        room, _, own = self._keys(code)
+        held, kept, phones = self.store.run(
+            lambda tx: tx.read(('hmget', room, (*LIVE, 'state', 'batch')), ('hgetall', own['grads']),
+                               ('hlen', own['grads:changes'])), (), now)  # fmt: skip
+        status = _status(held, now)
+        return status if status != 'ok' else (held[3], held[4], kept, phones)
+
     def end(self, code, reason, now, keep):
         room, rooms, own = self._keys(code)
 
@@ -974,7 +1119,7 @@ class RedisBackend(Backend):
         self.subscriber, self.subscribing = None, threading.Lock()
         self.subscriber_lost = False  # the subscription was ever lost (Redis out of reach)
         for name in ('create', 'secret', 'state', 'join', 'key', 'shut', 'taking', 'leave', 'count', 'hear', 'write',
-                     'question', 'read', 'put', 'record', 'end'):  # fmt: skip
+                     'question', 'read', 'put', 'record', 'end', 'assign', 'report', 'reports'):  # fmt: skip
             setattr(self, name, self._guarded(getattr(self, name)))
 
     def subscribe(self, changed):

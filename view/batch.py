@@ -77,16 +77,6 @@ def points_table(learning):
     return pd.DataFrame(rows)
 
 
-def sums_table(learning):
-    """A row a parameter: its grad collected over the points, the mean, and the step."""
-    update, n = learning.update, len(learning.dataset)
-    return pd.DataFrame([
-        {'parameter': p.name, f'grad, summed over {n}': fmt(update.sums[p.name]), 'mean grad': fmt(p.grad),
-         'data now': fmt(p.old), 'after the step': fmt(p.new)}
-        for p in update.params
-    ])  # fmt: skip
-
-
 SPEC = {
     '$schema': 'https://vega.github.io/schema/vega-lite/v6.json',  # Streamlit's
     'width': 'container',
@@ -99,24 +89,39 @@ SPEC = {
         'aria': False,  # the chart is named by its description; its marks are not read one by one
     },
 }
+
+
+def _spec(big):
+    """The plots' settings; `big`: for the projector's panel, read from the back of a hall."""
+    if not big:
+        return SPEC
+    font = {'labelFontSize': 20, 'titleFontSize': 20}
+    config = SPEC['config']
+    return {**SPEC, 'height': 300, 'config': {**config, 'axis': {**config['axis'], **font},
+                                              'legend': {**config['legend'], **font}}}  # fmt: skip
+
+
 SHOWN = palette.ACTIVE  # the point the graph shows, as the graph marks its active node
 CLUSTERS = ('#0072B2', '#E69F00')  # Okabe-Ito's blue and orange: told apart under every colour vision
 
 
-def dataset_spec(learning):
+def dataset_spec(learning, arrived=None, big=False):
     """The data and what the parameters make of it: the regression's points and its line w·x + b; otherwise the
-    first two data inputs against each other, coloured by the last. The shown point is ringed."""
+    first two data inputs against each other, coloured by the last. The shown point is ringed; with `arrived` (the
+    points whose grads a class has reported), the others are faint."""
     data = learning.dataset
     first, second, *rest = data.columns
-    rows = [{**data.point(k), 'point': k + 1, 'shown': k == learning.point,
-             'loss': learning.update.points[k].loss} for k in range(len(data))]  # fmt: skip
+    rows = [{**data.point(k), 'point': k + 1, 'shown': k == learning.point and arrived is None,
+             'in': arrived is None or k in arrived, 'loss': learning.update.points[k].loss}
+            for k in range(len(data))]  # fmt: skip
     axes = {'x': {'field': first, 'type': 'quantitative'}, 'y': {'field': second, 'type': 'quantitative'}}
-    ring = {'mark': {'type': 'point', 'size': 260, 'strokeWidth': 3, 'color': SHOWN},
+    ring = {'mark': {'type': 'point', 'size': 260, 'strokeWidth': 3, 'color': SHOWN, 'aria': False},
             'transform': [{'filter': 'datum.shown'}], 'encoding': axes}  # fmt: skip
     tooltip = [{'field': 'point'}, *({'field': c} for c in data.columns), {'field': 'loss', 'format': '.4f'}]
-    dots = {'mark': {'type': 'circle', 'size': 70, 'opacity': 0.9},
+    dots = {'mark': {'type': 'circle', 'size': 160 if big else 70, 'aria': False},
             'encoding': {'x': {'field': first, 'type': 'quantitative', 'scale': {'zero': False}},
                          'y': {'field': second, 'type': 'quantitative', 'scale': {'zero': False}},
+                         'opacity': {'condition': {'test': 'datum.in', 'value': 0.9}, 'value': 0.2},
                          'tooltip': tooltip}}  # fmt: skip
     layers = [dots, ring]
     if rest:  # the clusters: coloured by the target
@@ -128,17 +133,18 @@ def dataset_spec(learning):
         w, b = learning.params['w'], learning.params['b']
         xs = [min(r[0] for r in data.rows), max(r[0] for r in data.rows)]
         line = {'data': {'values': [{first: x, second: w * x + b} for x in xs]},
-                'mark': {'type': 'line', 'color': palette.PLOT_LINE, 'strokeWidth': 3},
+                'mark': {'type': 'line', 'color': palette.PLOT_LINE, 'strokeWidth': 3, 'aria': False},
                 'encoding': axes}  # fmt: skip
         layers.insert(0, line)
         words = f'{second} against {first}, and the line w·{first} + b at w = {fmt(w)}, b = {fmt(b)}'
-    return {**SPEC, 'description': f'The data, {len(data)} points: {words}; point {learning.point + 1} is ringed.',
+    marked = (f'point {learning.point + 1} is ringed' if arrived is None
+              else f'the {len(arrived)} points reported are dark, the others faint')  # fmt: skip
+    return {**_spec(big), 'description': f'The data, {len(data)} points: {words}; {marked}.',
             'data': {'values': rows}, 'layer': layers}  # fmt: skip
 
 
-def loss_spec(learning):
-    """The mean loss over the dataset after each step taken."""
-    losses = learning.descent.losses
+def loss_spec(losses, big=False):
+    """The mean loss over the dataset after each step taken (`losses`, from step 0)."""
     rows = [{'step': j, 'mean loss': loss} for j, loss in enumerate(losses)]
     last = max(1, len(losses) - 1)
     encoding = {'x': {'field': 'step', 'type': 'quantitative', 'scale': {'domain': [0, last]},
@@ -147,12 +153,24 @@ def loss_spec(learning):
                 'tooltip': [{'field': 'step'}, {'field': 'mean loss', 'format': '.4f'}]}  # fmt: skip
     said = ', '.join(fmt(x) for x in losses[:6]) + (' …' if len(losses) > 6 else '')
     return {
-        **SPEC,
+        **_spec(big),
         'description': f'The mean loss over the data after 0 to {len(losses) - 1} steps: {said}',
         'data': {'values': rows},
         'layer': [
-            {'mark': {'type': 'line', 'color': palette.INK, 'point': len(losses) <= 60}, 'encoding': encoding},
-            {'mark': {'type': 'point', 'size': 200, 'strokeWidth': 3, 'color': SHOWN},
+            {'mark': {'type': 'line', 'color': palette.INK, 'aria': False,
+                      'point': {'aria': False} if len(losses) <= 60 else False}, 'encoding': encoding},
+            {'mark': {'type': 'point', 'size': 200, 'strokeWidth': 3, 'color': SHOWN, 'aria': False},
              'transform': [{'filter': f'datum.step == {len(losses) - 1}'}], 'encoding': encoding},
         ],
     }  # fmt: skip
+
+
+def room_lines(reports, names, n_points):
+    """The room's batch as the projector shows it: each parameter's grad summed over the points reported and the mean,
+    '`w.grad: Σ −12.3456 over 14 points · mean −0.8818`'. `reports` {point: {'grads': {name: grad}}}."""
+    n, sums = len(reports), batch.sums_of(reports, names)
+    lines = []
+    for name in names:
+        mean = f' · mean {number(sums[name] / n)}' if n else ''
+        lines.append(f'{owner(name)}.grad: Σ {number(sums[name])} over {n} of {n_points} points{mean}')
+    return lines

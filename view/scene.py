@@ -47,6 +47,7 @@ class Scene:
     # where the mode's engine is not the page's: the right trace (`+=`) beside the one shown; else None
     right: object = field(default=None, compare=False)
     learning: object = field(default=None, compare=False)  # learn mode: the view.learning.Learning after the pass
+    batch: object = field(default=None, compare=False)  # a batch: view.batch.BatchLearning (the class panel's)
 
     @property
     def key(self):

@@ -664,6 +664,7 @@ var BACK_MS = 4e3;
 var STEP_SLOW_WORDS = "This step has not reached the class yet: sending it again until it does…";
 var STEP_LANDED_WORDS = "✓ The class has your step now.";
 var BACK_WORDS = "✓ Back with the class, at its frame.";
+var LEAD_CHECK_MS = 1e3;
 var retryDelay = (tries) => Math.min(4e3, 500 * 2 ** tries);
 var live = {
   // a live class: the room this run names (none, the lead's, a follower's)
@@ -688,6 +689,8 @@ var live = {
     this.keepLead(room, before);
     this.sayStudent();
     this.postStep();
+    clearInterval(this.leadCheck);
+    this.leadCheck = room?.lead ? setInterval(() => this.postStep(), LEAD_CHECK_MS) : null;
   },
   // the lecturer's page keeps its class across a reload and a replica's death: its code and secret in this tab's own
   // storage (never in the link, which the projector shows), handed back once a session to a page that leads none
@@ -1359,6 +1362,7 @@ var Player = class {
     this.followed = false;
     this.leadOffered = null;
     this.posted = null;
+    this.leadCheck = null;
     this.followButton = $(".follow");
     this.followButton.onclick = () => this.setFollowing(!this.following);
     this.stage = $(".stage");

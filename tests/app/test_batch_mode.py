@@ -3,12 +3,20 @@ after the steps taken; what its backward adds to each parameter's grad; the step
 uploaded, or in a link, bad data named by its line and column with the last good data kept. Every expected number is
 worked out by hand from the regression's formula, L = (w·x + b − y)², never read back from the engine."""
 
+from pathlib import Path
+
 import pytest
 import test_app
+from streamlit.testing.v1 import AppTest
 
+import state
+from components.batch import PLACE
+from components.live import LECTURER
 from engine.batch import EXAMPLES, MAX_LINK, Dataset
+from server.live import ROOMS
 
 source, start = test_app.source, test_app.start
+APP = str(Path(__file__).parents[2] / 'app.py')
 POINTS = EXAMPLES['regression']  # the example's data, as the test's own reference for the hand-worked numbers
 
 
@@ -133,3 +141,98 @@ def test_a_dataset_too_long_for_a_link_stays_on_the_page_and_says_so(start):
 def test_a_graph_with_no_data_says_why_and_shows_its_pass(start):
     page = start(query={'expr': 'reuse', 'mode': 'batch'})
     assert any('Learning from a batch needs parameters' in i.value for i in page.info)
+
+
+# --- learning together --------------------------------------------------------------------------------------------
+
+
+def lecturer_page(query):
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update({**query, 'present': '1'})
+    at.run()
+    at.button(key='start_class').click().run()
+    assert not at.exception
+    return at, at.session_state[LECTURER]
+
+
+def phone_page(code):
+    """A phone that opened the join link, its player having told the page its id (AppTest has no browser)."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params['class'] = code
+    at.session_state['graph'] = {'student': ROOMS.join(code)}
+    return at.run()
+
+
+def follow(at, code):
+    """The phone follows the class's new scenario, as its player does: the class's link, opened again."""
+    held = ROOMS.state(code)
+    for key in list(at.query_params):
+        del at.query_params[key]
+    at.query_params.update({**held.scenario, 'class': code})
+    return at.run()
+
+
+def post_scenario(lecturer, code, secret):
+    """The lecturer's player posts its page's scenario to the class, as it does at each frame."""
+    scenario = {k: v for k, v in state.scenario(link(lecturer)).items() if k not in state.NOT_CLASS}
+    ROOMS.step(code, secret, scenario, 0)
+
+
+def shown_point(at):
+    return at.session_state[PLACE][1] % len(POINTS)
+
+
+def test_the_room_learns_together_each_phone_sends_its_points_grads_and_the_step_is_on_their_mean():
+    lecturer, (code, secret) = lecturer_page({'expr': 'regression', 'mode': 'batch'})
+    lecturer.button(key='learn_together').click().run()
+    assert not lecturer.exception and link(lecturer)['together'] == '1'
+    post_scenario(lecturer, code, secret)
+    phones = [phone_page(code) for _ in range(3)]
+    for phone in phones:
+        assert not phone.exception
+        phone.run()  # the page asks the room for its point, and shows its graph
+    assert [shown_point(phone) for phone in phones] == [0, 1, 2]  # round-robin, in the order they asked
+    third = phones[2]
+    x, y = POINTS[2]
+    assert any(f'Your point: **3 of {len(POINTS)}**' in m.value for m in third.markdown)
+    for phone in phones[:2]:
+        phone.button(key='send_grads').click().run()
+        assert not phone.exception
+    assert any('in the room’s sum' in s.value for s in phones[0].success)
+    # the projector: 2 of 20 points in, each grad's sum over them worked by hand
+    lecturer.run()
+    shares = grads_by_hand(0.5, 0.0, POINTS[:2])
+    said = ' '.join(c.value for c in lecturer.code)
+    assert f'w.grad: Σ {written(shares[0][0] + shares[1][0])} over 2 of {len(POINTS)} points' in said
+    assert any('2 of 20 points in' in m.value for m in lecturer.markdown)
+    lecturer.button(key='class_step').click().run()
+    dw = (shares[0][0] + shares[1][0]) / 2
+    db = (shares[0][1] + shares[1][1]) / 2
+    assert float(link(lecturer)['v.w']) == pytest.approx(0.5 - 0.1 * dw, rel=1e-12)
+    assert float(link(lecturer)['v.b']) == pytest.approx(-0.1 * db, rel=1e-12)
+    post_scenario(lecturer, code, secret)
+    # a phone's report to the batch before the step is refused; the phones follow to the new parameters
+    third.button(key='send_grads').click().run()
+    assert any('taken its step' in t.value for t in third.toast)
+    follow(third, code)
+    third.button(key='send_grads').click().run()
+    assert ROOMS.reports(code, secret)[0].keys() == {2}
+    ROOMS.close(code, secret)
+
+
+def test_a_phones_grads_are_computed_from_the_classs_parameters_never_from_the_page():
+    lecturer, (code, secret) = lecturer_page({'expr': 'regression', 'mode': 'batch'})
+    lecturer.button(key='learn_together').click().run()
+    post_scenario(lecturer, code, secret)
+    phone = phone_page(code)
+    phone.run()
+    key = state.input_key('regression', 'w')
+    phone.session_state[key] = 100.0  # a page whose parameters are not the class's
+    phone.run().button(key='send_grads').click().run()
+    assert ROOMS.reports(code, secret) == ({}, 0)  # refused: nothing sent
+    phone.session_state[key] = 0.5
+    phone.run().button(key='send_grads').click().run()
+    (report,) = ROOMS.reports(code, secret)[0].values()
+    (shares,) = grads_by_hand(0.5, 0.0, [POINTS[0]])
+    assert report['grads'] == {'w': pytest.approx(shares[0], rel=1e-12), 'b': pytest.approx(shares[1], rel=1e-12)}
+    ROOMS.close(code, secret)

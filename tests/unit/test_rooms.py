@@ -984,3 +984,126 @@ def test_a_step_is_the_lecturers_page_heard_once_it_has_been_and_a_room_never_he
     clock.now += 1
     with pytest.raises(RoomEnded, match='the lecturer’s page was closed'):
         rooms.state(room.code)
+
+
+# --- learning together: points handed out, grads reported per batch ------------------------------------------------
+BATCH = {'expr': 'regression', 'mode': 'batch', 'together': '1', 'v.w': '0.5', 'v.b': '0'}
+
+
+def test_phones_are_handed_places_in_the_order_they_ask_and_keep_their_own(make_rooms):
+    one, other = make_rooms(), make_rooms()  # two replicas
+    lecturer = one.create(BATCH)
+    phones = [one.join(lecturer.code) for _ in range(3)]
+    assert [other.point_of(lecturer.code, p) for p in phones] == [0, 1, 2]
+    assert one.point_of(lecturer.code, phones[1]) == 1
+    assert one.phones(lecturer.code) == 3
+
+
+def test_a_point_reported_twice_or_by_two_phones_counts_once(make_rooms):
+    one, other = make_rooms(), make_rooms()
+    lecturer = one.create(BATCH)
+    a, b = one.join(lecturer.code), one.join(lecturer.code)
+    one.report(lecturer.code, a, BATCH, 3, {'w': -1.5, 'b': 0.5}, loss=0.25)
+    other.report(lecturer.code, a, BATCH, 3, {'w': -1.5, 'b': 0.5}, loss=0.25)
+    other.report(lecturer.code, b, BATCH, 3, {'w': -1.5, 'b': 0.5}, loss=0.25)
+    one.report(lecturer.code, b, BATCH, 4, {'w': 2.0, 'b': 1.0}, loss=1.0)
+    got, phones = other.reports(lecturer.code, lecturer.secret)
+    assert got == {3: {'grads': {'w': -1.5, 'b': 0.5}, 'loss': 0.25}, 4: {'grads': {'w': 2.0, 'b': 1.0}, 'loss': 1.0}}
+    assert phones == 2
+
+
+def test_a_step_starts_a_new_batch_and_a_report_for_the_last_is_refused(rooms):
+    lecturer = rooms.create(BATCH)
+    phone = rooms.join(lecturer.code)
+    rooms.report(lecturer.code, phone, BATCH, 0, {'w': 1.0, 'b': 1.0}, loss=1.0)
+    rooms.step(lecturer.code, lecturer.secret, {**BATCH, 'hide': 'all'}, frame=5)  # a look changes no batch
+    assert list(rooms.reports(lecturer.code, lecturer.secret)[0]) == [0]
+    stepped = {**BATCH, 'v.w': '0.6'}
+    rooms.step(lecturer.code, lecturer.secret, stepped, frame=0)
+    assert rooms.reports(lecturer.code, lecturer.secret) == ({}, 0)
+    with pytest.raises(QuestionClosed, match='taken its step'):
+        rooms.report(lecturer.code, phone, BATCH, 1, {'w': 1.0, 'b': 1.0}, loss=1.0)
+    rooms.report(lecturer.code, phone, stepped, 1, {'w': 2.0, 'b': 2.0}, loss=2.0)
+    assert list(rooms.reports(lecturer.code, lecturer.secret)[0]) == [1]
+
+
+@pytest.mark.parametrize(
+    ('point', 'grads', 'loss'),
+    [(-1, {'w': 1.0}, 1.0), (True, {'w': 1.0}, 1.0), (0, {}, 1.0), (0, {'w': float('nan')}, 1.0),
+     (0, {'w': 1.0}, float('inf')), (0, {'w': '1'}, 1.0), (0, {f'p{k}': 1.0 for k in range(65)}, 1.0)],
+)  # fmt: skip
+def test_a_report_the_room_cannot_hold_is_refused(rooms, point, grads, loss):
+    lecturer = rooms.create(BATCH)
+    phone = rooms.join(lecturer.code)
+    with pytest.raises(BadState):
+        rooms.report(lecturer.code, phone, BATCH, point, grads, loss)
+    assert rooms.reports(lecturer.code, lecturer.secret) == ({}, 0)
+
+
+def test_only_a_phone_in_the_room_reports_and_only_the_lecturer_reads(rooms, clock):
+    lecturer = rooms.create(BATCH)
+    phone = rooms.join(lecturer.code)
+    with pytest.raises(NotInRoom):
+        rooms.report(lecturer.code, 'x' * 16 + '.' + 'y' * 22, BATCH, 0, {'w': 1.0}, 1.0)
+    with pytest.raises(NotLecturer):
+        rooms.reports(lecturer.code, 'not the secret')
+    clock.now += PRESENT_S + 1  # gone from the room
+    with pytest.raises(NotInRoom):
+        rooms.report(lecturer.code, phone, BATCH, 0, {'w': 1.0}, 1.0)
+
+
+def test_a_phone_reporting_past_its_most_in_one_batch_is_refused(rooms):
+    lecturer = rooms.create(BATCH)
+    phone = rooms.join(lecturer.code)
+    for _ in range(MAX_CHANGES):
+        rooms.report(lecturer.code, phone, BATCH, 0, {'w': 1.0}, 1.0)
+    with pytest.raises(Flood):
+        rooms.report(lecturer.code, phone, BATCH, 0, {'w': 1.0}, 1.0)
+
+
+def test_a_closed_room_forgets_its_points_and_grads(make_rooms):
+    rooms = make_rooms()
+    lecturer = rooms.create(BATCH)
+    phone = rooms.join(lecturer.code)
+    rooms.point_of(lecturer.code, phone)
+    rooms.report(lecturer.code, phone, BATCH, 0, {'w': 1.0}, 1.0)
+    rooms.close(lecturer.code, lecturer.secret)
+    assert not any(k.endswith((':grads', ':points', ':grads:changes')) for k in dump(rooms.backend))
+    with pytest.raises(RoomEnded):
+        rooms.point_of(lecturer.code, phone)
+
+
+def summed_loss(expression, params, points):
+    return sum(expression.build({**params, **p})[1].data for p in points)
+
+
+def test_the_rooms_sum_over_any_points_that_arrived_is_the_gradient_of_their_summed_loss(make_rooms):
+    # phones on two replicas report points of the tiny MLP's example; whatever subset arrived, the room's sums are
+    # the gradient of that subset's summed loss by central finite differences, and the step is plain Python's
+    import random
+
+    from engine import PRESETS, batch
+
+    mlp = PRESETS['mlp']
+    data = batch.example(mlp)
+    params = {name: mlp.defaults[name] for name in mlp.params}
+    replicas = [make_rooms(), make_rooms()]
+    lecturer = replicas[0].create({**BATCH, 'expr': 'mlp'})
+    chosen = random.Random(43).sample(range(len(data)), 7)
+    for k, point in enumerate(chosen):
+        rooms = replicas[k % 2]
+        phone = rooms.join(lecturer.code)
+        share = batch.point_grads(mlp, params, data.point(point))
+        rooms.report(lecturer.code, phone, {**BATCH, 'expr': 'mlp'}, point, share.grads, share.loss)
+    shares, phones = replicas[1].reports(lecturer.code, lecturer.secret)
+    assert sorted(shares) == sorted(chosen) and phones == len(chosen)
+    sums = batch.sums_of(shares, mlp.params)
+    points = [data.point(k) for k in chosen]
+    h = 1e-5
+    for name in mlp.params:
+        up, down = {**params, name: params[name] + h}, {**params, name: params[name] - h}
+        numeric = (summed_loss(mlp, up, points) - summed_loss(mlp, down, points)) / (2 * h)
+        assert sums[name] == pytest.approx(numeric, rel=1e-6, abs=1e-9), name
+    stepped = batch.step_on(params, sums, len(chosen), lr=0.1)
+    for name in mlp.params:
+        assert stepped[name] == params[name] - 0.1 * (sums[name] / len(chosen))

@@ -48,6 +48,9 @@ export const BACK_MS = 4000; // how long "back" stays said
 export const STEP_SLOW_WORDS = 'This step has not reached the class yet: sending it again until it does…';
 export const STEP_LANDED_WORDS = '✓ The class has your step now.';
 export const BACK_WORDS = '✓ Back with the class, at its frame.';
+// the lead's address is read this often: a change of the page's link that redraws no graph (a batch's *Learn
+// together*, a look) reaches the class too, once Streamlit has written it, which can be after the graph was drawn
+export const LEAD_CHECK_MS = 1000;
 
 // the wait before a failed post is sent again: 0.5 s, then twice as long each time, 4 s at most
 export const retryDelay = (tries) => Math.min(4000, 500 * 2 ** tries);
@@ -75,6 +78,8 @@ export const live = {
     this.keepLead(room, before);
     this.sayStudent();
     this.postStep();
+    clearInterval(this.leadCheck);
+    this.leadCheck = room?.lead ? setInterval(() => this.postStep(), LEAD_CHECK_MS) : null;
   },
 
   // the lecturer's page keeps its class across a reload and a replica's death: its code and secret in this tab's own

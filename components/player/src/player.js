@@ -143,6 +143,7 @@ export class Player {
     this.followed = false; // the room's events have reached this page: a room it then cannot find was lost
     this.leadOffered = null; // the session a lecturer's page last handed its tab's class back to (keepLead)
     this.posted = null; // the lead's last frame posted (scenario and frame, as JSON)
+    this.leadCheck = null; // the lead's timer that posts its scenario again when its address has changed (postStep)
     this.followButton = $('.follow');
     this.followButton.onclick = () => this.setFollowing(!this.following);
     this.stage = $('.stage'); // the view, and over its edges the signs that more of the graph lies beyond
