@@ -105,7 +105,7 @@ graph_place, panel_place = class_places(page.present)  # a class's panel beside 
 if page.present:  # a live class: the projector's panel, and the player leads the class; or the player follows it
     with panel_place:
         class_panel(scene)
-room = lecturer_room(s) if page.present else joined(s)
+room = parts.room(built, lecturer_room(s) if page.present else joined(s))  # and what the mode adds to it
 with graph_place:
     share_at, quick, player_said = show_player(scene, page, room=room)
 if page.present and room is None:  # a lecturer's page reloaded: the class it led, again

@@ -355,3 +355,20 @@ def link_to_write(session, input_names, followed):
     session[LINKS_BEHIND] = [*session.get(LINKS_BEHIND, []), session[LINK_IN_BROWSER]][-KEPT_BEHIND:]
     session[LINK_OF_PAGE] = session[LINK_IN_BROWSER] = query
     return query
+
+
+def batch_in(query):
+    """(expression, parameters, dataset, learning rate) that a link's scenario learns a batch from, or None where it
+    learns none: a class's, as the room holds it, is what a phone's grads are computed from on the server, never
+    what the phone says. Data a link holds that cannot be read is the example's, as the page shows it."""
+    page, _ = from_query(query)
+    expression = PRESETS.get(page.expr)
+    if expression is None or not batch.applies(expression):
+        return None
+    try:
+        dataset = batch.read_text(page.data, batch.data_names(expression)) if page.data else batch.example(expression)
+    except batch.DataError:
+        dataset = batch.example(expression)
+    start = {name: float(page.inputs.get(name, expression.defaults[name])) for name in expression.params}
+    params = batch.descend(expression, start, dataset, page.lr, page.learned).values[-1] if page.learned else start
+    return expression, params, dataset, page.lr

@@ -8,10 +8,10 @@ import state
 from components.learning import step_buttons
 from components.markdown import md
 from components.player import link_toast
-from engine import PRESETS, batch
+from engine import batch
 from engine.batch import DataError
 from server.live import ROOMS
-from server.rooms import STEPPED, QuestionClosed, RoomError, batch_round
+from server.rooms import RoomError
 from view.batch import (
     BatchLearning,
     collected_lines,
@@ -27,7 +27,6 @@ DESCENT = 'batch_descent'  # session state: the last descent, (what it is of, le
 DATA_ERROR = 'data_error'  # session state: what was wrong with the data last given, shown until the next is good
 DATA_TEXT = 'data_text'  # session state: the data box's text
 PLACE = 'class_place'  # session state: (class code, the phone's place among those handed a point), learning together
-SENT = 'class_sent'  # session state: the batch (rooms.batch_round) this phone's grads were sent to
 CLASS_LOSSES = 'class_losses'  # session state: the lecturer's, the mean loss over the data after each class step
 
 
@@ -211,55 +210,18 @@ def data_editor(dataset, example):
 # --- learning together: the room is the minibatch ---------------------------------------------------------------
 
 
-def class_batch(scenario):
-    """(expression, parameters, dataset) of a class's scenario (link parameters, as the room holds them): what a
-    phone's grads are computed from on the server, never what the phone says. BadState-like None where the scenario
-    is not a batch the page can learn from."""
-    page, _ = state.from_query(scenario)
-    expression = PRESETS.get(page.expr)
-    if expression is None or not batch.applies(expression):
-        return None
-    try:
-        dataset = batch.read_text(page.data, batch.data_names(expression)) if page.data else batch.example(expression)
-    except DataError:
-        dataset = batch.example(expression)  # as a phone opening that link shows it (dataset_in_use)
-    start = {name: float(page.inputs.get(name, expression.defaults[name])) for name in expression.params}
-    params = batch.descend(expression, start, dataset, page.lr, page.learned).values[-1] if page.learned else start
-    return expression, params, dataset, page.lr
-
-
-def _send(code, student, k, shown):
-    """The phone's grads to the room: computed here from the class's scenario as the room holds it now, if its
-    parameters are the ones the phone shows (`shown`): else the class has stepped, and the page follows it."""
-    s = st.session_state
-    try:
-        scenario = ROOMS.state(code).scenario
-        held = class_batch(scenario)
-        if held is None:
-            raise RoomError('The class is not learning from a batch now.')
-        expression, params, dataset, _ = held
-        if params != shown:
-            raise QuestionClosed(STEPPED)
-        share = batch.point_grads(expression, params, dataset.point(k % len(dataset)))
-        ROOMS.report(code, student, scenario, k % len(dataset), share.grads, share.loss)
-    except RoomError as error:
-        st.toast(md(error), icon=':material/error:')
-        return
-    s[SENT] = batch_round(scenario)  # said under the button
-
-
 def together_panel(learning, room, student):
-    """A phone's part in learning together: the point it was handed, what its backward adds, and *Send my grads*."""
+    """A phone's part in learning together, below its graph: the point it was handed, and what its backward adds
+    (the player's box under its bar sends the grads: components/player, the class's /grads route)."""
     s = st.session_state
     n = len(learning.dataset)
     st.subheader('Learning together: the room is the minibatch', anchor=False)
     if not student:
         st.caption('Joining the class: your point comes in a moment.')
         return
-    code = room['code']
     if s.get(PLACE, (None,))[0] != s.get('room'):
         try:
-            place = ROOMS.point_of(code, student)
+            place = ROOMS.point_of(room['code'], student)
         except RoomError as error:
             st.warning(md(error), icon=':material/error:')
             return
@@ -267,26 +229,23 @@ def together_panel(learning, room, student):
         if place % n != learning.point:
             st.rerun()  # the graph of the point handed out
     k = learning.point
-    phones = ROOMS.phones(code)
-    sharing = len(range(k, phones, n)) - 1
+    sharing = len(range(k, ROOMS.phones(room['code']), n)) - 1
     shared = (f' {sharing} other phone{"s" if sharing > 1 else ""} have this point too: the room has more phones '
-              f'than the data has points, so it counts each point once.') if sharing else ''  # fmt: skip
+              f'than the data has points, and counts each point once.') if sharing else ''  # fmt: skip
     data = ', '.join(f'{md(name)} = {fmt(v)}' for name, v in learning.dataset.point(k).items())
-    st.markdown(f'Your point: **{k + 1} of {n}** ({data}).{shared} Step through its pass in the graph: the grads '
-                'it ends with are your share of the batch. Send them: the projector adds every phone’s.')  # fmt: skip
+    st.markdown(f'Your point: **{k + 1} of {n}** ({data}).{shared} Step through its pass: the grads it ends with are '
+                'your share of the batch. *Send my grads* under the player’s buttons sends them; the projector adds '
+                'every phone’s, and its step brings every phone the new parameters.')  # fmt: skip
     share = learning.update.points[k]
     st.code('\n'.join(f'{name}.grad += {fmt(g)}' for name, g in share.grads.items()), language=None)
-    held = st.session_state.get(SENT)
-    try:
-        now = batch_round(ROOMS.state(code).scenario)
-    except RoomError:
-        now = None
-    if held is not None and held == now:
-        st.success('Sent: your grads are in the room’s sum. The step comes from the projector.',
-                   icon=':material/check:')  # fmt: skip
-    st.button('Send my grads to the class', icon=':material/send:', type='primary', key='send_grads',
-              on_click=_send, args=(code, student, k, learning.params),
-              help='The server computes them from your point and the class’s parameters: none is typed.')  # fmt: skip
+
+
+def together_room(page, learning):
+    """What the player of a phone learning together is told of it: its point and the points (the box that sends its
+    grads says them), or None."""
+    if not (page.together and page.room and not page.present) or class_point(page, len(learning.dataset)) is None:
+        return None
+    return {'point': learning.point + 1, 'of': len(learning.dataset)}
 
 
 def _fold(expression, learning):
@@ -304,7 +263,7 @@ def _class_step(expression, code, secret):
     """The class's step: `p.data += -lr * mean grad` over the points reported, from the parameters the class shows."""
     s = st.session_state
     try:
-        held = class_batch(ROOMS.state(code).scenario)
+        held = state.batch_in(ROOMS.state(code).scenario)
         reports, _ = ROOMS.reports(code, secret)
     except RoomError as error:
         st.toast(md(error), icon=':material/error:')

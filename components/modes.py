@@ -20,6 +20,7 @@ from components.batch import (
     point_control,
     show_params,
     together_panel,
+    together_room,
 )
 from components.bug import show_bug_note
 from components.code import checked_bodies, code_boxes, code_verdict
@@ -88,12 +89,17 @@ def keep_frames(built):
     return built.frames, built.numeric
 
 
+def same_room(built, room):
+    return room
+
+
 @dataclass(frozen=True)
 class Parts:
     sidebar: Callable = nothing  # () -> the sidebar's place for the mode's own control, after the mode switch
     before: Callable = nothing  # (Pass) before the frames are made: the trace on the mode's engine, its inputs
     frames: Callable = keep_frames  # (Pass) -> (the frames the player gets, the numeric check shown with them)
     below: Callable = nothing  # (Pass, room, the player's student) below the player
+    room: Callable = same_room  # (Pass, the class's room for the player, or None) -> what the player is told of it
 
 
 def _bug_before(built):
@@ -166,6 +172,12 @@ def _batch_below(built, room, student):
     batch_panel(built.batch, batch.example(built.expression), on_step=lambda: None)
 
 
+def _batch_room(built, room):
+    # a phone learning together: its point, for the player's box that sends its grads
+    together = together_room(built.page, built.batch)
+    return room if room is None or together is None else {**room, 'together': together}
+
+
 def _forward_before(built):
     names = list(built.expression.defaults)
     built.wrt = chosen_input(built.box, built.trace, names, from_link=built.from_link, compact=built.page.present)
@@ -188,7 +200,7 @@ PARTS = {
     'bug': Parts(before=_bug_before),
     'quiz': Parts(frames=_quiz_frames),
     'learn': Parts(before=_learn_before, below=_learn_below),
-    'batch': Parts(sidebar=st.container, before=_batch_before, below=_batch_below),
+    'batch': Parts(sidebar=st.container, before=_batch_before, below=_batch_below, room=_batch_room),
     'code': Parts(before=_code_before, below=_code_below),
     'forward': Parts(sidebar=st.container, before=_forward_before, below=_forward_below),
 }

@@ -15,6 +15,10 @@ server.baseUrlPath, read when asked), under that base path (`api_path(code)`: '/
   the X-Class-Secret header (403 without it).
 - POST /api/class/{code}/answer: a student's answer to the question asked, `{"student": ID, "question": id,
   "answers": {node: "as typed"}}`; `{"answers": {node: float}}` as kept, or `{"error": sentence}`.
+- POST /api/class/{code}/grads: learning together, a phone's share of the batch, `{"student": ID, "scenario": {...}}`
+  (the scenario its page shows): the grads of the point the room handed it, computed here from the class's scenario
+  as the room holds it (nothing typed), and reported (Rooms.report); `{"point", "grads", "loss"}`, or `{"error"}`
+  (409 when the class has stepped since the page's scenario).
 - GET /api/class/{code}/answer?student=ID: the student's own answer to the open question (Rooms.mine).
 - GET /api/class/{code}/verdict?student=ID: the student's answers against the revealed question (Rooms.verdict).
 
@@ -40,17 +44,22 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+import state
+from engine import batch
 from server.rooms import (
+    STEPPED,
     STUDENT,
     BadAnswer,
     BadState,
     NotInRoom,
     NotLecturer,
+    QuestionClosed,
     RoomEnded,
     RoomError,
     RoomNotFound,
     StoreDown,
     TooManyJoins,
+    batch_round,
     normal_code,
     open_rooms,
 )
@@ -174,6 +183,23 @@ async def read_json(request, limit, form):
         return json.loads(body), None
     except (ValueError, RecursionError):  # RecursionError: 4,000 nested brackets
         return None, JSONResponse({'error': form}, status_code=400)
+
+
+def share_grads(rooms, code, student, seen):
+    """A phone's share of the class's batch: the point the room handed it (round-robin), that point's grads at the
+    class's parameters, computed here from the room's scenario, and reported to the room; {'point' (1-based),
+    'grads', 'loss'}. QuestionClosed where `seen`, the scenario the phone's page shows, is of another batch."""
+    scenario = rooms.state(code).scenario
+    if not isinstance(seen, dict) or batch_round(seen) != batch_round(scenario):
+        raise QuestionClosed(STEPPED)
+    held = state.batch_in(scenario)
+    if held is None:
+        raise BadState('The class is not learning from a batch now.')
+    expression, params, dataset, _ = held
+    k = rooms.point_of(code, student) % len(dataset)
+    share = batch.point_grads(expression, params, dataset.point(k))
+    rooms.report(code, student, scenario, k, share.grads, share.loss)
+    return {'point': k + 1, 'grads': share.grads, 'loss': share.loss}
 
 
 class Watcher:
@@ -375,6 +401,20 @@ class Live:
             return refused(error)
         return JSONResponse({'answers': answers})
 
+    async def grads(self, request: Request):
+        form = 'The grads are asked for as JSON: {"student": ..., "scenario": {...}}.'
+        posted, refusal = await read_json(request, MAX_STEP_BYTES, form)
+        if refusal is not None:
+            return refusal
+        if not isinstance(posted, dict):
+            return JSONResponse({'error': form}, status_code=400)
+        try:
+            code = normal_code(request.path_params['code'])
+            args = self.rooms, code, posted.get('student'), posted.get('scenario')
+            return JSONResponse(await asyncio.to_thread(share_grads, *args))
+        except RoomError as error:
+            return refused(error)
+
     async def verdict(self, request: Request):
         """A student's answers against the revealed question (Rooms.verdict)."""
         return await self.students_own(request, self.rooms.verdict)
@@ -387,6 +427,7 @@ class Live:
             Route(f'{base}/api/class/{{code}}/step', self.step, methods=['POST']),
             Route(f'{base}/api/class/{{code}}/answer', self.answer, methods=['POST']),
             Route(f'{base}/api/class/{{code}}/answer', self.mine),
+            Route(f'{base}/api/class/{{code}}/grads', self.grads, methods=['POST']),
             Route(f'{base}/api/class/{{code}}/verdict', self.verdict),
         ]
 

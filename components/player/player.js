@@ -495,6 +495,52 @@ var answers = {
   }
 };
 
+// src/grads.js
+function pointWords(together) {
+  return `Your point: ${together.point} of ${together.of}. Step through its pass, then send its grads to the class.`;
+}
+function sentWords(share) {
+  const adds = Object.entries(share.grads).map(([name, g]) => `${name}.grad += ${fixed(g)}`).join(", ");
+  return `Sent ✓ point ${share.point}: ${adds}. The projector adds every phone’s; its step brings the new parameters.`;
+}
+var fixed = (x) => Number(x).toFixed(4).replace("-", "−");
+var UNREACHABLE_WORDS = "The class cannot be reached just now: send again in a moment.";
+var grads = {
+  // the box, on a phone learning together (the page's room says its point), else hidden and empty
+  showGradsBox(room) {
+    const together = room?.follow ? room.together : null;
+    const key = together ? `${room.code}:${together.point}:${together.of}` : null;
+    if (key === this.gradsKey) return;
+    this.gradsKey = key;
+    this.gradsBox.replaceChildren();
+    this.gradsBox.hidden = !together;
+    if (!together) return;
+    const el = (tag, props = {}) => Object.assign(document.createElement(tag), props);
+    const said = el("div", { className: "said", role: "status" });
+    const send = el("button", { type: "button", className: "primary", textContent: "Send my grads to the class" });
+    send.onclick = () => this.sendGrads(said);
+    this.gradsBox.append(el("div", { className: "ask-head", textContent: pointWords(together) }), send, said);
+  },
+  async sendGrads(said) {
+    const { api } = this.classRoom;
+    said.className = "said";
+    said.textContent = "Sending…";
+    try {
+      const r = await fetch(`${api}/grads`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ student: this.student, scenario: this.scenario() })
+      });
+      const got = await r.json();
+      said.className = r.ok ? "said right" : "said bad";
+      said.textContent = r.ok ? sentWords(got) : got.error;
+    } catch {
+      said.className = "said bad";
+      said.textContent = UNREACHABLE_WORDS;
+    }
+  }
+};
+
 // src/layout.js
 var PROGRESS_MS = 250;
 var KEPT_LAYOUTS = 8;
@@ -686,6 +732,7 @@ var live = {
     this.followButton.hidden = !room?.follow;
     this.showFollowing();
     if (room?.lead) this.setQuestion(room.question || null);
+    this.showGradsBox(room);
     this.keepLead(room, before);
     this.sayStudent();
     this.postStep();
@@ -1278,6 +1325,7 @@ var Player = class {
       </div>
       <div class="notice" hidden></div>
       <div class="ask" hidden></div>
+      <div class="grads ask" hidden></div>
       <div class="laying" hidden></div>
       <div class="said" aria-live="polite"></div>
       <div class="line"><div class="caption" aria-hidden="true"></div><button class="follow" hidden title="A live class: follow the lecturer's steps, or step on your own"></button></div>
@@ -1358,6 +1406,8 @@ var Player = class {
     this.roomTurn = 0;
     this.joinedAgain = false;
     this.askBox = $(".ask");
+    this.gradsBox = $(".grads");
+    this.gradsKey = null;
     this.classNotice = false;
     this.followed = false;
     this.leadOffered = null;
@@ -1606,7 +1656,7 @@ var Player = class {
     }
   }
 };
-Object.assign(Player.prototype, drawing, viewport, address, layingOut, live, answers);
+Object.assign(Player.prototype, drawing, viewport, address, layingOut, live, answers, grads);
 
 // src/main.js
 function main_default(component) {

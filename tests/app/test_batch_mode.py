@@ -3,6 +3,7 @@ after the steps taken; what its backward adds to each parameter's grad; the step
 uploaded, or in a link, bad data named by its line and column with the last good data kept. Every expected number is
 worked out by hand from the regression's formula, L = (w·x + b − y)², never read back from the engine."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,8 @@ import state
 from components.batch import PLACE
 from components.live import LECTURER
 from engine.batch import EXAMPLES, MAX_LINK, Dataset
-from server.live import ROOMS
+from server.live import ROOMS, share_grads
+from server.rooms import QuestionClosed
 
 source, start = test_app.source, test_app.start
 APP = str(Path(__file__).parents[2] / 'app.py')
@@ -182,6 +184,18 @@ def shown_point(at):
     return at.session_state[PLACE][1] % len(POINTS)
 
 
+def player_room(at):
+    """What the page told the phone's player of the class (the head of its data)."""
+    (player,) = [e for e in at.main if getattr(e, 'key', None) == 'graph']
+    return json.loads(player.proto.bytes.split(b'\n', 1)[0])['room']
+
+
+def send(at, code):
+    """The player's *Send my grads*: the class's /grads route, with the phone's id and the scenario its link shows."""
+    shown = {k: v for k, v in state.scenario(link(at)).items() if k not in state.NOT_CLASS}
+    return share_grads(ROOMS, code, at.session_state['graph']['student'], shown)
+
+
 def test_the_room_learns_together_each_phone_sends_its_points_grads_and_the_step_is_on_their_mean():
     lecturer, (code, secret) = lecturer_page({'expr': 'regression', 'mode': 'batch'})
     lecturer.button(key='learn_together').click().run()
@@ -193,15 +207,14 @@ def test_the_room_learns_together_each_phone_sends_its_points_grads_and_the_step
         phone.run()  # the page asks the room for its point, and shows its graph
     assert [shown_point(phone) for phone in phones] == [0, 1, 2]  # round-robin, in the order they asked
     third = phones[2]
-    x, y = POINTS[2]
+    assert player_room(third)['together'] == {'point': 3, 'of': len(POINTS)}
     assert any(f'Your point: **3 of {len(POINTS)}**' in m.value for m in third.markdown)
-    for phone in phones[:2]:
-        phone.button(key='send_grads').click().run()
-        assert not phone.exception
-    assert any('in the room’s sum' in s.value for s in phones[0].success)
+    shares = grads_by_hand(0.5, 0.0, POINTS[:3])
+    sent = [send(phone, code) for phone in phones[:2]]
+    assert [s['point'] for s in sent] == [1, 2]
+    assert sent[1]['grads'] == pytest.approx({'w': shares[1][0], 'b': shares[1][1]}, rel=1e-12)
     # the projector: 2 of 20 points in, each grad's sum over them worked by hand
     lecturer.run()
-    shares = grads_by_hand(0.5, 0.0, POINTS[:2])
     said = ' '.join(c.value for c in lecturer.code)
     assert f'w.grad: Σ {written(shares[0][0] + shares[1][0])} over 2 of {len(POINTS)} points' in said
     assert any('2 of 20 points in' in m.value for m in lecturer.markdown)
@@ -211,11 +224,11 @@ def test_the_room_learns_together_each_phone_sends_its_points_grads_and_the_step
     assert float(link(lecturer)['v.w']) == pytest.approx(0.5 - 0.1 * dw, rel=1e-12)
     assert float(link(lecturer)['v.b']) == pytest.approx(-0.1 * db, rel=1e-12)
     post_scenario(lecturer, code, secret)
-    # a phone's report to the batch before the step is refused; the phones follow to the new parameters
-    third.button(key='send_grads').click().run()
-    assert any('taken its step' in t.value for t in third.toast)
+    # a phone still showing the batch before the step is refused; once it follows the class, it is taken
+    with pytest.raises(QuestionClosed, match='taken its step'):
+        send(third, code)
     follow(third, code)
-    third.button(key='send_grads').click().run()
+    assert send(third, code)['point'] == 3
     assert ROOMS.reports(code, secret)[0].keys() == {2}
     ROOMS.close(code, secret)
 
@@ -226,12 +239,12 @@ def test_a_phones_grads_are_computed_from_the_classs_parameters_never_from_the_p
     post_scenario(lecturer, code, secret)
     phone = phone_page(code)
     phone.run()
-    key = state.input_key('regression', 'w')
-    phone.session_state[key] = 100.0  # a page whose parameters are not the class's
-    phone.run().button(key='send_grads').click().run()
-    assert ROOMS.reports(code, secret) == ({}, 0)  # refused: nothing sent
-    phone.session_state[key] = 0.5
-    phone.run().button(key='send_grads').click().run()
+    student = phone.session_state['graph']['student']
+    scenario = ROOMS.state(code).scenario
+    with pytest.raises(QuestionClosed):  # a scenario of other parameters is another batch
+        share_grads(ROOMS, code, student, {**scenario, 'v.w': '100'})
+    assert ROOMS.reports(code, secret) == ({}, 0)
+    share_grads(ROOMS, code, student, {**scenario, 'hide': 'all'})  # a look of its own is the same batch
     (report,) = ROOMS.reports(code, secret)[0].values()
     (shares,) = grads_by_hand(0.5, 0.0, [POINTS[0]])
     assert report['grads'] == {'w': pytest.approx(shares[0], rel=1e-12), 'b': pytest.approx(shares[1], rel=1e-12)}

@@ -699,3 +699,55 @@ def test_phones_are_told_when_the_lecturers_page_stops_answering_and_when_it_is_
         await stream.close()
 
     asyncio.run(follow())
+
+
+BATCH = {'expr': 'regression', 'mode': 'batch', 'together': '1', 'v.w': '0.5', 'v.b': '0'}
+
+
+def test_a_phones_grads_are_computed_on_the_server_from_the_classs_batch_and_taken_once_a_point():
+    # the regression's example at w = 0.5, b = 0: point 1 is (−2, −5.13), so w·x + b − y = 4.13, and its grads are
+    # ∂L/∂w = 2 · 4.13 · (−2) = −16.52 and ∂L/∂b = 2 · 4.13 = 8.26; its loss 4.13² = 17.0569
+    live, http = client()
+    lecturer = live.rooms.create(BATCH)
+    ana, ben = live.rooms.join(lecturer.code), live.rooms.join(lecturer.code)
+    path = f'/api/class/{lecturer.code}/grads'
+    got = http.post(path, json={'student': ana, 'scenario': {**BATCH, 'hide': 'all'}})
+    assert got.status_code == 200
+    assert got.json() == {'point': 1, 'grads': {'w': pytest.approx(-16.52), 'b': pytest.approx(8.26)},
+                          'loss': pytest.approx(17.0569)}  # fmt: skip
+    assert http.post(path, json={'student': ben, 'scenario': BATCH}).json()['point'] == 2  # round-robin
+    assert http.post(path, json={'student': ana, 'scenario': BATCH}).json()['point'] == 1  # ana keeps hers
+    shares, phones = live.rooms.reports(lecturer.code, lecturer.secret)
+    assert sorted(shares) == [0, 1] and phones == 2
+
+
+@pytest.mark.parametrize(
+    ('body', 'status', 'error'),
+    [
+        ({'student': 'ANA', 'scenario': {**BATCH, 'v.w': '0.6'}}, 409, 'taken its step'),
+        ({'student': 'ANA', 'scenario': 'not a scenario'}, 409, 'taken its step'),
+        ({'student': 'made-up', 'scenario': BATCH}, 403, 'lost its place'),
+        ({'student': 'ANA', 'scenario': BATCH, 'grads': {'w': 1e9}}, 200, None),  # numbers sent are never read
+        ([1, 2], 400, 'as JSON'),
+    ],
+)
+def test_a_grads_request_the_room_cannot_take_is_refused_with_its_status_and_sentence(body, status, error):
+    live, http = client()
+    lecturer = live.rooms.create(BATCH)
+    ana = live.rooms.join(lecturer.code)
+    if isinstance(body, dict) and body['student'] == 'ANA':
+        body = {**body, 'student': ana}
+    got = http.post(f'/api/class/{lecturer.code}/grads', json=body)
+    assert got.status_code == status
+    if error:
+        assert error in got.json()['error']
+    else:
+        assert got.json()['grads']['w'] == pytest.approx(-16.52)
+
+
+def test_grads_asked_of_a_class_not_learning_from_a_batch_are_refused():
+    live, http = client()
+    lecturer = live.rooms.create(SCENARIO)
+    got = http.post(f'/api/class/{lecturer.code}/grads', json={'student': live.rooms.join(lecturer.code),
+                                                                'scenario': SCENARIO})  # fmt: skip
+    assert got.status_code == 400 and 'not learning from a batch' in got.json()['error']

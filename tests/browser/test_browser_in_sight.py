@@ -20,8 +20,9 @@ pytestmark = pytest.mark.browser
 
 FOLLOWERS = ('phone', 'laptop-1366', 'laptop-1600')  # the screens a student follows a class on
 
-# eight graphs stepped through frame by frame: presets and typed formulas, each mode's own boxes (learning's step,
-# forward mode's tangents), and forward mode on the MLP (40 values); the MLP's backward pass (66 frames) is stepped too
+# nine graphs stepped through frame by frame: presets and typed formulas, each mode's own boxes (learning's step,
+# forward mode's tangents, a batch's point), and forward mode on the MLP (40 values); the MLP's backward pass (66
+# frames) is stepped too, and a point of its batch
 GRAPHS = [
     'expr=reuse',
     'expr=neuron',
@@ -31,8 +32,9 @@ GRAPHS = [
     'expr=regression&mode=learn',
     'expr=chain&n=3',
     'expr=mlp&mode=forward&wrt=x1',
+    'expr=regression&mode=batch&point=3',
 ]
-STEPPED = [*GRAPHS, 'expr=mlp']
+STEPPED = [*GRAPHS, 'expr=mlp', 'expr=mlp&mode=batch&point=9']
 
 # the frame's active node as the page shows it: its box, the boxes that clip it (its view, Streamlit's containers),
 # the part of the window Streamlit's header leaves, the numbers' size, and the page's and the view's scroll (to

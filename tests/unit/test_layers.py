@@ -45,7 +45,7 @@ MAY_IMPORT = {
     'engine': {'engine'},
     'view': {'engine', 'view'},
     'state': {'engine', 'view'},
-    'server': {'engine', 'view', 'server'},
+    'server': {'engine', 'view', 'state', 'server'},  # state: a class's scenario read as the page reads a link
     'exports': {'engine', 'view', 'server.layout', 'exports'},
     'components': {'engine', 'view', 'server', 'exports', 'state', 'components'},
     'app': {'engine', 'view', 'server', 'exports', 'state', 'components'},

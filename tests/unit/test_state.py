@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import state
-from engine import exercise, local_grads
+from engine import batch, exercise, local_grads
 from engine.forms import FORMS
 from engine.frames import HIDE, clamp_frame
 from engine.learn import LEARNING_RATES, MAX_STEPS
@@ -58,6 +58,9 @@ FIELDS = {  # a strategy per field of PageState, each over every value a link ma
     'mode': st.sampled_from(state.MODES),
     'lr': st.sampled_from(LEARNING_RATES),
     'learned': st.integers(0, MAX_STEPS),
+    'point': st.integers(1, batch.MAX_POINTS),
+    'data': st.sampled_from(['', 'x,y\n1,2\n3,4', 'x1,x2,target\n1,2,1']) | st.text(max_size=200),
+    'together': st.booleans(),
     'room': st.text(st.characters(blacklist_categories=('Cs',)), max_size=32),  # a class's code as typed (or none)
     'form': st.sampled_from(tuple(FORMS)),
     'wrt': st.sampled_from(['', 'x1', 'a', 'w']) | st.text(st.characters(blacklist_categories=('Cs',)), max_size=24),
@@ -90,6 +93,9 @@ def expected_after_link(s):
         chain_length=s.chain_length if s.expr == 'chain' else DEFAULT.chain_length,
         form=s.form if s.mode == 'code' else DEFAULT.form,
         wrt=s.wrt if s.mode == 'forward' else DEFAULT.wrt,  # forward mode's input: which one the graph checks
+        point=s.point if s.mode == 'batch' else DEFAULT.point,  # a batch's: the point shown, its data, a class's
+        data=s.data if s.mode == 'batch' else DEFAULT.data,
+        together=s.together if s.mode == 'batch' else DEFAULT.together,
         **{f'code_{n}': getattr(s if (s.mode, s.form) == ('code', 'bodies') else DEFAULT, f'code_{n}')
            for n in exercise.OPS},
         **{f'grads_{n}': getattr(s if (s.mode, s.form) == ('code', 'local_grads') else DEFAULT, f'grads_{n}')

@@ -75,6 +75,7 @@ export const live = {
     this.followButton.hidden = !room?.follow;
     this.showFollowing();
     if (room?.lead) this.setQuestion(room.question || null);
+    this.showGradsBox(room);
     this.keepLead(room, before);
     this.sayStudent();
     this.postStep();

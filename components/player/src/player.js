@@ -8,6 +8,7 @@
 // the one file the component is sent (components/player/player.js: npm run build).
 import { address } from './address.js';
 import { answers } from './answers.js';
+import { grads } from './grads.js';
 import { drawing, labelButton, svgSize } from './draw.js';
 import { caption, clampFrame, decode, emptyModel, keyFrame, landing, remember, seekModel, spoken, splitRun } from './frames.js';
 import { layingOut } from './layout.js';
@@ -59,6 +60,7 @@ export class Player {
       </div>
       <div class="notice" hidden></div>
       <div class="ask" hidden></div>
+      <div class="grads ask" hidden></div>
       <div class="laying" hidden></div>
       <div class="said" aria-live="polite"></div>
       <div class="line"><div class="caption" aria-hidden="true"></div><button class="follow" hidden title="A live class: follow the lecturer's steps, or step on your own"></button></div>
@@ -139,6 +141,8 @@ export class Player {
     this.roomTurn = 0; // one more each time the page leaves or changes its room: a join on its way for another gives up
     this.joinedAgain = false; // a kept id the server refused has been dropped for a new join (once: not in a loop)
     this.askBox = $('.ask'); // a follower's answer boxes, then how they fared
+    this.gradsBox = $('.grads'); // a phone learning together: the box that sends its share of the batch
+    this.gradsKey = null; // what the box was made for: the room's code and the point (grads.js)
     this.classNotice = false; // the notice says the class cannot be reached just now (its next event clears it)
     this.followed = false; // the room's events have reached this page: a room it then cannot find was lost
     this.leadOffered = null; // the session a lecturer's page last handed its tab's class back to (keepLead)
@@ -376,4 +380,4 @@ export class Player {
   }
 }
 
-Object.assign(Player.prototype, drawing, viewport, address, layingOut, live, answers);
+Object.assign(Player.prototype, drawing, viewport, address, layingOut, live, answers, grads);

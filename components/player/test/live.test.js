@@ -97,7 +97,7 @@ function followerOf(answers, kept = SIGNED) {
   });
   const player = {
     ...live, classRoom: null, classState: null, following: true, followed: false, events: null, component: null, roomTurn: 0, joinedAgain: false,
-    noticeBox: {}, followButton: {}, setQuestion: () => {}, showFollowing: () => {}, keepLead: () => {}, postStep: () => {},
+    noticeBox: {}, followButton: {}, setQuestion: () => {}, showGradsBox: () => {}, showFollowing: () => {}, keepLead: () => {}, postStep: () => {},
     toClass: () => {}, tellClass: (m) => said.push(['tell', m]), leaveClass: (m) => said.push(['leave', m]),
   };
   return [player, sources, said, stored, fetched];
