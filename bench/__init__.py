@@ -18,3 +18,7 @@ WARM_LOADS = 5
 CLASS_P95_GOAL_MS = 1000
 CLASS_FIRST_GRAPH_GOAL_S = 1.5
 CLASS_SPREAD_GOAL_S = 2.0
+
+# learning together's goal (bench_together.py): the projector's sums complete (every point in, from every phone)
+# within this of the last phone's share
+TOGETHER_SUMS_GOAL_S = 2.0

@@ -26,6 +26,7 @@ from bench import (
     CLASS_SPREAD_GOAL_S,
     FIRST_GRAPH_TIMEOUT_S,
     STEP_TIMEOUT_MS,
+    TOGETHER_SUMS_GOAL_S,
     WARM_LOADS,
 )
 
@@ -556,6 +557,38 @@ def live_class(results, stem='class'):
     )  # fmt: skip
 
 
+def together(results):
+    r = results['together']
+    cases, goals = r['cases'], r['goals']
+
+    def trio(stats):
+        return ' / '.join(fmt_ms(stats[k]) for k in ('p50', 'p95', 'max'))
+
+    cells = {  # a row's label: its cell for a case
+        'shares taken / refused': lambda c: f"{c['taken']:,} / {c['refused']}",
+        'the /grads route: p50 / p95 / max': lambda c: trio(c['route_ms']),
+        "the replicas' CPU a share (ms)": lambda c: f"{c['server_cpu_ms_per_share']:.1f}",
+        "from the last share's 200 to the projector's sums complete (s)": lambda c: f"{c['last_share_to_sums_s']:.2f}",
+        "the projector's *Step* to every phone at the new parameters: p50 / p95 / max":
+            lambda c: trio(c['step_to_every_phone_ms']) + (f" ({c['step_missed']} missed)" if c['step_missed'] else ''),
+    }  # fmt: skip
+
+    def verdict(c):
+        g = goals[c['case']]
+        return fill('together', 'verdict', False, name=c['name'], taken=f"{c['taken']:,}", phones=f"{c['phones']:,}",
+                    all_met=met(g['all_taken']), sums=f"{c['last_share_to_sums_s']:.2f}", sums_met=met(g['sums_met']),
+                    right='yes' if g['sums_right'] else 'no')  # fmt: skip
+
+    return fill(
+        'together', file='bench/results/together.txt', phones=f"{cases[0]['phones']:,}", points=cases[0]['points'],
+        within=f"{cases[0]['within_s']:g}", cores=r['machine']['cores'],
+        command=' '.join(r['args'].get('command', ['python -m bench.bench_together'])),
+        load_average=f'{r["machine"]["load_average_at_start"][0]:.1f}',
+        table=table(['', *(c['name'] for c in cases)], [[label, *map(cell, cases)] for label, cell in cells.items()]),
+        goal=f'{TOGETHER_SUMS_GOAL_S:g}', verdicts='; '.join(verdict(c) for c in cases),
+    )  # fmt: skip
+
+
 BLOCKS = {  # name: (the results it is made from, how)
     'engine': (('engine',), engine),
     'page': (('page', 'layout_sides'), page),
@@ -570,6 +603,7 @@ BLOCKS = {  # name: (the results it is made from, how)
     'class': (('class',), live_class),
     'class-3000': (('class_3000',), lambda results: live_class(results, 'class_3000')),
     'first-graph': (('first_graph',), first_graph),
+    'together': (('together',), together),
 }
 
 

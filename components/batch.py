@@ -10,6 +10,7 @@ from components.markdown import md
 from components.player import link_toast
 from engine import batch
 from engine.batch import DataError
+from exports.plots import data_png, loss_png
 from server.live import ROOMS
 from server.rooms import RoomError
 from view.batch import (
@@ -102,6 +103,12 @@ def show_params(box, learning):
                     'where learning started.')  # fmt: skip
 
 
+def png_button(label, make, name, learning):
+    """A plot as a PNG for slides, drawn when clicked (exports/plots.py)."""
+    st.download_button(label, data=make, file_name=f'batch-{name}-step-{learning.steps_taken}.png', mime='image/png',
+                       on_click='ignore', icon=':material/download:', key=f'png_{name}')  # fmt: skip
+
+
 def _next(n, by):
     s = st.session_state
     s.point = min(max(s.point + by, 1), n)
@@ -127,9 +134,11 @@ def batch_panel(learning, example, on_step):
     with plots[0]:
         st.markdown('**The data**')
         st.vega_lite_chart(dataset_spec(learning), width='stretch')
+        png_button('The data (PNG)', lambda: data_png(learning), 'data', learning)
     with plots[1]:
         st.markdown(f'**The mean loss over the {n} points, step by step**')
         st.vega_lite_chart(loss_spec(learning.descent.losses), width='stretch')
+        png_button('The loss (PNG)', lambda: loss_png(learning.descent.losses), 'loss', learning)
     st.markdown(f'**After all {n} points: the mean, and the step** (step {learning.steps_taken + 1}, '
                 f'lr = {learning.lr:g})')  # fmt: skip
     st.code('\n'.join(step_lines(learning)), language=None, wrap_lines=True)
@@ -315,3 +324,9 @@ def class_together(scene, code, secret, students):
     if losses:
         st.markdown(f'**The mean loss over the {n} points, after each step**')
         st.vega_lite_chart(loss_spec(losses, big=True), width='stretch')
+    data, loss = st.columns(2)
+    with data:
+        png_button('The data (PNG)', lambda: data_png(learning, set(reports)), 'class_data', learning)
+    if losses:
+        with loss:
+            png_button('The loss (PNG)', lambda: loss_png(losses), 'class_loss', learning)

@@ -115,7 +115,7 @@ def dataset_spec(learning, arrived=None, big=False):
              'in': arrived is None or k in arrived, 'loss': learning.update.points[k].loss}
             for k in range(len(data))]  # fmt: skip
     axes = {'x': {'field': first, 'type': 'quantitative'}, 'y': {'field': second, 'type': 'quantitative'}}
-    ring = {'mark': {'type': 'point', 'size': 260, 'strokeWidth': 3, 'color': SHOWN, 'aria': False},
+    ring = {'mark': {'type': 'point', 'size': 260, 'strokeWidth': 3, 'color': SHOWN, 'opacity': 1, 'aria': False},
             'transform': [{'filter': 'datum.shown'}], 'encoding': axes}  # fmt: skip
     tooltip = [{'field': 'point'}, *({'field': c} for c in data.columns), {'field': 'loss', 'format': '.4f'}]
     dots = {'mark': {'type': 'circle', 'size': 160 if big else 70, 'aria': False},
@@ -159,7 +159,7 @@ def loss_spec(losses, big=False):
         'layer': [
             {'mark': {'type': 'line', 'color': palette.INK, 'aria': False,
                       'point': {'aria': False} if len(losses) <= 60 else False}, 'encoding': encoding},
-            {'mark': {'type': 'point', 'size': 200, 'strokeWidth': 3, 'color': SHOWN, 'aria': False},
+            {'mark': {'type': 'point', 'size': 200, 'strokeWidth': 3, 'color': SHOWN, 'opacity': 1, 'aria': False},
              'transform': [{'filter': f'datum.step == {len(losses) - 1}'}], 'encoding': encoding},
         ],
     }  # fmt: skip
