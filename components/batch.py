@@ -235,8 +235,7 @@ def together_panel(learning, room, student):
             st.warning(md(error), icon=':material/error:')
             return
         s[PLACE] = (s.get('room'), place)
-        if place % n != learning.point:
-            st.rerun()  # the graph of the point handed out
+        st.rerun()  # the graph of the point handed out, and its player told the point (components/modes.py's room)
     k = learning.point
     sharing = len(range(k, ROOMS.phones(room['code']), n)) - 1
     shared = (f' {sharing} other phone{"s" if sharing > 1 else ""} have this point too: the room has more phones '

@@ -186,7 +186,7 @@ def test_the_keyboard_alone_walks_a_whole_pass_from_the_skip_link(page, served):
     view = focused(page)
     assert 'view' in view['cls'] and view['outline'] != 'none' and view['ring'] != '0px', view  # focus seen
     n = int(page.locator('.player .slider').get_attribute('max')) + 1
-    said = page.locator('.player .said')
+    said = page.locator('.player .heard')
     for k in range(1, n):
         page.keyboard.press('ArrowRight')
         wait_for_player(page, k)

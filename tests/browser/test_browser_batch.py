@@ -75,6 +75,7 @@ def test_the_room_learns_together_and_every_follower_takes_the_step(browser, ser
             assert value(page, 'x') == f'{POINTS[k][0]:.4f}'
             box.get_by_role('button', name='Send my grads to the class').click()
             expect(box.get_by_role('status')).to_contain_text(f'Sent ✓ point {k + 1}: w.grad += ')
+            expect(box.get_by_role('status')).to_be_visible()
         expect(lecturer.get_by_text('3 of 20 points in')).to_be_visible(timeout=3_000)  # the panel reads each second
         sums = shares(0.5, 0.0, POINTS[:3])
         dw, db = sum(g for g, _ in sums) / 3, sum(g for _, g in sums) / 3

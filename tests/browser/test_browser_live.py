@@ -150,6 +150,7 @@ def test_the_room_answers_a_question_on_its_phones_and_the_projector_groups_them
         laptop.reload()  # mid-question: the same student (the id the server signed, kept), the answer shown as sent
         wait_for_player(laptop, REUSE_AT_A_TIMES_A + 1)
         expect(laptop.locator('.player .ask .said')).to_have_text('Sent ✓ You can change it until the reveal.')
+        expect(laptop.locator('.player .ask .said')).to_be_visible()  # seen, not only heard (the live region is)
         expect(laptop.locator('.player .ask input').nth(0)).to_have_value('−2')
         expect(laptop.locator('.player .ask input').nth(1)).to_have_value('3')
         expect(lecturer.get_by_test_id('class-students')).to_have_text('3 students follow')

@@ -60,9 +60,9 @@ export class Player {
       </div>
       <div class="notice" hidden></div>
       <div class="ask" hidden></div>
-      <div class="grads ask" hidden></div>
+      <div class="grads" hidden></div>
       <div class="laying" hidden></div>
-      <div class="said" aria-live="polite"></div>
+      <div class="heard" aria-live="polite"></div>
       <div class="line"><div class="caption" aria-hidden="true"></div><button class="follow" hidden title="A live class: follow the lecturer's steps, or step on your own"></button></div>
       <div class="rules" aria-hidden="true"></div>
       <div class="stage"><div class="view" tabindex="0" role="group" aria-label="The graph: ← and → step through the frames, Home and End go to the first and the last, Space plays, Shift and an arrow pan"></div><div class="more left" hidden><span>‹</span></div><div class="more right" hidden><span>›</span></div><div class="more up" hidden><span>‹</span></div><div class="more down" hidden><span>›</span></div></div>
@@ -83,7 +83,7 @@ export class Player {
     this.map = $('.map');
     this.slider = $('.slider');
     this.captionBox = $('.caption');
-    this.saidBox = $('.said'); // what a screen reader hears of each frame: its caption and its sums (spoken)
+    this.saidBox = $('.heard'); // what a screen reader hears of each frame: its caption and its sums (spoken)
     this.rulesBox = $('.rules');
     this.legendBox = $('.legend'); // the legend, and at its head the graph's colours as CSS variables
     this.noticeBox = $('.notice'); // what the page says of its link
