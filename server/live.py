@@ -386,34 +386,34 @@ class Live:
             watcher.tell(state=state)  # this replica's followers at once
         return JSONResponse({'version': state.version})
 
-    async def answer(self, request: Request):
-        form = 'The answer must be JSON: {"student": ..., "question": ..., "answers": {...}}.'
-        posted, refusal = await read_json(request, MAX_POST_BYTES, form)
+    async def students_post(self, request, limit, form, call):
+        """A student's POST: its JSON object (`form` says what is wanted), and `call(code, posted)`'s answer as JSON,
+        run off the event loop; each refusal with its status and sentence."""
+        posted, refusal = await read_json(request, limit, form)
         if refusal is not None:
             return refusal
         if not isinstance(posted, dict):
             return JSONResponse({'error': form}, status_code=400)
         try:
             code = normal_code(request.path_params['code'])
-            args = code, posted.get('student'), posted.get('question'), posted.get('answers')
-            answers = await asyncio.to_thread(self.rooms.answer, *args)
+            return JSONResponse(await asyncio.to_thread(call, code, posted))
         except RoomError as error:
             return refused(error)
-        return JSONResponse({'answers': answers})
+
+    async def answer(self, request: Request):
+        def answer(code, posted):
+            args = code, posted.get('student'), posted.get('question'), posted.get('answers')
+            return {'answers': self.rooms.answer(*args)}
+
+        form = 'The answer must be JSON: {"student": ..., "question": ..., "answers": {...}}.'
+        return await self.students_post(request, MAX_POST_BYTES, form, answer)
 
     async def grads(self, request: Request):
+        def share(code, posted):
+            return share_grads(self.rooms, code, posted.get('student'), posted.get('scenario'))
+
         form = 'The grads are asked for as JSON: {"student": ..., "scenario": {...}}.'
-        posted, refusal = await read_json(request, MAX_STEP_BYTES, form)
-        if refusal is not None:
-            return refusal
-        if not isinstance(posted, dict):
-            return JSONResponse({'error': form}, status_code=400)
-        try:
-            code = normal_code(request.path_params['code'])
-            args = self.rooms, code, posted.get('student'), posted.get('scenario')
-            return JSONResponse(await asyncio.to_thread(share_grads, *args))
-        except RoomError as error:
-            return refused(error)
+        return await self.students_post(request, MAX_STEP_BYTES, form, share)
 
     async def verdict(self, request: Request):
         """A student's answers against the revealed question (Rooms.verdict)."""

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 import test_app
 from streamlit.testing.v1 import AppTest
+from test_forward_mode import lead as lecturer_page  # a lecturer's presentation view, its class started
 
 import state
 from components.batch import PLACE
-from components.live import LECTURER
 from engine.batch import EXAMPLES, MAX_LINK, Dataset
 from server.live import ROOMS, share_grads
 from server.rooms import QuestionClosed
@@ -146,15 +146,6 @@ def test_a_graph_with_no_data_says_why_and_shows_its_pass(start):
 
 
 # --- learning together --------------------------------------------------------------------------------------------
-
-
-def lecturer_page(query):
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.query_params.update({**query, 'present': '1'})
-    at.run()
-    at.button(key='start_class').click().run()
-    assert not at.exception
-    return at, at.session_state[LECTURER]
 
 
 def phone_page(code):
