@@ -97,7 +97,7 @@ learning = built.learning
 scene = Scene(
     expression_key=expression.key, values=tuple(built.values.items()), mode=mode.name, forward=page.forward,
     leaves=page.leaves, hide=page.hide, frames=tuple(all_frames), length=length, wrt=built.wrt,
-    learning_key=learning and learning.key, bodies=built.bodies, form=built.form, expression=expression,
+    learning_key=built.tail_key, bodies=built.bodies, form=built.form, expression=expression,
     trace=built.trace, width=built.width, numeric=numeric, right=built.right, learning=learning, batch=built.batch,
 )  # fmt: skip
 

@@ -16,6 +16,7 @@ import state
 from components.markdown import md
 from components.share import link_url, share_dialog
 from engine.frames import clamp_frame, frames
+from exports.plots import batch_pages
 from server import layout
 from server.cache import made_file, session_allowance
 from server.streamlit_private import session_waiting
@@ -36,6 +37,7 @@ PASS_FILES = (
     ('PowerPoint', 'pptx', PPTX, exports.pass_pptx),
     ('ZIP of SVGs', 'zip', 'application/zip', None),  # exports.pass_zip, which also needs the files' stem
 )
+DECKS = ('pdf', 'pptx')  # the files that end with a batch's plots (exports/plots.py)
 UNITS = {'gif': 'picture', 'pdf': 'page', 'pptx': 'slide', 'zip': 'SVG'}  # what the progress bar counts
 MADE = 'export_made'  # session state: (file_scenario, {extension: bytes, or None once let go for room}), oldest first
 MB = 2**20
@@ -63,6 +65,7 @@ class Shown:
     shape: str = 'wide'  # the shape the player showed the frame in (graph.SHAPES): the frame's files are drawn in it
     mode: str = 'watch'  # the mode in force (view/modes.py), and the right trace beside `trace` where it has one
     right: object = None
+    batch: object = None  # a batch's view.batch.BatchLearning: its plots are the PDF's and the deck's last pages
 
 
 def share_panel(scene, page, quick, shape='wide'):
@@ -78,7 +81,7 @@ def share_panel(scene, page, quick, shape='wide'):
     shown = Shown(
         trace, all_frames, index=index, width=scene.width, quick=quick,
         stem=names.file_stem(scene.expression_key, scene.inputs), key=(*scene.key, count), count=count, to_end=to_end,
-        shape=shape, mode=scene.mode, right=scene.right,
+        shape=shape, mode=scene.mode, right=scene.right, batch=scene.batch,
         questions=None if asked or not to_end or scene.wrt >= 0  # forward mode asks no question
         else frames(trace, page.forward, page.leaves, ask=True, hide=page.hide),
     )  # fmt: skip
@@ -262,9 +265,10 @@ def _make_pass(shown, file, make, allowance, waiting, kept):
 
         with exports.queue.LINE.turn(ext, pictures, waiting, told):
             progress(0, pictures)
+            pages = {'appendix': batch_pages(shown.batch)} if shown.batch is not None and ext in DECKS else {}
             return make(
                 shown.trace, shown.frames, shown.width, quick=shown.quick, progress=progress,
-                allowance=allowance, waiting=waiting, count=shown.count, mode=shown.mode, right=shown.right,
+                allowance=allowance, waiting=waiting, count=shown.count, mode=shown.mode, right=shown.right, **pages,
             )  # fmt: skip
 
     try:

@@ -72,6 +72,12 @@ class Pass:
     wrt: int = -1  # forward mode's input: its tangents flow forward in the frames (engine/forward.py)
     frames: list | None = None
 
+    @property
+    def tail_key(self):
+        """What the pass's frames and files depend on beyond its own values: learning's steps, or a batch's data and
+        steps (its plots close the deck)."""
+        return (self.learning or self.batch) and (self.learning or self.batch).key
+
     def on_engine(self, engine):
         """The same graph on `engine` (engine.ENGINES), the right trace kept beside it."""
         self.right, right_width = self.trace, self.width

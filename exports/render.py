@@ -351,13 +351,14 @@ def _slides(
 
 def pass_pdf(
     trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, count=None, keep=None,
-    legend=True, mode='watch', right=None,
+    legend=True, mode='watch', right=None, appendix=(),
 ):  # fmt: skip
     """A PDF of 16:9 pages (slides.SLIDE, 960 × 540 pt), one per frame `keep` chooses (chosen_frames), each as the
     presentation view shows the frame (slides.py): its title (frame_title, read against `count`), its sums under it,
     the graph whole or the part around the active node with an overview, and with `legend` the colour legend. In
     vector, every text text: the slides' SVGs made one PDF by one run of rsvg-convert (cairo), which embeds each
-    font once, where pages merged with pypdf would each hold their own."""
+    font once, where pages merged with pypdf would each hold their own. `appendix`: pictures after the pass's pages,
+    each (title, PNG bytes) on a page of its own (a batch's plots)."""
     with tempfile.TemporaryDirectory() as folder:
         pages = []
         for n, (_, _, svg, _, _) in enumerate(
@@ -379,7 +380,15 @@ def pass_pdf(
         ):
             pages.append(Path(folder) / f'{n:03d}.svg')
             pages[-1].write_text(svg)
+        for title, png in appendix:
+            pages.append(Path(folder) / f'{len(pages):03d}.svg')
+            pages[-1].write_text(slides.picture_slide_svg(title, png, _size(png)))
         return queue.Rsvg(allowance, waiting).run(['-f', 'pdf', *map(str, pages)])
+
+
+def _size(png):
+    with Image.open(io.BytesIO(png)) as image:
+        return image.size
 
 
 def speaker_notes(trace, frame, assigns=False, right=None):
@@ -413,12 +422,13 @@ def _paletted(png):
 
 def pass_pptx(
     trace, frames, width, quick=False, progress=None, allowance=None, waiting=lambda: True, count=None, keep=None,
-    legend=True, mode='watch', right=None,
+    legend=True, mode='watch', right=None, appendix=(),
 ):  # fmt: skip
     """A 16:9 PowerPoint deck (slides.SLIDE), a slide per frame `keep` chooses (chosen_frames), each as the
     presentation view shows the frame (slides.py): its title (frame_title, read against `count`) and its sums as text,
     under them a picture (SLIDE_DPI) of the graph whole or of the part around the active node with an overview, and
-    with `legend` the colour legend; the step's explanation in the speaker notes."""
+    with `legend` the colour legend; the step's explanation in the speaker notes. `appendix`: pictures after the
+    pass's slides, each (title, PNG bytes) on a slide of its own (a batch's plots)."""
     from pptx import Presentation  # slow to import: only when a deck is asked for
     from pptx.enum.text import MSO_ANCHOR, MSO_AUTO_SIZE, PP_ALIGN
     from pptx.util import Pt
@@ -466,6 +476,19 @@ def pass_pptx(
         if frame.ask:  # the question's slide: the lecturer's notes have the answer the room is asked for
             notes = f'The room works out the grads; the next slide, {labels[k]} again, shows them:\n{notes}'
         slide.notes_slide.notes_text_frame.text = notes
+    for title_text, png in appendix:
+        slide = deck.slides.add_slide(deck.slide_layouts[5])  # 'Title Only'
+        title = slide.shapes.title
+        x, y, w, h = slides.picture_box(title_text, _size(png))
+        title.left, title.top = Pt(slides.EDGE), Pt(slides.EDGE)
+        title.width, title.height = Pt(slides.SLIDE[0] - 2 * slides.EDGE), Pt(y - slides.EDGE)
+        title.text = title_text
+        frame = title.text_frame
+        frame.word_wrap, frame.auto_size, frame.vertical_anchor = True, MSO_AUTO_SIZE.NONE, MSO_ANCHOR.TOP
+        frame.margin_left = frame.margin_right = frame.margin_top = frame.margin_bottom = 0
+        for paragraph in title.text_frame.paragraphs:
+            paragraph.font.size, paragraph.font.bold, paragraph.alignment = Pt(slides.TITLE_PT), True, PP_ALIGN.LEFT
+        slide.shapes.add_picture(io.BytesIO(png), Pt(x), Pt(y), Pt(w), Pt(h))
     out = io.BytesIO()
     deck.save(out)
     return out.getvalue()

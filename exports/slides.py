@@ -8,6 +8,7 @@ Each slide is one SVG made from dot's SVG of the frame: exports.pass_pdf convert
 exports.pass_pptx to the pictures of its slides, both with rsvg-convert. Pure: no Streamlit, no subprocess.
 """
 
+import base64
 import html
 import re
 from dataclasses import dataclass
@@ -366,6 +367,32 @@ def slide_svg(plan, drawing, view, lines, node=-1, text=True):
         f'<svg xmlns="{SVG_NS}" width="{width:.2f}pt" height="{height:.2f}pt" '
         f'viewBox="{left:.2f} {top:.2f} {width:.2f} {height:.2f}" xml:space="preserve">{"".join(parts)}</svg>'
     )
+
+
+def picture_slide_svg(title, png, size):
+    """A PDF page of a picture with its title (a batch's plot, after the pass's pages): the title as the frames'
+    pages have theirs, the picture (`png`, `size` its pixels) as large as the room under it allows (picture_box)."""
+    lines = title_lines(title)
+    parts = [f'<rect x="0" y="0" width="{SLIDE[0]}" height="{SLIDE[1]}" fill="white"/>',
+             _text(lines, EDGE, EDGE, TITLE_PT, TITLE_LEADING, TITLE_FONT, 'bold')]  # fmt: skip
+    x, y, w, h = picture_box(title, size)
+    data = base64.b64encode(png).decode()
+    parts.append(f'<image x="{x:.2f}" y="{y:.2f}" width="{w:.2f}" height="{h:.2f}" '
+                 f'href="data:image/png;base64,{data}"/>')  # fmt: skip
+    return (
+        f'<svg xmlns="{SVG_NS}" width="{SLIDE[0]:.2f}pt" height="{SLIDE[1]:.2f}pt" viewBox="0 0 {SLIDE[0]:.2f} '
+        f'{SLIDE[1]:.2f}" xml:space="preserve">{"".join(parts)}</svg>'
+    )
+
+
+def picture_box(title, size):
+    """(x, y, width, height) in pt of a picture of `size` pixels on a slide titled `title`: as large as the room
+    under the title allows, its shape kept, centred."""
+    top = EDGE + TITLE_PT * (0.95 + TITLE_LEADING * (len(title_lines(title)) - 1)) + GAP
+    room_w, room_h = SLIDE[0] - 2 * EDGE, SLIDE[1] - EDGE - top
+    scale = min(room_w / size[0], room_h / size[1])
+    w, h = size[0] * scale, size[1] * scale
+    return EDGE + (room_w - w) / 2, top + (room_h - h) / 2, w, h
 
 
 def _placed(svg, box):

@@ -33,6 +33,12 @@ class BatchLearning:
         """The parameters at the steps taken: the graph shows them."""
         return self.descent.values[-1]
 
+    @property
+    def key(self):
+        """What the batch's plots depend on beyond the pass's own values: the data, the rate, and the steps taken from
+        where (the loss plot draws them)."""
+        return self.dataset.rows, self.lr, self.steps_taken, tuple(self.descent.values[0].items())
+
 
 def _bracketed(x):
     text = number(x)
@@ -158,7 +164,8 @@ def loss_spec(losses, big=False):
         'data': {'values': rows},
         'layer': [
             {'mark': {'type': 'line', 'color': palette.INK, 'aria': False,
-                      'point': {'aria': False} if len(losses) <= 60 else False}, 'encoding': encoding},
+                      'point': {'aria': False, 'color': palette.INK} if len(losses) <= 60 else False},
+             'encoding': encoding},
             {'mark': {'type': 'point', 'size': 200, 'strokeWidth': 3, 'color': SHOWN, 'opacity': 1, 'aria': False},
              'transform': [{'filter': f'datum.step == {len(losses) - 1}'}], 'encoding': encoding},
         ],

@@ -31,7 +31,7 @@ class Scene:
     hide: str  # which grads show '?' (engine.frames.HIDE)
     frames: tuple  # the frames the player is given (a quiz: up to its question)
     length: int  # the frames of the whole pass, a quiz's with its questions: the player's slider runs over them
-    learning_key: tuple | None  # view.learning.Learning.key: the frames after the pass depend on it
+    learning_key: tuple | None  # Pass.tail_key: learning's frames after the pass, a batch's plots, depend on it
     # ((name, text), ...): in mode 'code', the student's _backward bodies the trace ran, as typed (one the sandbox
     # refuses waits, and runs as nothing: engine/bodies.py); else ()
     bodies: tuple

@@ -442,3 +442,39 @@ def test_the_pdf_on_the_assigning_engine_keys_the_grad_written_over_with_no_numb
     pages = pdf_pages(exports.pass_pdf(trace, steps, number_width(trace), mode='bug', right=right), tmp_path)
     legend = [line for line in pages[0].splitlines() if 'written over by =' in line]
     assert legend and not re.search(r'\d\.\d', legend[0])  # a row of the key, not a made-up −6.0000
+
+
+def batch_case(steps=4):
+    """The regression's pass at its example's point 3, after `steps` steps on the batch, and its BatchLearning."""
+    from engine import batch as batches
+    from view.batch import BatchLearning
+
+    regression = PRESETS['regression']
+    data = batches.example(regression)
+    descent = batches.descend(regression, {'w': 0.5, 'b': 0.0}, data, 0.1, steps)
+    update = batches.step(regression, descent.values[-1], data, 0.1)
+    case = Case(regression)
+    return case, BatchLearning(data, 2, 0.1, descent, update, False)
+
+
+def test_a_batchs_pdf_and_deck_end_with_its_data_and_its_loss_each_on_a_page_of_its_own(tmp_path):
+    from exports.plots import batch_pages
+
+    case, learning = batch_case()
+    pages = batch_pages(learning)
+    pdf = exports.pass_pdf(case.trace, case.frames, case.width, appendix=pages)
+    texts = pdf_pages(pdf, tmp_path)
+    assert len(texts) == len(case.frames) + 2
+    assert 'The data, 20 points, and what the parameters make of it' in ' '.join(texts[-2].split())
+    assert 'The mean loss over the data, after 0 to 4 steps' in ' '.join(texts[-1].split())
+    reader = PdfReader(io.BytesIO(pdf))
+    assert [len(p.images) for p in reader.pages[-2:]] == [1, 1]  # each plot, as a picture
+    assert all(not p.images for p in reader.pages[:-2])  # the pass's pages stay vector
+    deck = Presentation(io.BytesIO(exports.pass_pptx(case.trace, case.frames, case.width, appendix=pages)))
+    slides = list(deck.slides)
+    assert len(slides) == len(case.frames) + 2
+    assert [s.shapes.title.text for s in slides[-2:]] == [title for title, _ in pages]
+    for slide in slides[-2:]:
+        (picture,) = [shape for shape in slide.shapes if shape.shape_type == 13]  # MSO_SHAPE_TYPE.PICTURE
+        assert picture.left + picture.width <= deck.slide_width and picture.top + picture.height <= deck.slide_height
+        assert picture.top >= slide.shapes.title.top + slide.shapes.title.height  # under its title
