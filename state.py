@@ -11,6 +11,7 @@ drawn with that key; `frame` is the link's step, which the player keeps in the a
 (input_key), and LINK_IN_BROWSER, LINK_OF_PAGE and LINKS_BEHIND.
 """
 
+import hashlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
@@ -69,6 +70,16 @@ def flag(name, default, when=None):
     return linked(name, default, {'1': True, '0': False}.get, write=lambda on: '1' if on else '0', when=when)
 
 
+def data_mark(text):
+    """What a link holds of a dataset too long for it: '@' and the first 16 hex digits of its SHA-256."""
+    return '@' + hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def linked_data(text):
+    """A dataset's text as a link holds it: itself where it fits, else its mark."""
+    return text if len(text) <= batch.MAX_LINK else data_mark(text)
+
+
 def always(state):
     return True
 
@@ -105,10 +116,11 @@ class PageState:
     lr: float = linked('lr', DEFAULT_LR, float, lambda v: v in LEARNING_RATES, write='{:g}'.format)  # learning rate
     learned: int = linked('learned', 0, int, lambda v: 0 <= v <= MAX_STEPS)  # learning steps taken before this pass
     # learning from a batch (mode 'batch'): the point whose graph is shown (1-based), and the dataset as its text
-    # (engine.batch.Dataset.text; '' is the example's), in a link where it fits
+    # (engine.batch.Dataset.text; '' is the example's), in a link where it fits, else its mark (data_mark): the
+    # page keeps the text, and a class it leads keeps it for the phones
     point: int = linked('point', 1, int, lambda v: 1 <= v <= batch.MAX_POINTS, when=lambda s: row(s.mode).batch)
-    data: str = linked('data', '', str, lambda v: len(v) <= batch.MAX_LINK,
-                       when=lambda s: row(s.mode).batch and 0 < len(s.data) <= batch.MAX_LINK)  # fmt: skip
+    data: str = linked('data', '', str, lambda v: len(v) <= batch.MAX_LINK, write=linked_data,
+                       when=lambda s: row(s.mode).batch and bool(s.data))  # fmt: skip
     # a class learns together: each phone is handed a point and reports its grads, the projector adds them and steps
     together: bool = flag('together', False, when=lambda s: row(s.mode).batch and s.together)
     # the form the student writes the exercise in (mode 'code'): the seed's `_backward` bodies, or microgpt's tuples
@@ -357,16 +369,18 @@ def link_to_write(session, input_names, followed):
     return query
 
 
-def batch_in(query):
+def batch_in(query, kept=''):
     """(expression, parameters, dataset, learning rate) that a link's scenario learns a batch from, or None where it
     learns none: a class's, as the room holds it, is what a phone's grads are computed from on the server, never
-    what the phone says. Data a link holds that cannot be read is the example's, as the page shows it."""
+    what the phone says. `kept`: the dataset a class keeps, which a scenario's data mark names. Data a link holds
+    that cannot be read is the example's, as the page shows it."""
     page, _ = from_query(query)
     expression = PRESETS.get(page.expr)
     if expression is None or not batch.applies(expression):
         return None
+    text = kept if page.data.startswith('@') and kept and data_mark(kept) == page.data else page.data
     try:
-        dataset = batch.read_text(page.data, batch.data_names(expression)) if page.data else batch.example(expression)
+        dataset = batch.read_text(text, batch.data_names(expression)) if text else batch.example(expression)
     except batch.DataError:
         dataset = batch.example(expression)
     start = {name: float(page.inputs.get(name, expression.defaults[name])) for name in expression.params}

@@ -29,21 +29,40 @@ DATA_ERROR = 'data_error'  # session state: what was wrong with the data last gi
 DATA_TEXT = 'data_text'  # session state: the data box's text
 PLACE = 'class_place'  # session state: (class code, the phone's place among those handed a point), learning together
 CLASS_LOSSES = 'class_losses'  # session state: the lecturer's, the mean loss over the data after each class step
+KEPT = 'kept_data'  # session state: {mark: text} of the datasets too long for a link (state.data_mark) this page has
 
 
-def dataset_in_use(expression, text, from_link):
-    """The dataset `text` holds (state's `data`; '' the example's). One a link holds that cannot be read is the
-    example's, with a toast saying why: the page's own writes are always good."""
+def dataset_in_use(expression, text, from_link, room=''):
+    """The dataset `text` holds (state's `data`; '' the example's). A dataset too long for a link is its mark there
+    (state.data_mark): the page's own, kept in its session, or the class's it follows (`room`, its code), which keeps
+    it. One a link holds that cannot be read, or whose mark neither knows, is the example's, with a toast saying why
+    where a link brought it: the page's own writes are always good."""
+    s = st.session_state
     if not text:
         return batch.example(expression)
     try:
+        if text.startswith('@'):
+            text = _kept_text(text, room)
         return batch.read_text(text, batch.data_names(expression))
-    except DataError as error:
-        st.session_state.data = ''
+    except (DataError, RoomError) as error:
+        s.data = ''
         if from_link:
             link_toast(f'The link’s data could not be read, so the example’s is shown: {md(str(error))}',
                        icon=':material/link:')  # fmt: skip
         return batch.example(expression)
+
+
+def _kept_text(mark, room):
+    """The text of a dataset's mark: this page's own (KEPT), or the class's it follows; DataError for neither."""
+    s = st.session_state
+    kept = s.setdefault(KEPT, {})
+    if mark not in kept and room:
+        text = ROOMS.data(room)
+        if state.data_mark(text) == mark:
+            kept[mark] = text
+    if mark not in kept:
+        raise DataError('its data was kept with a class this page does not follow.')
+    return kept[mark]
 
 
 def _descent(expression, start, dataset, lr, steps):
@@ -178,6 +197,7 @@ def _use(dataset):
     s = st.session_state
     s[DATA_ERROR] = None
     s.data = dataset.text()
+    s.setdefault(KEPT, {})[state.data_mark(s.data)] = s.data  # its link may hold its mark alone
     s[DATA_TEXT] = s.data
     s.point = 1
     s.learned = 0
@@ -212,8 +232,8 @@ def data_editor(dataset, example):
                          args=(columns,))  # fmt: skip
         st.button('Back to the example’s data', on_click=_use_example, args=(example.text(),), disabled=ours)
         if len(s.get('data', '')) > batch.MAX_LINK:
-            st.caption(f'This data is longer than a link holds ({batch.MAX_LINK:,} characters): the page’s link '
-                       'opens the example’s data.')  # fmt: skip
+            st.caption(f'This data is longer than a link holds ({batch.MAX_LINK:,} characters): this page keeps it, '
+                       'and a class you lead keeps it for the phones; the link alone opens the example’s.')  # fmt: skip
 
 
 # --- learning together: the room is the minibatch ---------------------------------------------------------------
@@ -256,10 +276,13 @@ def together_room(page, learning):
     return {'point': learning.point + 1, 'of': len(learning.dataset)}
 
 
-def _fold(expression, learning):
+def _fold(expression, learning, code, secret):
     """The lecturer's page starts learning together: the parameters its graph shows become its inputs (no steps of
-    its own), so that the class's scenario names them, and every phone's page computes from them."""
+    its own), so that the class's scenario names them, and every phone's page computes from them; a dataset too
+    long for the link is kept with the class."""
     s = st.session_state
+    if len(s.get('data', '')) > batch.MAX_LINK:
+        ROOMS.keep_data(code, secret, s.data)
     for name, value in learning.params.items():
         s[state.input_key(s.expr, name)] = value
     s.learned = 0
@@ -293,11 +316,12 @@ def class_together(scene, code, secret, students):
     if not s.get('together'):
         said = 'Each phone is handed a point of the data, computes its grads, and sends them; the projector adds them.'
         if st.button('Learn together', icon=':material/groups:', key='learn_together', type='primary', help=said):
-            _fold(expression, learning)
+            try:
+                _fold(expression, learning, code, secret)
+            except RoomError as error:
+                st.warning(md(error), icon=':material/error:')
+                return
             st.rerun(scope='app')  # the page's link names the class's parameters: the phones follow it
-        if len(s.get('data', '')) > batch.MAX_LINK:
-            st.warning('This data is longer than a class’s link holds: the phones would use the example’s. Use '
-                       f'{batch.MAX_LINK:,} characters of data at most.', icon=':material/warning:')  # fmt: skip
         return
     try:
         reports, phones = ROOMS.reports(code, secret)

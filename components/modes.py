@@ -158,7 +158,7 @@ def _learn_below(built, room, student):
 def _batch_before(built):
     # the graph of one point, at the parameters after the steps taken on the whole batch
     page, expression = built.page, built.expression
-    dataset = dataset_in_use(expression, page.data, built.from_link)
+    dataset = dataset_in_use(expression, page.data, built.from_link, room=page.room)
     handed = class_point(page, len(dataset))  # a phone learning together: the point the room handed it
     point_control(built.box if handed is None else None, len(dataset), compact=page.present)
     point = handed or st.session_state.point

@@ -68,6 +68,7 @@ GONE_S = 300.0  # a room whose lecturer's page has said nothing (touch) for this
 ENDED_KEEP_S = 86400.0  # how long an ended room is remembered, to tell a late student it ended rather than "unknown"
 PRESENT_S = 45.0  # a student seen this recently is in the room: three of a stream's keepalives (server/live.py)
 MAX_STATE_BYTES = 8192  # the scenario and frame as JSON
+MAX_DATA_BYTES = 100_000  # a batch's dataset kept with the class, where it is too long for a link (engine/batch.py)
 # a frame number past any pass the page makes (the 500-chain stepped with its forward pass and leaves, then
 # learning's update: about 3,000 frames); a phone clamps a frame to its own pass's last
 MAX_FRAME = 10_000
@@ -700,6 +701,22 @@ class Rooms:
         got = self.backend.assign(code, None, self.clock(), self._keep())
         return int(self._live(code, got) if isinstance(got, str) else got)
 
+    def keep_data(self, code, secret, text):
+        """The lecturer keeps a batch's dataset with the class (its text, too long for a link): the phones read it.
+        BadState past MAX_DATA_BYTES."""
+        if not isinstance(text, str) or len(text.encode()) > MAX_DATA_BYTES:
+            raise BadState(f'A class keeps {MAX_DATA_BYTES // 1000} kB of data at most.')
+        code, now = self._lecturer(code, secret), self.clock()
+        self._live(code, self.backend.keep(code, {'data': text}, now))
+
+    def data(self, code):
+        """The dataset the class keeps ('' for none)."""
+        code = normal_code(code)
+        got = self.backend.field(code, 'data', self.clock())
+        if isinstance(got, str):
+            self._live(code, got)
+        return got[0]
+
     def report(self, code, student, scenario, point, grads, loss):
         """A phone's grads for `point` (0-based) of the batch of `scenario` (the class's, as the page read it and
         computed the grads from): kept once per point, so a point two phones share, or a phone that reports twice,
@@ -877,6 +894,24 @@ class Backend:
             return held or candidate
 
         return self.store.run(rule, (kept,), now)
+
+    def keep(self, code, mapping, now):
+        """`mapping`'s fields set on the live room; its status."""
+        room = self._keys(code)[0]
+
+        def rule(tx):
+            (held,) = tx.read(('hmget', room, LIVE))
+            status = _status(held, now)
+            if status == 'ok':
+                tx.hset(room, mapping=mapping)
+            return status
+
+        return self.store.run(rule, (room,), now)
+
+    def field(self, code, name, now):
+        """[the live room's field `name`, '' where it has none], or the room's status."""
+        got = self._get(code, now, (name,))
+        return got if isinstance(got, str) else [got[0] or '']
 
     def shut(self, code, shut, now):
         room = self._keys(code)[0]
@@ -1119,7 +1154,8 @@ class RedisBackend(Backend):
         self.subscriber, self.subscribing = None, threading.Lock()
         self.subscriber_lost = False  # the subscription was ever lost (Redis out of reach)
         for name in ('create', 'secret', 'state', 'join', 'key', 'shut', 'taking', 'leave', 'count', 'hear', 'write',
-                     'question', 'read', 'put', 'record', 'end', 'assign', 'report', 'reports'):  # fmt: skip
+                     'question', 'read', 'put', 'record', 'end', 'assign', 'report', 'reports', 'keep',
+                     'field'):  # fmt: skip
             setattr(self, name, self._guarded(getattr(self, name)))
 
     def subscribe(self, changed):

@@ -135,9 +135,14 @@ def test_a_dataset_too_long_for_a_link_stays_on_the_page_and_says_so(start):
     assert len(Dataset(('x', 'y'), tuple((k * 1.234567891, k / 7) for k in range(200))).text()) > MAX_LINK
     page = use_data(start(query={'expr': 'regression', 'mode': 'batch'}), rows)
     assert not page.error
-    assert 'data' not in link(page)
+    text = page.session_state['data']
+    assert link(page)['data'] == state.data_mark(text) and len(link(page)['data']) == 17  # its mark alone
     assert any('longer than a link holds' in c.value for c in page.at.caption)
     assert any('200 points' in e.label for e in page.expander)
+    opened = start(query={'expr': 'regression', 'mode': 'batch', 'data': state.data_mark(text)})  # no class keeps it
+    assert any('kept with a class this page does not follow' in t.value for t in opened.toast)
+    opened.go(0)
+    assert opened.data()['x'] == f'{POINTS[0][0]:.4f}'  # the example's
 
 
 def test_a_graph_with_no_data_says_why_and_shows_its_pass(start):
@@ -239,4 +244,25 @@ def test_a_phones_grads_are_computed_from_the_classs_parameters_never_from_the_p
     (report,) = ROOMS.reports(code, secret)[0].values()
     (shares,) = grads_by_hand(0.5, 0.0, [POINTS[0]])
     assert report['grads'] == {'w': pytest.approx(shares[0], rel=1e-12), 'b': pytest.approx(shares[1], rel=1e-12)}
+    ROOMS.close(code, secret)
+
+
+def test_a_dataset_too_long_for_a_link_is_kept_with_the_class_and_every_phone_learns_from_it():
+    rows = [(k * 1.234567891 - 100, k / 7 - 10) for k in range(200)]
+    text = 'x,y\n' + '\n'.join(f'{x!r},{y!r}' for x, y in rows)
+    lecturer, (code, secret) = lecturer_page({'expr': 'regression', 'mode': 'batch'})
+    lecturer.session_state['data'] = text  # the lecturer's page took it in the data box before the class
+    lecturer.run()
+    lecturer.button(key='learn_together').click().run()
+    assert not lecturer.exception and ROOMS.data(code) == text
+    post_scenario(lecturer, code, secret)
+    assert ROOMS.state(code).scenario['data'].startswith('@')
+    phone = phone_page(code)
+    phone.run()
+    seen = test_app.Page(phone, 'dot').go(0)  # the player's data, as the phone shows it
+    assert (seen.data()['x'], seen.data()['y']) == (f'{rows[0][0]:.4f}', f'{rows[0][1]:.4f}')
+    assert player_room(phone)['together'] == {'point': 1, 'of': 200}
+    share = send(phone, code)
+    x, y = rows[0]
+    assert share['grads']['w'] == pytest.approx(2 * (0.5 * x - y) * x, rel=1e-12)
     ROOMS.close(code, secret)

@@ -1107,3 +1107,19 @@ def test_the_rooms_sum_over_any_points_that_arrived_is_the_gradient_of_their_sum
     stepped = batch.step_on(params, sums, len(chosen), lr=0.1)
     for name in mlp.params:
         assert stepped[name] == params[name] - 0.1 * (sums[name] / len(chosen))
+
+
+def test_a_dataset_too_long_for_a_link_is_kept_with_the_class_for_every_replica(make_rooms):
+    one, other = make_rooms(), make_rooms()
+    lecturer = one.create(BATCH)
+    assert other.data(lecturer.code) == ''
+    text = 'x,y\n' + '\n'.join(f'{k}.123456789,{k}.987654321' for k in range(200))
+    one.keep_data(lecturer.code, lecturer.secret, text)
+    assert other.data(lecturer.code) == text
+    with pytest.raises(NotLecturer):
+        other.keep_data(lecturer.code, 'not the secret', 'x,y\n1,2')
+    with pytest.raises(BadState, match='100 kB'):
+        one.keep_data(lecturer.code, lecturer.secret, 'x' * 100_001)
+    one.close(lecturer.code, lecturer.secret)
+    with pytest.raises(RoomEnded):
+        other.data(lecturer.code)
