@@ -130,6 +130,9 @@ def dataset_spec(learning, arrived=None, big=False):
                          'opacity': {'condition': {'test': 'datum.in', 'value': 0.9}, 'value': 0.2},
                          'tooltip': tooltip}}  # fmt: skip
     layers = [dots, ring]
+    if arrived is not None:  # a class's: a point far from what the parameters make of it stands out, larger
+        dots['encoding']['size'] = {'field': 'loss', 'type': 'quantitative', 'title': 'its loss',
+                                    'scale': {'range': [60, 700] if big else [30, 300]}}  # fmt: skip
     if rest:  # the clusters: coloured by the target
         dots['encoding']['color'] = {'field': rest[-1], 'type': 'nominal',
                                      'scale': {'range': list(CLUSTERS)}}  # fmt: skip
@@ -144,7 +147,7 @@ def dataset_spec(learning, arrived=None, big=False):
         layers.insert(0, line)
         words = f'{second} against {first}, and the line w·{first} + b at w = {fmt(w)}, b = {fmt(b)}'
     marked = (f'point {learning.point + 1} is ringed' if arrived is None
-              else f'the {len(arrived)} points reported are dark, the others faint')  # fmt: skip
+              else f'the {len(arrived)} points reported dark and as large as their loss, the others faint')  # fmt: skip
     return {**_spec(big), 'description': f'The data, {len(data)} points: {words}; {marked}.',
             'data': {'values': rows}, 'layer': layers}  # fmt: skip
 
