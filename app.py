@@ -8,7 +8,7 @@ from components.export_panel import share_panel
 from components.inputs import input_values
 from components.live import class_link, class_panel, class_places, joined, lecturer_room, take_back_class
 from components.markdown import md, printable
-from components.modes import PARTS, Pass, mode_control, mode_in_force
+from components.modes import PARTS, Pass, input_boxes, mode_control, mode_in_force
 from components.nonfinite import show_nonfinite
 from components.picker import choose_expression, chosen_expression, show_formula_error, show_heading
 from components.player import go_to, link_toast, painted, say_kept_toasts, show_player
@@ -56,7 +56,7 @@ else:
         st.header(TITLE)
         expression, formula_error = choose_expression()
         starts = expression.params if expression and asked.learns else ()  # where learning starts
-        boxes = [n for n in expression.defaults if n in expression.params or not asked.batch] if expression else ()
+        boxes = input_boxes(asked, expression) if expression else ()  # a batch's data comes from its points
         values = input_values(s.expr, expression, starts=starts, boxes=boxes) if expression else {}
         learned_box = st.empty()  # where the steps took the parameters, once the page knows
         mode_control()

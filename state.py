@@ -369,6 +369,12 @@ def link_to_write(session, input_names, followed):
     return query
 
 
+def learns_together(query):
+    """Whether a link's scenario (a class's) learns together from a batch: the room is the minibatch."""
+    page, _ = from_query(query)
+    return row(page.mode).batch and page.together
+
+
 def batch_in(query, kept=''):
     """(expression, parameters, dataset, learning rate) that a link's scenario learns a batch from, or None where it
     learns none: a class's, as the room holds it, is what a phone's grads are computed from on the server, never

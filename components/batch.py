@@ -12,7 +12,7 @@ from engine import batch
 from engine.batch import DataError
 from exports.plots import data_png, loss_png
 from server.live import ROOMS
-from server.rooms import RoomError
+from server.rooms import RoomError, batch_round
 from view.batch import (
     BatchLearning,
     collected_lines,
@@ -27,8 +27,10 @@ from view.numbers import fmt
 DESCENT = 'batch_descent'  # session state: the last descent, (what it is of, learn.Descent), extended step by step
 DATA_ERROR = 'data_error'  # session state: what was wrong with the data last given, shown until the next is good
 DATA_TEXT = 'data_text'  # session state: the data box's text
+DATA_SHOWN = 'data_shown'  # session state: the dataset's text the box was last given
 PLACE = 'class_place'  # session state: (class code, the phone's place among those handed a point), learning together
 CLASS_LOSSES = 'class_losses'  # session state: the lecturer's, the mean loss over the data after each class step
+KEPT_IN_CLASS = 'kept_in_class'  # session state: (class code, data mark) of the dataset the lecturer's class keeps
 KEPT = 'kept_data'  # session state: {mark: text} of the datasets too long for a link (state.data_mark) this page has
 
 
@@ -45,7 +47,8 @@ def dataset_in_use(expression, text, from_link, room=''):
             text = _kept_text(text, room)
         return batch.read_text(text, batch.data_names(expression))
     except (DataError, RoomError) as error:
-        s.data = ''
+        if not text.startswith('@'):  # a mark stays: a reloaded lecturer's page finds its class's data a run later
+            s.data = ''
         if from_link:
             link_toast(f'The link’s data could not be read, so the example’s is shown: {md(str(error))}',
                        icon=':material/link:')  # fmt: skip
@@ -147,7 +150,8 @@ def batch_panel(learning, example, on_step):
     back, forth, _ = st.columns([1, 1, 3])
     back.button('◂ Previous point', on_click=_next, args=(n, -1), disabled=k == 0, width='stretch')
     forth.button('Next point ▸', on_click=_next, args=(n, 1), disabled=k == n - 1, width='stretch')
-    st.markdown(f'**What point {k + 1}’s backward adds** (after the {k} points before it):')
+    before = {0: 'the first point', 1: 'after the point before it'}.get(k, f'after the {k} points before it')
+    st.markdown(f'**What point {k + 1}’s backward adds** ({before}):')
     st.code('\n'.join(collected_lines(learning)), language=None, wrap_lines=True)
     plots = st.columns(2)
     with plots[0]:
@@ -220,8 +224,10 @@ def data_editor(dataset, example):
     with st.expander(f'The data: {len(dataset)} points, {"the example’s" if ours else "yours"}'):
         if s.get(DATA_ERROR):
             st.error(f'{md(s[DATA_ERROR])} The page keeps the last good data.', icon=':material/error:')
-        if not s.get(DATA_ERROR):  # a bad text stays in the box, to be put right
-            s[DATA_TEXT] = dataset.text()
+        # the box shows the data in use when it changes, and not on every run: what is typed and not yet sent stays,
+        # as does a bad text, to be put right
+        if s.get(DATA_SHOWN) != dataset.text() and not s.get(DATA_ERROR):
+            s[DATA_TEXT] = s[DATA_SHOWN] = dataset.text()
         columns = dataset.columns
         with st.form('data_form', border=False):
             st.text_area(f'A line a point: {", ".join(columns)} (a first line of names is optional)', key=DATA_TEXT,
@@ -257,9 +263,13 @@ def together_panel(learning, room, student):
         s[PLACE] = (s.get('room'), place)
         st.rerun()  # the graph of the point handed out, and its player told the point (components/modes.py's room)
     k = learning.point
-    sharing = len(range(k, ROOMS.phones(room['code']), n)) - 1
-    shared = (f' {sharing} other phone{"s" if sharing > 1 else ""} have this point too: the room has more phones '
-              f'than the data has points, and counts each point once.') if sharing else ''  # fmt: skip
+    try:
+        sharing = len(range(k, ROOMS.phones(room['code']), n)) - 1
+    except RoomError:
+        sharing = 0  # the player says what the class is up to
+    others = f'{sharing} other phone was' if sharing == 1 else f'{sharing} other phones were'
+    shared = (f' {others} handed this point too: the class has more phones than the data has points, and counts '
+              'each point once.') if sharing else ''  # fmt: skip
     data = ', '.join(f'{md(name)} = {fmt(v)}' for name, v in learning.dataset.point(k).items())
     st.markdown(f'Your point: **{k + 1} of {n}** ({data}).{shared} Step through its pass: the grads it ends with are '
                 'your share of the batch. *Send my grads* under the player’s buttons sends them; the projector adds '
@@ -276,13 +286,23 @@ def together_room(page, learning):
     return {'point': learning.point + 1, 'of': len(learning.dataset)}
 
 
+STEPPED_FROM = 'class_stepped_from'  # session state: the round (rooms.batch_round) the lecturer's last step was from
+
+
+def class_data(code, secret):
+    """The lecturer's dataset too long for a link, kept with the class whenever the class does not hold it yet (its
+    mark names it): each phone reads it there."""
+    s = st.session_state
+    if len(s.get('data', '')) > batch.MAX_LINK and s.get(KEPT_IN_CLASS) != (code, state.data_mark(s.data)):
+        ROOMS.keep_data(code, secret, s.data)
+        s[KEPT_IN_CLASS] = (code, state.data_mark(s.data))
+
+
 def _fold(expression, learning, code, secret):
     """The lecturer's page starts learning together: the parameters its graph shows become its inputs (no steps of
-    its own), so that the class's scenario names them, and every phone's page computes from them; a dataset too
-    long for the link is kept with the class."""
+    its own), so that the class's scenario names them, and every phone's page computes from them."""
     s = st.session_state
-    if len(s.get('data', '')) > batch.MAX_LINK:
-        ROOMS.keep_data(code, secret, s.data)
+    class_data(code, secret)
     for name, value in learning.params.items():
         s[state.input_key(s.expr, name)] = value
     s.learned = 0
@@ -290,25 +310,37 @@ def _fold(expression, learning, code, secret):
     s[CLASS_LOSSES] = [batch.mean_loss(expression, learning.params, learning.dataset)]
 
 
+def forget_together():
+    """A class ends, or another starts: learning together starts again with the next *Learn together*."""
+    s = st.session_state
+    s.together = False
+    for key in (CLASS_LOSSES, STEPPED_FROM, KEPT_IN_CLASS):
+        s.pop(key, None)
+
+
 def _class_step(expression, code, secret):
-    """The class's step: `p.data += -lr * mean grad` over the points reported, from the parameters the class shows."""
+    """The class's step: `p.data += -lr * mean grad` over the points reported, from the parameters the class shows
+    (read with the shares, at once), into the page's inputs with no steps of its own."""
     s = st.session_state
     try:
-        held = state.batch_in(ROOMS.state(code).scenario)
-        reports, _ = ROOMS.reports(code, secret)
+        scenario, shares, _ = ROOMS.batch_now(code, secret)
+        kept = ROOMS.data(code) if scenario.get('data', '').startswith('@') else ''
     except RoomError as error:
         st.toast(md(error), icon=':material/error:')
         return
-    if held is None or not reports:
+    held = state.batch_in(scenario, kept)
+    if held is None or not shares:
         return
     _, params, dataset, lr = held
-    update = batch.step_on(params, batch.sums_of(reports, expression.params), len(reports), lr)
+    update = batch.step_on(params, batch.sums_of(shares, expression.params), len(shares), lr)
     for name, value in update.items():
         s[state.input_key(s.expr, name)] = value
+    s.learned = 0
+    s[STEPPED_FROM] = batch_round(scenario)  # no second step from it: the class has not had this one yet
     s[CLASS_LOSSES] = [*s.get(CLASS_LOSSES, []), batch.mean_loss(expression, update, dataset)]
 
 
-def class_together(scene, code, secret, students):
+def class_together(scene, code, secret):
     """The projector's panel in a batch: *Learn together*, then the batch as phones report (n of N points, each
     grad's sum and mean), *Step*, the data with the points in, and the mean loss over the data after each step."""
     learning, expression = scene.batch, scene.expression
@@ -324,32 +356,33 @@ def class_together(scene, code, secret, students):
             st.rerun(scope='app')  # the page's link names the class's parameters: the phones follow it
         return
     try:
-        reports, phones = ROOMS.reports(code, secret)
+        class_data(code, secret)  # the lecturer's data changed, or the page was reloaded
+        scenario, reports, phones = ROOMS.batch_now(code, secret)
+        handed = ROOMS.phones(code)
     except RoomError as error:
         st.warning(md(error), icon=':material/cloud_off:')
         return
-    n, steps = len(learning.dataset), len(s.get(CLASS_LOSSES, [None])) - 1
-    shared = ' (phones outnumber the points: some share one)' if ROOMS.phones(code) > n else ''
-    st.markdown(f'**Learning together** · step {steps + 1} · **{len(reports)} of {n} points in**, from {phones} '
+    n = len(learning.dataset)
+    losses = s.setdefault(CLASS_LOSSES, [batch.mean_loss(expression, learning.params, learning.dataset)])
+    shared = ' (more phones than points: some share one)' if handed > n else ''
+    st.markdown(f'**Learning together** · step {len(losses)} · **{len(reports)} of {n} points in**, from {phones} '
                 f'phone{"s" if phones != 1 else ""}{shared}')  # fmt: skip
     st.code('\n'.join(room_lines(reports, expression.params, n)), language=None, wrap_lines=True)
     step, stop = st.columns(2)
+    waiting = s.get(STEPPED_FROM) == batch_round(scenario)  # the last step has not reached the class yet
     said = f'p.data += -lr * mean grad, lr = {learning.lr:g}, over the points in; the phones follow.'
     if step.button('Step on the mean', icon=':material/trending_down:', type='primary', help=said, key='class_step',
-                   disabled=not reports, width='stretch'):  # fmt: skip
+                   disabled=not reports or waiting, width='stretch'):  # fmt: skip
         _class_step(expression, code, secret)
         st.rerun(scope='app')
     if stop.button('Stop learning together', key='stop_together', width='stretch'):
         st.session_state.together = False
         st.rerun(scope='app')
     st.vega_lite_chart(dataset_spec(learning, arrived=set(reports), big=True), width='stretch')
-    losses = s.get(CLASS_LOSSES)
-    if losses:
-        st.markdown(f'**The mean loss over the {n} points, after each step**')
-        st.vega_lite_chart(loss_spec(losses, big=True), width='stretch')
+    st.markdown(f'**The mean loss over the {n} points, after each step**')
+    st.vega_lite_chart(loss_spec(losses, big=True), width='stretch')
     data, loss = st.columns(2)
     with data:
         png_button('The data (PNG)', lambda: data_png(learning, set(reports)), 'class_data', learning)
-    if losses:
-        with loss:
-            png_button('The loss (PNG)', lambda: loss_png(losses), 'class_loss', learning)
+    with loss:
+        png_button('The loss (PNG)', lambda: loss_png(losses), 'class_loss', learning)

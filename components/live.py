@@ -13,7 +13,7 @@ from collections import Counter
 import streamlit as st
 
 import state
-from components.batch import class_together
+from components.batch import class_together, forget_together
 from components.code import WAITS
 from components.markdown import md
 from components.player import send_to
@@ -88,6 +88,11 @@ def lecturer_room(session):
     return {'code': code, 'secret': secret, 'lead': True, 'api': api_path(code), 'question': question}
 
 
+def led_class():
+    """The code of the class this page leads, or ''."""
+    return st.session_state.get(LECTURER, ('',))[0]
+
+
 def take_back_class(lead):
     """A reloaded lecturer's page: the class its tab led (`lead`, {'code', 'secret'}, as the player kept it), led
     again if it is still open and the secret is its lecturer's; else nothing (Start a class opens a new one)."""
@@ -103,7 +108,9 @@ def take_back_class(lead):
 
 
 def _start():
-    scenario = {k: v for k, v in state.scenario(st.query_params.to_dict()).items() if k not in state.NOT_CLASS}
+    forget_together()  # a new class learns together once its lecturer says so
+    scenario = {k: v for k, v in state.scenario(st.query_params.to_dict()).items()
+                if k not in (*state.NOT_CLASS, 'together')}  # fmt: skip
     try:
         lecturer = ROOMS.create(scenario, frame=0)  # the player posts the frame shown as soon as it is drawn
     except RoomError as error:
@@ -113,6 +120,7 @@ def _start():
 
 
 def _end():
+    forget_together()
     code, secret = st.session_state.pop(LECTURER)
     try:
         record = ROOMS.record(code, secret)  # its answers, for the lecturer to download once the class has ended
@@ -196,8 +204,10 @@ def _panel(scene):
     # the QR code while nothing else needs the room: a question's answers, or a batch's sums, stay in view
     _join_block(code, students, qr=question is None and not (MODE[scene.mode].batch and session.get('together')))
     _taking_toggle(code, secret, taking)
-    if MODE[scene.mode].batch:  # the room is the minibatch
-        class_together(scene, code, secret, students)
+    if MODE[scene.mode].batch:  # the room is the minibatch: a question asked before in another mode is closed
+        if question is not None:
+            _then_rerun(ROOMS.close_question, code, secret)
+        class_together(scene, code, secret)
         return
     if scene.right is not None:  # code mode (or the `=` engine): the bodies the room sent
         if MODE[scene.mode].code:

@@ -27,7 +27,7 @@ from components.code import checked_bodies, code_boxes, code_verdict
 from components.forward import chosen_input, forward_panel
 from components.inputs import show_learned
 from components.learning import learning_after, learning_panel
-from components.live import send_bodies_button
+from components.live import led_class, send_bodies_button
 from components.player import send_to
 from components.quiz import quiz_panel
 from engine import batch
@@ -39,6 +39,13 @@ from view.numbers import number_width, tangent_width
 
 def mode_control():
     st.radio('Mode', NAMES, key='mode', format_func=lambda name: MODE[name].label, help=HELP)
+
+
+def input_boxes(asked, expression):
+    """The inputs whose boxes the sidebar draws, for the mode `asked` (a view.modes.Mode): every one, but a batch's
+    data where the batch applies (its points are the data)."""
+    data = batch.data_names(expression) if asked.batch and batch.applies(expression) else ()
+    return [name for name in expression.defaults if name not in data]
 
 
 def mode_in_force(name, expression, trace):
@@ -158,7 +165,7 @@ def _learn_below(built, room, student):
 def _batch_before(built):
     # the graph of one point, at the parameters after the steps taken on the whole batch
     page, expression = built.page, built.expression
-    dataset = dataset_in_use(expression, page.data, built.from_link, room=page.room)
+    dataset = dataset_in_use(expression, page.data, built.from_link, room=page.room or led_class())
     handed = class_point(page, len(dataset))  # a phone learning together: the point the room handed it
     point_control(built.box if handed is None else None, len(dataset), compact=page.present)
     point = handed or st.session_state.point

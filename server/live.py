@@ -39,7 +39,9 @@ import ipaddress
 import json
 import logging
 import os
+import threading
 
+import cachetools
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
@@ -188,19 +190,41 @@ async def read_json(request, limit, form):
 def share_grads(rooms, code, student, seen):
     """A phone's share of the class's batch: the point the room handed it (round-robin), that point's grads at the
     class's parameters, computed here from the room's scenario, and reported to the room; {'point' (1-based),
-    'grads', 'loss'}. QuestionClosed where `seen`, the scenario the phone's page shows, is of another batch."""
+    'grads', 'loss'}. The student is checked first, and the class must be learning together; QuestionClosed where
+    `seen`, the scenario the phone's page shows, is of another batch."""
+    place = rooms.point_of(code, student)  # NotInRoom for an id the room did not mint, before any work
     scenario = rooms.state(code).scenario
+    if not state.learns_together(scenario):
+        raise BadState('The class is not learning together from a batch now.')
     if not isinstance(seen, dict) or batch_round(seen) != batch_round(scenario):
         raise QuestionClosed(STEPPED)
-    marked = scenario.get('data', '').startswith('@')  # a dataset too long for a link: the class keeps it
-    held = state.batch_in(scenario, rooms.data(code) if marked else '')
+    held = class_batch(rooms, code, scenario)
     if held is None:
-        raise BadState('The class is not learning from a batch now.')
+        raise BadState('The class is not learning together from a batch now.')
     expression, params, dataset, _ = held
-    k = rooms.point_of(code, student) % len(dataset)
+    k = place % len(dataset)
     share = batch.point_grads(expression, params, dataset.point(k))
     rooms.report(code, student, scenario, k, share.grads, share.loss)
     return {'point': k + 1, 'grads': share.grads, 'loss': share.loss}
+
+
+_batches = cachetools.LRUCache(64)  # a class's batch by its round: 300 phones' shares read it once, not 300 times
+_batches_lock = threading.Lock()
+
+
+def class_batch(rooms, code, scenario):
+    """state.batch_in of a class's scenario (with the dataset the class keeps, where its link holds a mark), kept by
+    the batch's round: the descent to the steps taken is worked out once a round, not once a share."""
+    marked = scenario.get('data', '').startswith('@')  # a dataset too long for a link: the class keeps it
+    kept = rooms.data(code) if marked else ''
+    key = (batch_round(scenario), kept)
+    with _batches_lock:
+        if key in _batches:
+            return _batches[key]
+    held = state.batch_in(scenario, kept)
+    with _batches_lock:
+        _batches[key] = held
+    return held
 
 
 class Watcher:

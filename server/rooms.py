@@ -93,7 +93,12 @@ NUMBER = re.compile(r'[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?')  # what float() re
 MAX_CHANGES = 20  # answers from one student to one question, or code sends from one student to one room
 MAX_BODY = sandbox.MAX_BODY  # characters in one body, as the page's boxes take them
 MAX_SEND_BYTES = 4 * MAX_BODY * len(exercise.OPS)  # a send's bodies together, as UTF-8 (4 bytes a character at most)
-STEPPED = 'The class has taken its step since: your page moves to the new parameters.'  # a report to the last batch
+# a share asked for a batch the class does not show now: after a step (the page follows the class by itself), or on a
+# page that shows parameters of its own
+STEPPED = (
+    'Your page does not show the class’s batch now: once it follows the class (by itself after a step; the '
+    'bar’s button brings it back if you stepped on your own), send again.'
+)
 MAX_PARAMS = 64  # a report's grads: one per parameter (the MLP has 13)
 VERDICT = re.compile(r'[a-z_,]{0,64}')  # the grader's verdict on a send: 'right', or mistake kinds joined by commas
 
@@ -737,15 +742,23 @@ class Rooms:
     def reports(self, code, secret):
         """For the lecturer: the batch of the class's scenario as it is now, `{point: {'grads': {name: grad},
         'loss': loss}}`, and how many phones reported to it; empty for a batch no phone has reported to yet."""
+        _, shares, phones = self.batch_now(code, secret)
+        return shares, phones
+
+    def batch_now(self, code, secret):
+        """For the lecturer: (the class's scenario, its batch's shares as `reports` gives them, how many phones
+        reported), read at once: a step computed from them takes the parameters the shares were computed at."""
         code = self._lecturer(code, secret)
         got = self.backend.reports(code, self.clock())
         if isinstance(got, str):
             self._live(code, got)
         text, held_round, kept, phones = got
-        if held_round != batch_round(json.loads(text)['scenario']):
-            return {}, 0
+        scenario = json.loads(text)['scenario']
+        if held_round != batch_round(scenario):
+            return scenario, {}, 0
         reports = {int(point): json.loads(report) for point, report in kept.items()}
-        return {point: {'grads': r['grads'], 'loss': r['loss']} for point, r in sorted(reports.items())}, phones
+        shares = {point: {'grads': r['grads'], 'loss': r['loss']} for point, r in sorted(reports.items())}
+        return scenario, shares, phones
 
     def sent_bodies(self, code, secret):
         """For the lecturer: each student's last send, `{student: {'bodies': {op: text}, 'verdict': str}}`."""

@@ -513,13 +513,16 @@ var grads = {
     if (key === this.gradsKey) return;
     this.gradsKey = key;
     this.gradsBox.replaceChildren();
+    const shown = !this.gradsBox.hidden;
     this.gradsBox.hidden = !together;
+    if (shown !== !!together) this.refit();
     if (!together) return;
     const el = (tag, props = {}) => Object.assign(document.createElement(tag), props);
     const said = el("div", { className: "said", role: "status" });
     const send = el("button", { type: "button", className: "primary", textContent: "Send my grads to the class" });
     send.onclick = () => this.sendGrads(said);
     this.gradsBox.append(el("div", { className: "ask-head", textContent: pointWords(together) }), send, said);
+    this.keepInSight();
   },
   async sendGrads(said) {
     const { api } = this.classRoom;

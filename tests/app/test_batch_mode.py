@@ -221,7 +221,7 @@ def test_the_room_learns_together_each_phone_sends_its_points_grads_and_the_step
     assert float(link(lecturer)['v.b']) == pytest.approx(-0.1 * db, rel=1e-12)
     post_scenario(lecturer, code, secret)
     # a phone still showing the batch before the step is refused; once it follows the class, it is taken
-    with pytest.raises(QuestionClosed, match='taken its step'):
+    with pytest.raises(QuestionClosed, match='does not show the class’s batch'):
         send(third, code)
     follow(third, code)
     assert send(third, code)['point'] == 3
@@ -266,3 +266,41 @@ def test_a_dataset_too_long_for_a_link_is_kept_with_the_class_and_every_phone_le
     x, y = rows[0]
     assert share['grads']['w'] == pytest.approx(2 * (0.5 * x - y) * x, rel=1e-12)
     ROOMS.close(code, secret)
+
+
+def test_the_class_step_is_taken_once_from_the_parameters_the_shares_were_computed_at():
+    lecturer, (code, secret) = lecturer_page({'expr': 'regression', 'mode': 'batch'})
+    lecturer.button(key='learn_together').click().run()
+    post_scenario(lecturer, code, secret)
+    phone = phone_page(code)
+    phone.run()
+    send(phone, code)
+    lecturer.session_state['learned'] = 10  # steps of the page's own since (its sidebar): the class's are not those
+    lecturer.run()
+    lecturer.button(key='class_step').click().run()
+    ((dw, db),) = grads_by_hand(0.5, 0.0, POINTS[:1])
+    assert float(link(lecturer)['v.w']) == pytest.approx(0.5 - 0.1 * dw, rel=1e-12)
+    assert 'learned' not in link(lecturer)  # the class's parameters are the page's inputs, with no steps on top
+    assert lecturer.button(key='class_step').disabled  # a second click waits for the class to have the first
+    post_scenario(lecturer, code, secret)
+    lecturer.run()
+    assert lecturer.button(key='class_step').disabled  # and a new batch has no shares yet
+    ROOMS.close(code, secret)
+
+
+def test_a_class_ended_takes_learning_together_with_it_and_a_question_left_open_is_closed():
+    lecturer, (code, secret) = lecturer_page({'expr': 'regression', 'mode': 'batch'})
+    ROOMS.ask(code, secret, frame=3, asked=[{'node': 'w', 'label': 'w.grad', 'candidates': [['right', 1.0]]}])
+    lecturer.run()
+    assert ROOMS.state(code).question is None  # a batch asks no question: one left open is closed
+    lecturer.button(key='learn_together').click().run()
+    lecturer.button(key='end_class').click().run()
+    assert 'together' not in link(lecturer)
+    lecturer.button(key='start_class').click().run()
+    assert lecturer.button(key='learn_together')  # the new class learns together once asked
+
+
+def test_a_graph_the_batch_does_not_apply_to_keeps_its_input_boxes(start):
+    page = start(query={'expr': 'neuron', 'mode': 'batch'})
+    boxes = {box.label for box in page.sidebar.number_input if box.key.startswith('input:')}
+    assert boxes == {'x1', 'w1', 'x2', 'w2', 'b'}  # the neuron has no data to learn from: every input its box

@@ -724,8 +724,8 @@ def test_a_phones_grads_are_computed_on_the_server_from_the_classs_batch_and_tak
 @pytest.mark.parametrize(
     ('body', 'status', 'error'),
     [
-        ({'student': 'ANA', 'scenario': {**BATCH, 'v.w': '0.6'}}, 409, 'taken its step'),
-        ({'student': 'ANA', 'scenario': 'not a scenario'}, 409, 'taken its step'),
+        ({'student': 'ANA', 'scenario': {**BATCH, 'v.w': '0.6'}}, 409, 'does not show the class’s batch'),
+        ({'student': 'ANA', 'scenario': 'not a scenario'}, 409, 'does not show the class’s batch'),
         ({'student': 'made-up', 'scenario': BATCH}, 403, 'lost its place'),
         ({'student': 'ANA', 'scenario': BATCH, 'grads': {'w': 1e9}}, 200, None),  # numbers sent are never read
         ([1, 2], 400, 'as JSON'),
@@ -750,4 +750,16 @@ def test_grads_asked_of_a_class_not_learning_from_a_batch_are_refused():
     lecturer = live.rooms.create(SCENARIO)
     got = http.post(f'/api/class/{lecturer.code}/grads', json={'student': live.rooms.join(lecturer.code),
                                                                 'scenario': SCENARIO})  # fmt: skip
-    assert got.status_code == 400 and 'not learning from a batch' in got.json()['error']
+    assert got.status_code == 400 and 'not learning together' in got.json()['error']
+
+
+def test_grads_are_refused_before_any_work_unless_the_class_learns_together(monkeypatch):
+    # a class at 500 steps of learning: its parameters would cost a descent to work out, which no share may start
+    live, http = client()
+    heavy = {'expr': 'mlp', 'mode': 'learn', 'learned': '500'}
+    lecturer = live.rooms.create(heavy)
+    monkeypatch.setattr(live_module.state, 'batch_in', lambda *a: pytest.fail('the batch was worked out'))
+    path = f'/api/class/{lecturer.code}/grads'
+    assert http.post(path, json={'student': 'made-up', 'scenario': heavy}).status_code == 403
+    got = http.post(path, json={'student': live.rooms.join(lecturer.code), 'scenario': heavy})
+    assert got.status_code == 400 and 'not learning together' in got.json()['error']

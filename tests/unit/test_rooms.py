@@ -1021,7 +1021,7 @@ def test_a_step_starts_a_new_batch_and_a_report_for_the_last_is_refused(rooms):
     stepped = {**BATCH, 'v.w': '0.6'}
     rooms.step(lecturer.code, lecturer.secret, stepped, frame=0)
     assert rooms.reports(lecturer.code, lecturer.secret) == ({}, 0)
-    with pytest.raises(QuestionClosed, match='taken its step'):
+    with pytest.raises(QuestionClosed, match='does not show the class’s batch'):
         rooms.report(lecturer.code, phone, BATCH, 1, {'w': 1.0, 'b': 1.0}, loss=1.0)
     rooms.report(lecturer.code, phone, stepped, 1, {'w': 2.0, 'b': 2.0}, loss=2.0)
     assert list(rooms.reports(lecturer.code, lecturer.secret)[0]) == [1]

@@ -27,13 +27,16 @@ export const grads = {
     if (key === this.gradsKey) return; // the same box: what it said stays
     this.gradsKey = key;
     this.gradsBox.replaceChildren();
+    const shown = !this.gradsBox.hidden;
     this.gradsBox.hidden = !together;
+    if (shown !== !!together) this.refit(); // the box takes room above the graph, or gives it back
     if (!together) return;
     const el = (tag, props = {}) => Object.assign(document.createElement(tag), props);
     const said = el('div', { className: 'said', role: 'status' });
     const send = el('button', { type: 'button', className: 'primary', textContent: 'Send my grads to the class' });
     send.onclick = () => this.sendGrads(said);
     this.gradsBox.append(el('div', { className: 'ask-head', textContent: pointWords(together) }), send, said);
+    this.keepInSight();
   },
 
   async sendGrads(said) {
