@@ -4,14 +4,15 @@ Starts `streamlit run main.py` on a free port (tests/support/serve.py, as the te
 (?expr=...&step=...) in a fresh page, and saves a full-page PNG at 1600x1000 into docs/; the presentation view, made
 to fit its window, as the window of a 1920x1080 projector; and the window of a phone and of a laptop (screen-*.png).
 One picture per teaching mode (mode-*.png): your own _backward, the = bug, the
-quiz (its first question answered in the page), the quiz in the presentation view, one step of learning and forward
-mode. And a
+quiz (its first question answered in the page), the quiz in the presentation view, one step of learning, forward
+mode, and learning from a batch. And a
 live class (class-*.png): a projector and three students in Chromium (two laptops, a phone), with 21 more students
 following over plain HTTP, asked a question, answering it, and the reveal.
 
     python -m scripts.screenshots               # every picture
     python -m scripts.screenshots class         # a live class's alone
     python -m scripts.screenshots forward       # forward mode's alone
+    python -m scripts.screenshots batch         # learning from a batch's alone
 """
 
 import asyncio
@@ -288,10 +289,22 @@ def forward_mode(browser, url):
     save(page, 'mode-forward.png')
 
 
+def batch_mode(browser, url):
+    """Learning from a batch on the regression: point 3's pass at its end, after 3 steps on the batch, and below it
+    what its backward adds, the mean and the step, the data and the mean loss."""
+    page, k, n = open_view(browser, url, '?expr=regression&mode=batch&point=3&learned=3&step=end')
+    assert k == n, (k, n)
+    expect(page.get_by_text('What point 3’s backward adds')).to_be_visible()
+    expect(page.locator('[data-testid="stVegaLiteChart"]').first).to_be_visible()
+    save(page, 'mode-batch.png')
+
+
+SHOTS = {'class': live_class, 'forward': forward_mode, 'batch': batch_mode}  # one alone: `... screenshots batch`
+
+
 def main():
     only = sys.argv[1:]
-    only_class = only == ['class']
-    if only not in ([], ['class'], ['forward']):
+    if only and (len(only) != 1 or only[0] not in SHOTS):
         sys.exit(__doc__)
     if not only:
         exported_gif('reuse-pass.gif')
@@ -301,7 +314,7 @@ def main():
     with serve_app() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         if only:
-            (live_class if only_class else forward_mode)(browser, url)
+            SHOTS[only[0]](browser, url)
             browser.close()
             return
         try:
@@ -353,6 +366,7 @@ def main():
 
             code_mode(browser, url)
             forward_mode(browser, url)
+            batch_mode(browser, url)
         finally:
             browser.close()
 
