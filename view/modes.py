@@ -28,24 +28,22 @@ def always(expression, trace):
     return None
 
 
-def learn_why_not(expression, trace):
-    if learn.applies(expression):
-        return None
-    with_loss = ' or '.join(f'"{e.menu}"' for e in PRESETS.values() if learn.applies(e))
-    return (
-        f'One step of learning needs a loss and parameters to learn: pick {with_loss} among the examples. '
-        'This expression has none, so the page shows its backward pass.'
-    )
+def needs(applies, what):
+    """A mode's why_not where it applies to the expressions `applies` accepts: else "`what`: pick one of the
+    examples that have it", named from PRESETS."""
+
+    def why_not(expression, trace):
+        if applies(expression):
+            return None
+        having = ' or '.join(f'"{e.menu}"' for e in PRESETS.values() if applies(e))
+        return (f'{what}: pick {having} among the examples. This expression has none, so the page shows its '
+                'backward pass.')  # fmt: skip
+
+    return why_not
 
 
-def batch_why_not(expression, trace):
-    if batch.applies(expression):
-        return None
-    with_data = ' or '.join(f'"{e.menu}"' for e in PRESETS.values() if batch.applies(e))
-    return (
-        f'Learning from a batch needs parameters to learn and data to learn them from: pick {with_data} among the '
-        'examples. This expression has none, so the page shows its backward pass.'
-    )
+learn_why_not = needs(learn.applies, 'One step of learning needs a loss and parameters to learn')
+batch_why_not = needs(batch.applies, 'Learning from a batch needs parameters to learn and data to learn them from')
 
 
 def quiz_why_not(expression, trace):
