@@ -589,6 +589,19 @@ def together(results):
     )  # fmt: skip
 
 
+def lesson(results):
+    """A lesson in one file's size per graph (bench/bench_lesson.py), in words."""
+    from exports.lesson import size_words
+
+    called = {'neuron': 'the neuron', 'mlp': 'the MLP'}  # a chain by its code
+
+    def named(graph):
+        return called.get(graph, f'`{graph}`' if '(' in graph else graph)
+
+    sizes = [f"{named(r['graph'])}'s {size_words(r['bytes'])}" for r in results['lesson']]
+    return ', '.join(sizes[:-1]) + ' and ' + sizes[-1] + ' (`bench/results/lesson.txt`)'
+
+
 BLOCKS = {  # name: (the results it is made from, how)
     'engine': (('engine',), engine),
     'page': (('page', 'layout_sides'), page),
@@ -604,6 +617,7 @@ BLOCKS = {  # name: (the results it is made from, how)
     'class-3000': (('class_3000',), lambda results: live_class(results, 'class_3000')),
     'first-graph': (('first_graph',), first_graph),
     'together': (('together',), together),
+    'lesson': (('lesson',), lesson),
 }
 
 

@@ -6,6 +6,7 @@ with a progress bar, after its turn in exports.queue.LINE, or had from another s
 (cache.made_file), and each file made stays for this session until the scenario changes, within SESSION_FILE_BYTES."""
 
 import dataclasses
+import datetime
 import functools
 from dataclasses import dataclass
 
@@ -14,14 +15,18 @@ import streamlit as st
 import exports
 import state
 from components.markdown import md
-from components.share import link_url, share_dialog
+from components.player import lesson_run
+from components.share import link_url, share_dialog, students_links
 from engine.frames import clamp_frame, frames
+from exports import lesson
+from exports.picture import expression
 from exports.plots import batch_pages
 from server import layout
 from server.cache import made_file, session_allowance
 from server.streamlit_private import session_waiting
 from view import names
 from view.learning import tail_length
+from view.modes import MODE
 from view.scene import exact_key
 
 PPTX = 'application/vnd.openxmlformats-officedocument.presentationml.presentation'
@@ -66,6 +71,7 @@ class Shown:
     mode: str = 'watch'  # the mode in force (view/modes.py), and the right trace beside `trace` where it has one
     right: object = None
     batch: object = None  # a batch's view.batch.BatchLearning: its plots are the PDF's and the deck's last pages
+    lesson: object = None  # a Lesson: the pass as one page that steps on its own; None where there is none
 
 
 def share_panel(scene, page, quick, shape='wide'):
@@ -85,9 +91,12 @@ def share_panel(scene, page, quick, shape='wide'):
         questions=None if asked or not to_end or scene.wrt >= 0  # forward mode asks no question
         else frames(trace, page.forward, page.leaves, ask=True, hide=page.hide),
     )  # fmt: skip
+    link = link_url(st.context.url or '', state.to_query(page))
+    opening = clamp_frame(page.frame, count)  # learning's frames after the pass too
+    shown = dataclasses.replace(shown, lesson=lesson_of(scene, page, opening, students_links(link)[0][0].url))
     allowance, waiting = session_allowance(), session_waiting()
     share_dialog(
-        link_url(st.context.url or '', state.to_query(page)),
+        link,
         md(names.frame_title(trace, all_frames, index, count)),
         lambda: show_exports(shown, allowance, waiting),
     )
@@ -115,9 +124,10 @@ def show_exports(shown, allowance, waiting):
             label, data, f'{name}.{ext}', mime, on_click='ignore', icon=':material/download:', width='stretch'
         )
     if not can_draw:
-        kinds = ', '.join(label for label, *_ in PASS_FILES)
+        kinds = ', '.join([label for label, *_ in PASS_FILES] + [LESSON_LABEL])
         st.info(exports.no_dot(f'The whole pass ({kinds})'), icon=':material/info:')
         return
+    show_lesson(shown)
 
     shown = choose_frames(shown)
     if shown is None:
@@ -129,12 +139,82 @@ def show_exports(shown, allowance, waiting):
             _download(column, shown, label=label, ext=ext, mime=mime, data=kept[kind])
             continue
         if column.button(f'Make the {label}', key=f'make_{ext}', width='stretch'):
-            make = functools.partial(make or functools.partial(exports.pass_zip, stem=shown.stem), keep=shown.keep)
+            make = functools.partial(make or zip_maker(shown), keep=shown.keep)
             if ext == 'gif':
                 make = functools.partial(make, seconds=shown.seconds)
             _make_pass(shown, (label, ext, mime), make=make, allowance=allowance, waiting=waiting, kept=kept)
         if kind in kept:  # made in this session, then let go for a newer file
             column.caption(f'Let go to keep newer files within {SESSION_FILE_BYTES // MB} MB: make it again.')
+
+
+def zip_maker(shown):
+    """exports.pass_zip for `shown`, with the lesson in one file beside the SVGs where there is one within
+    lesson.MOST_BYTES."""
+    made = shown.lesson
+    if made is None or MODE[shown.mode].asks or made.size() > lesson.MOST_BYTES:
+        return functools.partial(exports.pass_zip, stem=shown.stem)
+    return functools.partial(exports.pass_zip, stem=shown.stem, lesson=made.html)
+
+
+LESSON_LABEL = 'Interactive page (HTML)'
+NO_LESSON = (
+    '{mode} checks each answer on the page, so it has no lesson in one file. Switch to *Watch backward()* for a '
+    'page that steps through this pass on its own, with *Hide new grads* to keep the answers for the class.'
+)
+
+
+@dataclass
+class Lesson:
+    """The pass as one page that steps on its own (exports/lesson.py): `run`, what its player is sent
+    (components/player's lesson_run); the rest, lesson_html's. Made once, when its size is first asked for."""
+
+    run: tuple
+    title: str
+    link: str
+    code: tuple
+
+    def size(self):
+        """Its bytes: a pass whose run alone is past lesson.MOST_BYTES is not made (its run's bytes are said)."""
+        run = lesson.size_of(*self.run)
+        if run > lesson.MOST_BYTES:
+            return run
+        try:
+            return len(self.html)
+        except lesson.LessonTooBig as refused:  # the player and the font took it past
+            return refused.size
+
+    @functools.cached_property
+    def html(self):
+        made = datetime.date.today().isoformat()
+        return lesson.lesson_html(*self.run, title=self.title, link=self.link, code=self.code, made=made).encode()
+
+
+def lesson_of(scene, page, index, link):
+    """The Lesson of `scene` at frame `index`, as `page` shows it, linking to the page at `link`; None where the
+    browser lays the graph out (lesson_run)."""
+    run = lesson_run(scene, page, index)
+    if run is None:
+        return None
+    return Lesson(run, expression(scene.trace), link, tuple(scene.bodies))
+
+
+def show_lesson(shown):
+    """The button that saves the pass as one page that steps on its own, made when clicked; where the mode checks
+    answers on the page, or the page would be too big, why not."""
+    st.markdown('**The whole pass, as one page that steps on its own** — for an LMS, a slide deck or offline')
+    mode = MODE[shown.mode]
+    if mode.asks:
+        st.info(NO_LESSON.format(mode=mode.label), icon=':material/quiz:')
+        return
+    size = shown.lesson.size()
+    if size > lesson.MOST_BYTES:
+        st.warning(lesson.too_big(size), icon=':material/picture_as_pdf:')
+        return
+    st.download_button(
+        f'{LESSON_LABEL} ({lesson.size_words(size)})',
+        shown.lesson.html, f'{shown.stem}.html', 'text/html', on_click='ignore', icon=':material/download:',
+        help='One HTML file with the player, the graph and every frame: it steps with no server and no network.',
+    )  # fmt: skip
 
 
 def choose_frames(shown):

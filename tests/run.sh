@@ -22,7 +22,9 @@ if missing || [ ! -x "${CHROMIUM:-/usr/bin/chromium}" ] || no_venv; then
     sudo=$([ "$(id -u)" = 0 ] || echo sudo)
     export DEBIAN_FRONTEND=noninteractive
     $sudo apt-get update -qq
-    $sudo apt-get install -y -qq --no-install-recommends graphviz chromium nodejs npm fonts-dejavu-core python3-venv \
+    # Node.js from elsewhere (NodeSource's, which carries its own npm) conflicts with Debian's npm: kept as it is
+    node=$(command -v node >/dev/null && command -v npm >/dev/null || echo nodejs npm)
+    $sudo apt-get install -y -qq --no-install-recommends graphviz chromium $node fonts-dejavu-core python3-venv \
       libreoffice-impress poppler-utils zbar-tools librsvg2-bin haproxy redis-server >/dev/null
   else
     echo "Install Graphviz (dot), Node.js and npm, HAProxy, redis-server and Chromium, and set CHROMIUM to its path if it is not /usr/bin/chromium." >&2

@@ -9,6 +9,7 @@ controls once the player says its first graph is painted (painted)."""
 
 import json
 import secrets
+from dataclasses import dataclass
 from pathlib import Path
 
 import streamlit as st
@@ -94,6 +95,34 @@ def show_player(scene, page, room=None):
     Share button was clicked in this run, as the browser sent it, or None; whether the layout is the quick one, which
     the exports then use too).
     """
+    run = player_run(scene)
+    goto = st.session_state.get(GOTO, NO_GOTO)
+    stem = file_stem(scene.expression_key, scene.inputs)
+    share_at, said = graph_player(
+        run.layout, (run.graph_name, run.graph), body=run.body, speed=page.speed, answers=page.final_grads_shown,
+        goto=goto, present=page.present, table=page.table, length=scene.length, stem=stem, room=room,
+        contrast=page.contrast,
+    )  # fmt: skip
+    return share_at, run.quick, said
+
+
+@dataclass(frozen=True)
+class Run:
+    """What the player is sent of a scene: its body's name and bytes, its graph's name and JSON (the layout, or the
+    DOT the browser lays out: `laid_out`), and whether the layout is the quick one."""
+
+    layout: str
+    body: bytes
+    graph_name: str
+    graph: bytes
+    laid_out: bool
+    quick: bool
+
+
+def player_run(scene):
+    """The player's body and graph for `scene` (a view.scene.Scene), from cache.py's caches, the body kept by the
+    scene's key; dot runs on the visitor's allowance, and when the graph cannot be laid out the page says why and
+    stops."""
     trace, width = scene.trace, scene.width
     rows = row_titles(scene.frames[0])  # forward mode's boxes say tangent where the others say grad
     if has_dot():
@@ -114,14 +143,23 @@ def show_player(scene, page, room=None):
     # the graph, the same for every input and frame (and most of a long chain's bytes), kept and sent apart: once
     graph_key = (scene.expression_key, width, 'svg' in graph, quick, rows)  # as cache.laid_out keeps the layouts
     encoded = cache.player_body(key=('graph', *graph_key), make=lambda: json.dumps(graph).encode())
-    goto = st.session_state.get(GOTO, NO_GOTO)
-    stem = file_stem(scene.expression_key, scene.inputs)
-    share_at, said = graph_player(
-        repr(key), (repr(graph_key), encoded), body=body, speed=page.speed, answers=page.final_grads_shown,
-        goto=goto, present=page.present, table=page.table, length=scene.length, stem=stem, room=room,
-        contrast=page.contrast,
+    return Run(repr(key), body, repr(graph_key), encoded, 'svg' in graph, quick)
+
+
+def lesson_run(scene, page, frame):
+    """What a lesson's player is sent (exports/lesson.py), as three JSON texts (head, graph, body): the page's run
+    with the page's views (`page`, a state.PageState), opening at `frame` (an index into scene.frames), with no
+    session, class or font of the server's (the lesson carries its font). None where the browser lays the graph out:
+    a lesson has no server to lay it out, and its policy allows no worker."""
+    run = player_run(scene)
+    if not run.laid_out:
+        return None
+    head = _head(
+        run.layout, run.graph_name, speed=page.speed, answers=page.final_grads_shown,
+        goto={'id': 1, 'frame': frame, 'open': True}, present=page.present, table=page.table, contrast=page.contrast,
+        length=scene.length, stem=file_stem(scene.expression_key, scene.inputs), fonts='', session=None, room=None,
     )  # fmt: skip
-    return share_at, quick, said
+    return json.dumps(head), run.graph.decode(), run.body.decode()
 
 
 FITTED_UP_TO = 60  # values: a graph this small is laid out in every shape, for the screen to choose from
@@ -200,6 +238,12 @@ def _graph_missing():
     st.session_state[SENT] = []
 
 
+def _head(layout, graph, **views):
+    """A run's head, the line before the graph and the body (graph_player): `layout` names the body, `graph` the
+    graph; `views`, the rest graph_player describes."""
+    return {'layout': layout, 'graph': graph, 'valueTexts': VALUE_TEXTS, **views}
+
+
 def graph_player(
     layout, graph, body, speed, answers, goto, present=False, table=False, key='graph', length=None, stem='graph',
     room=None, contrast=False,
@@ -223,19 +267,20 @@ def graph_player(
     state.frame_to_share and state.shape_to_share read it), or None, and what the player said of a live class
     ({'student', 'lead'}).
     """
-    head = {'layout': layout, 'speed': speed, 'answers': answers, 'goto': goto, 'present': present, 'table': table,
-            'contrast': contrast, 'length': length, 'stem': stem, 'fonts': font_faces(), 'valueTexts': VALUE_TEXTS,
-            'session': None if painted() else st.session_state.setdefault(SESSION, secrets.token_hex(8)),
-            'room': room and {**room, 'private': [*state.NOT_SCENARIO, *state.NOT_CLASS],
-                              'own': state.OWN_WORK, 'student': STUDENT.pattern}}  # fmt: skip
     name, encoded = graph
+    head = _head(
+        layout, name, speed=speed, answers=answers, goto=goto, present=present, table=table, contrast=contrast,
+        length=length, stem=stem, fonts=font_faces(),
+        session=None if painted() else st.session_state.setdefault(SESSION, secrets.token_hex(8)),
+        room=room and {**room, 'private': [*state.NOT_SCENARIO, *state.NOT_CLASS], 'own': state.OWN_WORK,
+                       'student': STUDENT.pattern},
+    )  # fmt: skip
     sent = st.session_state.setdefault(SENT, [])
     if name in sent:  # the page has it
         sent.remove(name)
         encoded = b''
     sent.append(name)
     del sent[:-SENT_KEPT]
-    head['graph'] = name
     head = json.dumps(head).encode()
     data = b'\n'.join([head, encoded, body])
     result = _PLAYER(key=key, data=data, default={}, on_share_change=lambda: None, on_missing_change=_graph_missing,

@@ -1,6 +1,8 @@
-// The player's modules joined into the one file the component is sent (st.components.v2.component takes its JS as
-// one string): src/main.js and what it imports, bundled by esbuild into player.js, which is committed.
-// `npm run build` writes it; test/bundle.test.js builds it afresh and checks that the committed file is the same.
+// The player's modules joined into the files that carry them: player.js, the one string the component is sent
+// (st.components.v2.component takes its JS as one string), src/main.js and what it imports, as an ES module; and
+// lesson.js, the same modules started by src/lesson.js, as one script a lesson's file holds inline
+// (exports/lesson.py). Both bundled by esbuild and committed: `npm run build` writes them, and test/bundle.test.js
+// builds them afresh and checks that the committed files are the same.
 import * as esbuild from 'esbuild';
 import { fileURLToPath } from 'node:url';
 
@@ -15,5 +17,11 @@ export const options = {
   outfile: `${here}player.js`,
   logLevel: 'warning',
 };
+export const lessonOptions = {
+  ...options,
+  entryPoints: [`${here}src/lesson.js`],
+  format: 'iife',
+  outfile: `${here}lesson.js`,
+};
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await esbuild.build(options);
+if (process.argv[1] === fileURLToPath(import.meta.url)) await Promise.all([options, lessonOptions].map((o) => esbuild.build(o)));

@@ -251,8 +251,9 @@ var drawing = {
   // and the frame changes
   drawOverview() {
     if (this.mapUrl) URL.revokeObjectURL(this.mapUrl);
-    this.mapUrl = URL.createObjectURL(new Blob([this.shapes[this.shape]], { type: "image/svg+xml" }));
-    const picture = Object.assign(document.createElement("img"), { src: this.mapUrl, alt: "" });
+    this.mapUrl = null;
+    const picture = this.standalone ? inlineCopy(this.shapes[this.shape]) : Object.assign(document.createElement("img"), { alt: "" });
+    if (!this.standalone) picture.src = this.mapUrl = URL.createObjectURL(new Blob([this.shapes[this.shape]], { type: "image/svg+xml" }));
     const mark = (name) => Object.assign(document.createElement("div"), { className: name });
     this.inView = mark("in-view");
     this.here = mark("here");
@@ -329,6 +330,18 @@ var LOOKS = [
   "text-decoration",
   "white-space"
 ];
+function inlineCopy(svg) {
+  const box = document.createElement("div");
+  box.innerHTML = svg;
+  const copy = box.querySelector("svg");
+  copy.querySelectorAll("[id]").forEach((e) => e.removeAttribute("id"));
+  const [, , width, height] = (copy.getAttribute("viewBox") || "0 0 4 3").split(/\s+/).map(Number);
+  for (const name of ["id", "width", "height"]) copy.removeAttribute(name);
+  copy.style.aspectRatio = `${width} / ${height}`;
+  copy.setAttribute("aria-hidden", "true");
+  copy.classList.add("picture");
+  return copy;
+}
 function standalone(svg, width, height) {
   const copy = svg.cloneNode(true);
   const from = [svg, ...svg.querySelectorAll("*")];
@@ -1316,7 +1329,9 @@ function reducedMotion() {
 }
 var GRAPHS = window.__backpropGraphs ||= /* @__PURE__ */ new Map();
 var Player = class {
-  constructor(root) {
+  // `standalone`: a lesson in one file (src/lesson.js), with no Streamlit around it and no server: the page's own
+  // styles, the address bar and the share button are the page's, and the file's policy forbids a blob: picture
+  constructor(root, { standalone: standalone2 = false } = {}) {
     root.innerHTML = `
       <div class="bar">
         <button class="prev" title="Previous frame (←)" aria-label="Prev: the previous frame"><span aria-hidden="true">‹</span><span class="word"> Prev</span></button>
@@ -1341,10 +1356,11 @@ var Player = class {
         <div class="table" tabindex="0" role="region" aria-label="Node table: each value's data and grad"></div>
       </div>`;
     const $ = (s) => root.querySelector(s);
-    if (!document.getElementById("backprop-phone-page")) {
+    if (!standalone2 && !document.getElementById("backprop-phone-page")) {
       document.head.append(Object.assign(document.createElement("style"), { id: "backprop-phone-page", textContent: PHONE_PAGE_STYLE }));
     }
-    skipLink(() => this.root.isConnected && this.view.focus());
+    if (!standalone2) skipLink(() => this.root.isConnected && this.view.focus());
+    $(".share").hidden = standalone2;
     this.root = root;
     this.view = $(".view");
     this.overview = $(".overview");
@@ -1392,6 +1408,7 @@ var Player = class {
     this.activeRow = null;
     this.urlTimer = null;
     this.urlWritten = 0;
+    this.standalone = standalone2;
     this.component = null;
     this.paintedFor = null;
     this.present = false;
@@ -1492,7 +1509,7 @@ var Player = class {
       }
     });
     window.addEventListener("backprop-save-frame", (e) => this.root.isConnected && this.saveFrame(e.detail));
-    setInterval(() => this.root.isConnected && this.writeUrl(), 1e3);
+    if (!standalone2) setInterval(() => this.root.isConnected && this.writeUrl(), 1e3);
     Object.seal(this);
   }
   // the body, with its graph laid out in each shape (graph.SHAPES): {name: SVG}, the wide one at least
@@ -1555,7 +1572,7 @@ var Player = class {
     if (this.asking() && k === this.question.frame) this.mask(k);
     this.explainBox.dataset.frame = k;
     this.root.dataset.frame = k;
-    this.writeUrlSoon();
+    if (!this.standalone) this.writeUrlSoon();
     this.postStep();
   }
   // a step the visitor took (a button, a key, a swipe, playing): the frame, and its active node in the window
@@ -1603,10 +1620,10 @@ var Player = class {
     }
     remember(GRAPHS, this.head.graph, graph, KEPT_GRAPHS);
     this.tellPainted(this.head.session);
-    if (!document.getElementById("backprop-fonts")) {
+    if (this.head.fonts && !document.getElementById("backprop-fonts")) {
       document.head.append(Object.assign(document.createElement("style"), { id: "backprop-fonts", textContent: this.head.fonts || "" }));
     }
-    if (this.layout === null) this.checkLink();
+    if (this.layout === null && !this.standalone) this.checkLink();
     if (this.head.layout !== this.layout) {
       this.stop();
       this.layout = this.head.layout;

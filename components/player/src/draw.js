@@ -176,8 +176,9 @@ export const drawing = {
   // and the frame changes
   drawOverview() {
     if (this.mapUrl) URL.revokeObjectURL(this.mapUrl);
-    this.mapUrl = URL.createObjectURL(new Blob([this.shapes[this.shape]], { type: 'image/svg+xml' }));
-    const picture = Object.assign(document.createElement('img'), { src: this.mapUrl, alt: '' });
+    this.mapUrl = null;
+    const picture = this.standalone ? inlineCopy(this.shapes[this.shape]) : Object.assign(document.createElement('img'), { alt: '' });
+    if (!this.standalone) picture.src = this.mapUrl = URL.createObjectURL(new Blob([this.shapes[this.shape]], { type: 'image/svg+xml' }));
     const mark = (name) => Object.assign(document.createElement('div'), { className: name });
     this.inView = mark('in-view');
     this.here = mark('here');
@@ -245,6 +246,21 @@ export const drawing = {
 // the looks the player's stylesheet gives an SVG's parts, written into a copy of it, so that it stands alone
 const LOOKS = ['fill', 'stroke', 'stroke-width', 'stroke-dasharray', 'font-family', 'font-size', 'font-weight',
   'text-decoration', 'white-space'];
+// a lesson's overview (its file allows no blob: picture): the graph's SVG in the page, with no ids to be found in
+// place of the graph's own, and hidden from a screen reader as the picture's empty alt hides it
+function inlineCopy(svg) {
+  const box = document.createElement('div');
+  box.innerHTML = svg;
+  const copy = box.querySelector('svg');
+  copy.querySelectorAll('[id]').forEach((e) => e.removeAttribute('id'));
+  const [, , width, height] = (copy.getAttribute('viewBox') || '0 0 4 3').split(/\s+/).map(Number);
+  for (const name of ['id', 'width', 'height']) copy.removeAttribute(name);
+  copy.style.aspectRatio = `${width} / ${height}`; // as wide as the picture's 90 px height makes it, as an <img>
+  copy.setAttribute('aria-hidden', 'true');
+  copy.classList.add('picture');
+  return copy;
+}
+
 function standalone(svg, width, height) {
   const copy = svg.cloneNode(true);
   const from = [svg, ...svg.querySelectorAll('*')];

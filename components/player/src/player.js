@@ -48,7 +48,9 @@ function reducedMotion() {
 const GRAPHS = (window.__backpropGraphs ||= new Map());
 
 export class Player {
-  constructor(root) {
+  // `standalone`: a lesson in one file (src/lesson.js), with no Streamlit around it and no server: the page's own
+  // styles, the address bar and the share button are the page's, and the file's policy forbids a blob: picture
+  constructor(root, { standalone = false } = {}) {
     root.innerHTML = `
       <div class="bar">
         <button class="prev" title="Previous frame (←)" aria-label="Prev: the previous frame"><span aria-hidden="true">‹</span><span class="word"> Prev</span></button>
@@ -73,10 +75,11 @@ export class Player {
         <div class="table" tabindex="0" role="region" aria-label="Node table: each value's data and grad"></div>
       </div>`;
     const $ = (s) => root.querySelector(s);
-    if (!document.getElementById('backprop-phone-page')) {
+    if (!standalone && !document.getElementById('backprop-phone-page')) {
       document.head.append(Object.assign(document.createElement('style'), { id: 'backprop-phone-page', textContent: PHONE_PAGE_STYLE }));
     }
-    skipLink(() => this.root.isConnected && this.view.focus());
+    if (!standalone) skipLink(() => this.root.isConnected && this.view.focus());
+    $('.share').hidden = standalone;
     this.root = root;
     this.view = $('.view');
     this.overview = $('.overview'); // a big graph drawn small: where the view is, and the active node
@@ -124,6 +127,7 @@ export class Player {
     this.activeRow = null; // the table's row of the node the frame is about
     this.urlTimer = null; // the address bar's next write, when one is due
     this.urlWritten = 0; // when it was last written (performance.now())
+    this.standalone = standalone; // a lesson in one file: nothing of Streamlit's, and no server
     this.component = null; // Streamlit's handle, to send the share button's frame
     this.paintedFor = null; // the session last told that its graph is painted (tellPainted)
     this.present = false; // the presentation view: the graph fitted to the window, the caption as a title
@@ -199,7 +203,7 @@ export class Player {
     // the share panel's buttons for a frame this browser laid out (components/export_panel.py)
     window.addEventListener('backprop-save-frame', (e) => this.root.isConnected && this.saveFrame(e.detail));
     // the server writes the link when the expression or an input changes; put the frame back into it
-    setInterval(() => this.root.isConnected && this.writeUrl(), 1000);
+    if (!standalone) setInterval(() => this.root.isConnected && this.writeUrl(), 1000);
     Object.seal(this); // every field is declared above: a method that sets another throws, in a module's strict mode
   }
 
@@ -268,7 +272,7 @@ export class Player {
     if (this.asking() && k === this.question.frame) this.mask(k);
     this.explainBox.dataset.frame = k; // for tests and benchmarks: the frame the words show now
     this.root.dataset.frame = k; // and the graph
-    this.writeUrlSoon();
+    if (!this.standalone) this.writeUrlSoon();
     this.postStep();
   }
 
@@ -323,10 +327,10 @@ export class Player {
     remember(GRAPHS, this.head.graph, graph, KEPT_GRAPHS); // the most recent last: the oldest goes first
     this.tellPainted(this.head.session);
     // the page's font (static/fonts/), in the page's head: Chromium ignores an @font-face in a shadow root
-    if (!document.getElementById('backprop-fonts')) {
+    if (this.head.fonts && !document.getElementById('backprop-fonts')) {
       document.head.append(Object.assign(document.createElement('style'), { id: 'backprop-fonts', textContent: this.head.fonts || '' }));
     }
-    if (this.layout === null) this.checkLink();
+    if (this.layout === null && !this.standalone) this.checkLink();
     if (this.head.layout !== this.layout) {
       this.stop();
       this.layout = this.head.layout;

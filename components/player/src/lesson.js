@@ -1,0 +1,29 @@
+// A lesson in one file (exports/lesson.py): the page's player, stepping on its own with no server. The file holds
+// the run the page's player was sent, as three JSON blocks (the head, the laid-out graph and the body), and the
+// page's font as a subset; this reads them, adds the font and draws the player, as the component's entry does.
+import { Player } from './player.js';
+
+// the run's three parts, joined as the component is sent them (src/frames.js's splitRun reads them)
+export function runOf(head, graph, body) {
+  return new TextEncoder().encode(`${head}\n${graph}\n${body}`);
+}
+
+// base64 (a font's bytes in the file) as an ArrayBuffer: the file's policy allows no data: font, and a FontFace
+// made of bytes fetches nothing
+export function bytesOf(base64) {
+  const text = atob(base64);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i += 1) bytes[i] = text.charCodeAt(i);
+  return bytes.buffer;
+}
+
+export function startLesson(doc) {
+  const block = (name) => doc.getElementById(`lesson-${name}`).textContent;
+  const fonts = JSON.parse(block('fonts'));
+  for (const { family, weight, data } of fonts) doc.fonts.add(new FontFace(family, bytesOf(data), { weight }));
+  const player = new Player(doc.querySelector('.player'), { standalone: true });
+  player.update(runOf(block('head'), block('graph'), block('body')));
+  return player;
+}
+
+if (typeof document !== 'undefined' && document.getElementById('lesson-head')) startLesson(document);

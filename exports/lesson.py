@@ -1,0 +1,193 @@
+"""A lesson in one file: the pass on screen as one HTML page that steps with no server, for an LMS page, a slide
+deck or a student offline. It holds the run the page's player is sent (its head, the graph laid out, the body of
+frames: components/player's lesson_run), the player's own script and style (components/player/lesson.js, the same
+modules as the page's player, and player.css), and the graph's font as a subset of the characters it uses. Pure:
+the share panel and the ZIP call it.
+
+It asks for nothing: its Content-Security-Policy is `default-src 'none'`, with only its own inline script and styles
+allowed, by their SHA-256 (a style the player's HTML carries, the legend's say, is allowed by its hash too), and its
+font is added from bytes (FontFace), which fetches nothing. Every text in it is escaped as the page escapes it:
+the run's HTML was made by the page's builders, and the title, the link and the student's code are escaped here."""
+
+import base64
+import hashlib
+import html
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from exports.picture import FONT_FILES, font_subset
+from view.palette import FAMILY
+
+PLAYER = Path(__file__).parent.parent / 'components' / 'player'
+MB = 2**20
+MOST_BYTES = 10 * MB  # a lesson bigger than this (a long chain's) is not made: the PDF holds every frame in less
+NAME = 'Backprop, step by step'
+# the lesson's own page around the player: the player's style is player.css, as on the page
+STYLE = """
+body { margin: 0 auto; padding: 0.75rem 1rem 2rem; max-width: 1400px; font-family: "Source Sans", "Source Sans Pro",
+  system-ui, sans-serif; color: #31333f; background: #fff; line-height: 1.5; }
+header.lesson h1 { font-size: 1.35rem; margin: 0 0 0.25rem; overflow-wrap: anywhere; }
+header.lesson p { margin: 0 0 0.5rem; font-size: 0.95rem; color: #4a4c57; }
+header.lesson a, section.code a { color: #0b5cad; }
+section.code h2 { font-size: 1.1rem; margin: 1.5rem 0 0.5rem; }
+section.code pre { background: #f4f5f7; padding: 0.75rem; border-radius: 0.4rem; white-space: pre-wrap;
+  overflow-wrap: anywhere; font-family: var(--screen-font, monospace); font-size: 0.9rem; }
+@media (max-width: 640px) { body { padding: 0.5rem 0.5rem 2rem; } header.lesson h1 { font-size: 1.1rem; } }
+"""
+
+
+class LessonTooBig(ValueError):
+    """The lesson would be bigger than MOST_BYTES: `size` its bytes."""
+
+    def __init__(self, size):
+        self.size = size
+        super().__init__(too_big(size))
+
+
+def too_big(size):
+    return (
+        f'This pass as one page would be {size_words(size)}, more than the {size_words(MOST_BYTES)} a page opens '
+        'quickly on a phone or in an LMS: the PDF below holds every frame, or choose a shorter chain.'
+    )
+
+
+def size_words(size):
+    """A file's bytes as people read them: '165 kB', '1.4 MB'."""
+    return f'{size / MB:.1f} MB' if size >= MB else f'{max(1, size // 1024)} kB'
+
+
+def lesson_html(head, graph, body, title, link=None, code=(), made=None):
+    """The lesson's HTML, as text. `head`, `graph`, `body`: the run the page's player is sent, each one JSON text
+    (components/player's lesson_run); `title`: the expression as the page writes it; `link`: the page's link to
+    this scenario (where a visitor types a new formula or new code), or None; `code`: (name, text) of the student's
+    own code, shown under the player; `made`: the date it was made, said in its note. LessonTooBig past MOST_BYTES.
+    """
+    blocks = {'head': head, 'graph': graph, 'body': body}
+    fonts = _fonts({c for text in (*_strings(head, graph, body), title, *(t for _, t in code)) for c in text})
+    blocks['fonts'] = json.dumps(fonts)
+    script = (PLAYER / 'lesson.js').read_text()
+    style = STYLE + (PLAYER / 'player.css').read_text()
+    styles = [style, *sorted(inline_styles(head, graph, body))]
+    policy = '; '.join([
+        "default-src 'none'",
+        f"script-src {_hash(script)}",
+        f"style-src 'unsafe-hashes' {' '.join(map(_hash, styles))}",  # 'unsafe-hashes': the style attributes hashed
+        "base-uri 'none'",
+        "form-action 'none'",
+    ])  # fmt: skip
+    place = urlsplit(link or '')  # the page's address, its query (the whole scenario) in the link alone
+    page = 'the page it was made on'
+    if link:
+        page = f'<a href="{html.escape(link)}">{html.escape(place.netloc + place.path)}</a>'
+    note = (
+        f'A lesson from {NAME}{f", made {made}" if made else ""}: it steps on its own, with no server. ← and → '
+        f'step, Space plays. To type a new formula or your own code, open {page}.'
+    )
+    code_html = ''.join(
+        f'<h3>{html.escape(name)}</h3><pre>{html.escape(text)}</pre>' if name else f'<pre>{html.escape(text)}</pre>'
+        for name, text in code
+    )
+    data = ''.join(
+        f'<script type="application/json" id="lesson-{name}">{_in_script(text)}</script>\n'
+        for name, text in blocks.items()
+    )
+    text = f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{html.escape(policy)}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>{html.escape(title)} · {NAME}</title>
+<style>{style}</style>
+</head>
+<body>
+<header class="lesson"><h1>{html.escape(title)}</h1><p>{note}</p></header>
+<main><div class="player"></div></main>
+{f'<section class="code"><h2>The code it runs</h2>{code_html}</section>' if code else ''}
+{data}<script>{script}</script>
+</body>
+</html>
+"""
+    size = len(text.encode())
+    if size > MOST_BYTES:
+        raise LessonTooBig(size)
+    return text
+
+
+def size_of(head, graph, body):
+    """A lesson's bytes before it is made, without the player and the font: its run, each '<' written as six
+    characters (_in_script). Past MOST_BYTES, the lesson is not made."""
+    return sum(len(text.encode()) + 5 * text.count('<') for text in (head, graph, body))
+
+
+def _hash(text):
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def _in_script(text):
+    """JSON text as a <script type="application/json"> block holds it: no '<' (JSON has it only inside strings,
+    where \\u003c is the same character), so no '</script>' or '<!--' in it ends the block early."""
+    return text.replace('<', '\\u003c')
+
+
+class _Styles(HTMLParser):
+    """The styles in HTML: each <style> element's text and each style attribute's value."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.found, self.inside = set(), False
+
+    def handle_starttag(self, tag, attrs):
+        self.found.update(value for name, value in attrs if name == 'style' and value is not None)
+        self.inside = tag == 'style'
+
+    def handle_endtag(self, tag):
+        self.inside = False
+
+    def handle_data(self, data):
+        if self.inside:
+            self.found.add(data)
+
+
+def inline_styles(*texts):
+    """Every style that the HTML in `texts` (JSON, whose strings the player writes into the page) carries: the
+    lesson's policy allows these by their hash, and no other."""
+    styles = set()
+    for value in _strings(*texts):
+        if 'style' in value:
+            parser = _Styles()
+            parser.feed(value)
+            parser.close()
+            styles.update(parser.found)
+    return styles
+
+
+def _strings(*texts):
+    """Every string in the JSON `texts`, keys and values."""
+
+    def walk(value):
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                yield key
+                yield from walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                yield from walk(item)
+
+    for text in texts:
+        yield from walk(json.loads(text))
+
+
+def _fonts(characters):
+    """The graph's font, each weight as the subset of `characters` (the page's texts are in it), base64:
+    [{family, weight, data}]."""
+    used = ''.join(sorted({c for c in characters if c.isprintable()} | {' '}))
+    return [
+        {'family': FAMILY, 'weight': weight, 'data': base64.b64encode(font_subset(weight, used)).decode()}
+        for weight in FONT_FILES
+    ]

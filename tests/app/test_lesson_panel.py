@@ -1,0 +1,125 @@
+"""The share panel's lesson in one file: offered for the pass on screen in each mode that asks nothing, opening at
+the frame shared; a quiz says why it has none; a lesson past its size says so before it is made and offers the PDF;
+without dot on the server, the whole pass's line names it too; the ZIP of the whole pass holds it."""
+
+import io
+import json
+import re
+import zipfile
+
+import pytest
+import streamlit as st
+import test_app
+from streamlit.elements.widgets.button import ButtonMixin
+from streamlit.testing.v1 import AppTest
+
+import exports
+from components import export_panel
+from components.export_panel import LESSON_LABEL
+from exports import lesson
+
+APP = test_app.APP
+source = test_app.source  # the page on a layout source: test_app's fixture
+ON_DOT = pytest.mark.parametrize('source', ['dot'], indirect=True)
+
+
+@pytest.fixture
+def offered(monkeypatch):
+    """The files the share panel offers, {file name: (label, what its button serves)}."""
+    files, serve = {}, ButtonMixin.download_button
+
+    def recording(self, label, data, file_name=None, *args, **kwargs):
+        files[file_name] = (label, data)
+        return serve(self, label, data, file_name, *args, **kwargs)
+
+    monkeypatch.setattr(ButtonMixin, 'download_button', recording)
+    main = st.download_button  # st's own, bound to the main area when streamlit was imported
+    monkeypatch.setattr(st, 'download_button', lambda *a, **k: recording(main.__self__, *a, **k))
+    return files
+
+
+def shared(query, frame):
+    """The page at `query` with Share clicked at `frame`, as the player sends it."""
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(query)
+    at.run()
+    at.session_state['graph'] = {'share': frame}
+    at.run()
+    assert not at.exception
+    return at
+
+
+def blocks(page):
+    return {name: json.loads(text) for name, text in re.findall(r'id="lesson-(\w+)">(.*?)</script>', page, re.S)}
+
+
+@ON_DOT
+def test_the_lesson_is_the_pass_on_screen_opening_at_the_frame_shared(source, offered):
+    shared({'expr': 'reuse', 'hide': 'new', 'contrast': '1'}, 4)
+    label, make = offered['reuse_a3_b-2.html']
+    page = make.decode()
+    assert label == f'{LESSON_LABEL} ({len(make) // 1024} kB)'
+    head, body = blocks(page)['head'], blocks(page)['body']
+    assert head['goto']['frame'] == 4 and head['contrast'] and head['room'] is None and head['session'] is None
+    assert len(body['patches']) == 10 and any('?' in json.dumps(patch) for patch in body['patches'])
+    assert '<title>out = a × b + a × a · Backprop, step by step</title>' in page
+
+
+@ON_DOT
+def test_a_students_code_goes_with_the_lesson_as_text(source, offered):
+    shared({'expr': 'reuse', 'mode': 'code', 'code.add': 'self.grad = out.grad\nother.grad = out.grad  # <b>'}, 2)
+    page = offered['reuse_a3_b-2.html'][1].decode()
+    assert 'other.grad = out.grad  # &lt;b&gt;' in page and '# <b>' not in page
+
+
+@ON_DOT
+def test_a_learning_pass_opens_at_a_frame_past_the_backward_pass(source, offered):
+    shared({'expr': 'regression', 'mode': 'learn'}, 10**6)  # Share at the last frame: learning's last step
+    page = offered[next(name for name in offered if name.endswith('.html'))][1].decode()
+    head, body = blocks(page)['head'], blocks(page)['body']
+    in_pass = sum(1 for label in body['labels'] if 'backward' in label or 'forward' in label or 'seed' in label)
+    assert head['goto']['frame'] == len(body['patches']) - 1 > in_pass
+
+
+@ON_DOT
+def test_a_quiz_says_why_it_has_no_lesson(source, offered):
+    at = shared({'expr': 'reuse', 'mode': 'quiz'}, 2)
+    assert not [name for name in offered if name.endswith('.html')]
+    assert any('has no lesson in one file' in info.value for info in at.info)
+
+
+@ON_DOT
+def test_a_lesson_past_its_size_says_so_before_it_is_made_and_offers_the_pdf(source, offered, monkeypatch):
+    monkeypatch.setattr(lesson, 'MOST_BYTES', 50_000)
+    at = shared({'expr': 'mlp'}, 0)
+    assert not [name for name in offered if name.endswith('.html')]
+    (said,) = [w.value for w in at.warning if 'as one page would be' in w.value]
+    assert re.fullmatch(r'This pass as one page would be \d+ kB, more than the 48 kB .* the PDF below .*', said)
+
+
+@pytest.mark.parametrize('source', ['browser'], indirect=True)
+def test_without_dot_the_whole_pass_line_names_the_lesson_too(source, offered):
+    at = shared({'expr': 'reuse'}, 2)
+    assert not [name for name in offered if name.endswith('.html')]
+    assert any(LESSON_LABEL in info.value for info in at.info)
+
+
+@ON_DOT
+def test_the_zip_of_the_whole_pass_holds_the_lesson_beside_its_svgs(source):
+    from engine import PRESETS, trace_backward
+    from engine.frames import frames
+    from view.numbers import number_width
+
+    leaves, out = PRESETS['reuse'].build(PRESETS['reuse'].defaults)
+    trace = trace_backward(out, leaves)
+    data = exports.pass_zip(trace, frames(trace), number_width(trace), 'reuse', lesson=b'<!DOCTYPE html>')
+    archive = zipfile.ZipFile(io.BytesIO(data))
+    assert archive.read('reuse.html') == b'<!DOCTYPE html>' and len(archive.namelist()) == len(frames(trace)) + 1
+
+
+@ON_DOT
+def test_the_panels_lesson_is_made_once_and_its_size_is_its_bytes(source, monkeypatch):
+    made = []
+    monkeypatch.setattr(lesson, 'lesson_html', lambda *a, **k: made.append(1) or 'x' * 1234)
+    one = export_panel.Lesson(('{}', '{}', '{}'), 'a', 'https://example.edu', ())
+    assert one.size() == 1234 and one.html == b'x' * 1234 and made == [1]
