@@ -17,13 +17,13 @@ from components.player import lesson_run
 from engine import PRESETS, chain, trace_backward
 from engine.frames import frames
 from exports import lesson
-from exports.picture import expression as title_of
 from state import PageState
 from view.numbers import number_width
 from view.scene import Scene
 
 GRAPHS = {'neuron': PRESETS['neuron'], 'reuse': PRESETS['reuse'], 'mlp': PRESETS['mlp'], 'chain(100)': chain(100),
           'chain(500)': chain(500)}  # fmt: skip
+LINK = 'https://backprop.example.edu/'  # where the page is hosted, as the lesson links to it
 GOALS = {'neuron': 400 * 1024, 'mlp': 2 * lesson.MB}  # bytes
 
 
@@ -47,7 +47,7 @@ def lesson_of(expression):
     run = lesson_run(scene, page, 0)
     start = time.perf_counter()
     try:
-        made = lesson.lesson_html(*run, title=title_of(scene.trace), link='https://backprop.example.edu/')
+        made = lesson.lesson_html(*run, title=expression.title, about=expression.lesson, link=LINK)
     except lesson.LessonTooBig as refused:
         made = refused
     return made, time.perf_counter() - start, lesson.size_of(*run)

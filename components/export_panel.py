@@ -8,6 +8,8 @@ with a progress bar, after its turn in exports.queue.LINE, or had from another s
 import dataclasses
 import datetime
 import functools
+import hashlib
+import json
 from dataclasses import dataclass
 
 import streamlit as st
@@ -17,9 +19,10 @@ import state
 from components.markdown import md
 from components.player import lesson_run
 from components.share import link_url, share_dialog, students_links
+from engine.exercise import METHODS
+from engine.forms import FORMS
 from engine.frames import clamp_frame, frames
 from exports import lesson
-from exports.picture import expression
 from exports.plots import batch_pages
 from server import layout
 from server.cache import made_file, session_allowance
@@ -157,6 +160,7 @@ def zip_maker(shown):
 
 
 LESSON_LABEL = 'Interactive page (HTML)'
+LESSON_MADE = 'lesson_made'  # session state: (what the last lesson was made of, as a hash, its bytes)
 NO_LESSON = (
     '{mode} checks each answer on the page, so it has no lesson in one file. Switch to *Watch backward()* for a '
     'page that steps through this pass on its own, with *Hide new grads* to keep the answers for the class.'
@@ -170,6 +174,7 @@ class Lesson:
 
     run: tuple
     title: str
+    about: str | None
     link: str
     code: tuple
 
@@ -185,8 +190,17 @@ class Lesson:
 
     @functools.cached_property
     def html(self):
+        """Its bytes, kept for this session while it is the same lesson: the dialog runs again at each choice in it."""
+        key = hashlib.sha256(json.dumps([self.run, self.title, self.about, self.link, self.code]).encode()).hexdigest()
+        kept = st.session_state.get(LESSON_MADE)
+        if kept is not None and kept[0] == key:
+            return kept[1]
         made = datetime.date.today().isoformat()
-        return lesson.lesson_html(*self.run, title=self.title, link=self.link, code=self.code, made=made).encode()
+        page = lesson.lesson_html(
+            *self.run, title=self.title, about=self.about, link=self.link, code=self.code, made=made
+        ).encode()
+        st.session_state[LESSON_MADE] = (key, page)
+        return page
 
 
 def lesson_of(scene, page, index, link):
@@ -195,7 +209,9 @@ def lesson_of(scene, page, index, link):
     run = lesson_run(scene, page, index)
     if run is None:
         return None
-    return Lesson(run, expression(scene.trace), link, tuple(scene.bodies))
+    what = FORMS[scene.form].what  # the student's text for each op, as typed: its body, or its local_grads
+    code = tuple((f'{METHODS[name]}: its {what}', text) for name, text in scene.bodies)
+    return Lesson(run, scene.expression.title, scene.expression.lesson, link, code)
 
 
 def show_lesson(shown):

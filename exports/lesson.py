@@ -20,17 +20,28 @@ from urllib.parse import urlsplit
 from exports.picture import FONT_FILES, font_subset
 from view.palette import FAMILY
 
-PLAYER = Path(__file__).parent.parent / 'components' / 'player'
+ROOT = Path(__file__).parent.parent
+PLAYER = ROOT / 'components' / 'player'
+# the words' font, as Streamlit draws the page's (player.css names it): Source Sans 3, vendored from the npm
+# registry by scripts/update-fonts.sh, by weight
+WORDS_FAMILY = 'Source Sans'
+WORDS = ROOT / 'static' / 'fonts' / 'source-sans-3'
+WORDS_FONTS = {weight: WORDS / f'source-sans-3-latin-{weight}-normal.woff2' for weight in ('400', '600', '700')}
 MB = 2**20
 MOST_BYTES = 10 * MB  # a lesson bigger than this (a long chain's) is not made: the PDF holds every frame in less
 NAME = 'Backprop, step by step'
 # the lesson's own page around the player: the player's style is player.css, as on the page
 STYLE = """
-body { margin: 0 auto; padding: 0.75rem 1rem 2rem; max-width: 1400px; font-family: "Source Sans", "Source Sans Pro",
-  system-ui, sans-serif; color: #31333f; background: #fff; line-height: 1.5; }
+body { margin: 0 auto; padding: 0.75rem 1rem 2rem; max-width: 1400px; font-family: "Source Sans", sans-serif;
+  color: #31333f; background: #fff; line-height: 1.5; }
 header.lesson h1 { font-size: 1.35rem; margin: 0 0 0.25rem; overflow-wrap: anywhere; }
 header.lesson p { margin: 0 0 0.5rem; font-size: 0.95rem; color: #4a4c57; }
 header.lesson a, section.code a { color: #0b5cad; }
+header.lesson .views { display: flex; gap: 0.5rem; margin: 0 0 0.5rem; }
+header.lesson .views button { font: inherit; font-size: 0.9rem; padding: 0.2rem 0.7rem; border-radius: 0.5rem;
+  border: 1px solid #767986; background: #fff; color: #31333f; cursor: pointer; }
+header.lesson .views button[aria-pressed="true"] { background: #31333f; color: #fff; border-color: #31333f; }
+body.present header.lesson p { display: none; }
 section.code h2 { font-size: 1.1rem; margin: 1.5rem 0 0.5rem; }
 section.code pre { background: #f4f5f7; padding: 0.75rem; border-radius: 0.4rem; white-space: pre-wrap;
   overflow-wrap: anywhere; font-family: var(--screen-font, monospace); font-size: 0.9rem; }
@@ -58,9 +69,10 @@ def size_words(size):
     return f'{size / MB:.1f} MB' if size >= MB else f'{max(1, size // 1024)} kB'
 
 
-def lesson_html(head, graph, body, title, link=None, code=(), made=None):
+def lesson_html(head, graph, body, title, link=None, code=(), made=None, about=None):
     """The lesson's HTML, as text. `head`, `graph`, `body`: the run the page's player is sent, each one JSON text
-    (components/player's lesson_run); `title`: the expression as the page writes it; `link`: the page's link to
+    (components/player's lesson_run); `title`: the expression's title, as the page's heading writes it, and
+    `about`, what it teaches, or None; `link`: the page's link to
     this scenario (where a visitor types a new formula or new code), or None; `code`: (name, text) of the student's
     own code, shown under the player; `made`: the date it was made, said in its note. LessonTooBig past MOST_BYTES.
     """
@@ -104,7 +116,10 @@ def lesson_html(head, graph, body, title, link=None, code=(), made=None):
 <style>{style}</style>
 </head>
 <body>
-<header class="lesson"><h1>{html.escape(title)}</h1><p>{note}</p></header>
+<header class="lesson"><h1>{html.escape(title)}</h1>{f'<p>{html.escape(about)}</p>' if about else ''}<p>{note}</p>
+<div class="views" role="group" aria-label="Views">
+<button class="present" aria-pressed="false">Presentation view</button>
+<button class="contrast" aria-pressed="false">High contrast</button></div></header>
 <main><div class="player"></div></main>
 {f'<section class="code"><h2>The code it runs</h2>{code_html}</section>' if code else ''}
 {data}<script>{script}</script>
@@ -184,10 +199,12 @@ def _strings(*texts):
 
 
 def _fonts(characters):
-    """The graph's font, each weight as the subset of `characters` (the page's texts are in it), base64:
-    [{family, weight, data}]."""
+    """The page's fonts, base64, [{family, weight, data}]: the graph's, each weight the subset of `characters` (the
+    page's texts are in it), and the words', Source Sans 3's Latin subset in the weights the page uses (WORDS_FONTS)."""
     used = ''.join(sorted({c for c in characters if c.isprintable()} | {' '}))
+    graph = [(FAMILY, weight, font_subset(weight, used)) for weight in FONT_FILES]
+    words = [(WORDS_FAMILY, weight, path.read_bytes()) for weight, path in WORDS_FONTS.items()]
     return [
-        {'family': FAMILY, 'weight': weight, 'data': base64.b64encode(font_subset(weight, used)).decode()}
-        for weight in FONT_FILES
+        {'family': family, 'weight': weight, 'data': base64.b64encode(data).decode()}
+        for family, weight, data in graph + words
     ]

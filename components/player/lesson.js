@@ -1690,12 +1690,29 @@ ${body}`);
     for (let i = 0; i < text.length; i += 1) bytes[i] = text.charCodeAt(i);
     return bytes.buffer;
   }
+  var VIEWS = { present: "present", contrast: "contrast" };
+  var switched = (head, view) => ({ ...head, [view]: !head[view] });
   function startLesson(doc) {
     const block = (name) => doc.getElementById(`lesson-${name}`).textContent;
     const fonts = JSON.parse(block("fonts"));
     for (const { family, weight, data } of fonts) doc.fonts.add(new FontFace(family, bytesOf(data), { weight }));
     const player = new Player(doc.querySelector(".player"), { standalone: true });
     player.update(runOf(block("head"), block("graph"), block("body")));
+    const show = () => {
+      for (const [name, view] of Object.entries(VIEWS)) {
+        doc.querySelector(`.views .${name}`)?.setAttribute("aria-pressed", String(!!player.head[view]));
+      }
+      doc.body.classList.toggle("present", !!player.head.present);
+    };
+    for (const [name, view] of Object.entries(VIEWS)) {
+      const button = doc.querySelector(`.views .${name}`);
+      if (button) button.onclick = () => {
+        player.head = switched(player.head, view);
+        player.apply(player.head);
+        show();
+      };
+    }
+    show();
     return player;
   }
   if (typeof document !== "undefined" && document.getElementById("lesson-head")) startLesson(document);

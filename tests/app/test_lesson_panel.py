@@ -62,7 +62,8 @@ def test_the_lesson_is_the_pass_on_screen_opening_at_the_frame_shared(source, of
     head, body = blocks(page)['head'], blocks(page)['body']
     assert head['goto']['frame'] == 4 and head['contrast'] and head['room'] is None and head['session'] is None
     assert len(body['patches']) == 10 and any('?' in json.dumps(patch) for patch in body['patches'])
-    assert '<title>out = a × b + a × a · Backprop, step by step</title>' in page
+    assert '<title>reuse: a·b + a·a · Backprop, step by step</title>' in page
+    assert '<p>a is used three times' in page  # what it teaches, as the page's heading says it
 
 
 @ON_DOT
@@ -121,5 +122,5 @@ def test_the_zip_of_the_whole_pass_holds_the_lesson_beside_its_svgs(source):
 def test_the_panels_lesson_is_made_once_and_its_size_is_its_bytes(source, monkeypatch):
     made = []
     monkeypatch.setattr(lesson, 'lesson_html', lambda *a, **k: made.append(1) or 'x' * 1234)
-    one = export_panel.Lesson(('{}', '{}', '{}'), 'a', 'https://example.edu', ())
+    one = export_panel.Lesson(('{}', '{}', '{}'), 'a', None, 'https://example.edu', ())
     assert one.size() == 1234 and one.html == b'x' * 1234 and made == [1]

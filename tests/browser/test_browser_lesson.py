@@ -144,11 +144,35 @@ def test_hidden_grads_stay_hidden_and_play_and_the_slider_step_the_lesson(browse
         context.close()
 
 
+def test_the_lessons_presentation_view_and_high_contrast_switch_in_place_keeping_the_frame(browser, served, tmp_path):
+    shown, path = download_lesson(browser, served, 'expr=reuse', {'viewport': VIEW}, tmp_path)
+    context, page, asked, errors = open_offline(browser, path.as_uri(), {'viewport': VIEW})
+    try:
+        player = page.locator('.player')
+        player.locator('.view').press('Home')
+        player.locator('.view').press('ArrowRight')
+        for name, look in [('Presentation view', 'present'), ('High contrast', 'high-contrast')]:
+            button = page.get_by_role('button', name=name)
+            button.click()
+            expect(button).to_have_attribute('aria-pressed', 'true')
+            expect(player).to_have_class(re.compile(rf'\b{look}\b'))
+            expect(player).to_have_attribute('data-frame', '1')
+        player.locator('.view').press('ArrowRight')
+        assert player.evaluate(FRAME) == shown[2]  # the same words and numbers, in the projector's look
+        page.get_by_role('button', name='Presentation view').click()
+        expect(player).not_to_have_class(re.compile(r'\bpresent\b'))
+        assert asked == [] and errors == [] and page.evaluate('window.__violations || []') == []
+    finally:
+        context.close()
+
+
 def test_the_lesson_steps_in_an_iframe_of_any_size(browser, served, tmp_path):
     _, path = download_lesson(browser, served, 'expr=mlp', {'viewport': VIEW}, tmp_path)
-    for width, height in [(320, 240), (640, 360), (1280, 720)]:
+    # an LMS's iframe may be sandboxed: scripts alone, in an origin of its own
+    for width, height, sandbox in [(320, 240, ''), (640, 360, ' sandbox="allow-scripts"'), (1280, 720, '')]:
         host = tmp_path / f'slide_{width}.html'
-        host.write_text(f'<!DOCTYPE html><iframe src="{path.name}" width="{width}" height="{height}"></iframe>')
+        frame = f'<iframe src="{path.name}" width="{width}" height="{height}"{sandbox} title="lesson"></iframe>'
+        host.write_text(f'<!DOCTYPE html>{frame}')
         context, page, asked, errors = open_offline(browser, host.as_uri(), {'viewport': VIEW})
         try:
             frame = page.frame_locator('iframe')

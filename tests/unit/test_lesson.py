@@ -4,11 +4,13 @@ hashes, and nothing else; everything it shows of a visitor's is escaped; it refu
 import base64
 import hashlib
 import html
+import io
 import json
 import re
 from html.parser import HTMLParser
 
 import pytest
+from fontTools.ttLib import TTFont
 
 from exports import lesson
 
@@ -100,17 +102,20 @@ def test_the_title_the_link_and_the_students_code_are_printed_never_read_as_mark
     assert html.escape(hostile) in text
 
 
-def test_its_font_is_the_subset_of_the_characters_the_run_shows_in_each_weight():
+def test_its_fonts_are_the_graphs_subset_of_the_characters_it_shows_and_the_words_latin_faces():
     page = Page(made())
     fonts = json.loads({attrs['id']: t for attrs, t in page.scripts if attrs.get('id')}['lesson-fonts'])
-    assert {f['weight'] for f in fonts} == {'normal', 'bold'}
-    import io
-
-    from fontTools.ttLib import TTFont
-
-    for font in fonts:
-        cmap = TTFont(io.BytesIO(base64.b64decode(font['data']))).getBestCmap()
+    faces = {(f['family'], f['weight']): base64.b64decode(f['data']) for f in fonts}
+    assert set(faces) == {('DejaVu Sans Mono', 'normal'), ('DejaVu Sans Mono', 'bold'), ('Source Sans', '400'),
+                          ('Source Sans', '600'), ('Source Sans', '700')}  # fmt: skip
+    for weight in ('normal', 'bold'):
+        cmap = TTFont(io.BytesIO(faces['DejaVu Sans Mono', weight])).getBestCmap()
         assert {ord(c) for c in 'a*b→∂'} <= set(cmap) and ord('Z') not in cmap  # 'Z' is in no text of the run
+    for weight in ('400', '600', '700'):  # the vendored WOFF2 files, whole (static/fonts/source-sans-3/)
+        data = faces['Source Sans', weight]
+        assert (
+            data[:4] == b'wOF2' and data == (lesson.WORDS / f'source-sans-3-latin-{weight}-normal.woff2').read_bytes()
+        )
 
 
 def test_a_lesson_past_its_most_bytes_is_refused_with_its_size_and_the_pdf_offered(monkeypatch):

@@ -17,12 +17,29 @@ export function bytesOf(base64) {
   return bytes.buffer;
 }
 
+// the page's views a lesson switches itself, as the page's sidebar does: {its button's class: the head's field}
+export const VIEWS = { present: 'present', contrast: 'contrast' };
+
+// the head with one view switched, the frame kept: the same goto, which the player has obeyed already
+export const switched = (head, view) => ({ ...head, [view]: !head[view] });
+
 export function startLesson(doc) {
   const block = (name) => doc.getElementById(`lesson-${name}`).textContent;
   const fonts = JSON.parse(block('fonts'));
   for (const { family, weight, data } of fonts) doc.fonts.add(new FontFace(family, bytesOf(data), { weight }));
   const player = new Player(doc.querySelector('.player'), { standalone: true });
   player.update(runOf(block('head'), block('graph'), block('body')));
+  const show = () => {
+    for (const [name, view] of Object.entries(VIEWS)) {
+      doc.querySelector(`.views .${name}`)?.setAttribute('aria-pressed', String(!!player.head[view]));
+    }
+    doc.body.classList.toggle('present', !!player.head.present); // the note gives the graph its room
+  };
+  for (const [name, view] of Object.entries(VIEWS)) {
+    const button = doc.querySelector(`.views .${name}`);
+    if (button) button.onclick = () => { player.head = switched(player.head, view); player.apply(player.head); show(); };
+  }
+  show();
   return player;
 }
 
