@@ -107,7 +107,7 @@ if page.present:  # a live class: the projector's panel, and the player leads th
         class_panel(scene)
 room = parts.room(built, lecturer_room(s) if page.present else joined(s))  # and what the mode adds to it
 with graph_place:
-    share_at, quick, player_said = show_player(scene, page, room=room)
+    share_at, drawn, player_said = show_player(scene, page, room=room)
 if page.present and room is None:  # a lecturer's page reloaded: the class it led, again
     take_back_class(player_said['lead'])
 parts.below(built, room, player_said['student'])  # the code's verdict, forward mode's paths, learning's panel
@@ -115,7 +115,7 @@ parts.below(built, room, player_said['student'])  # the code's verdict, forward 
 page.frame = state.frame_to_share(share_at, len(all_frames) + tail_length(built.trace, learning))
 if page.frame is not None:  # a Share button was clicked: the panel, for the frame it was clicked at
     shape = state.shape_to_share(share_at)  # the frame's files are drawn in the shape the player showed it in
-    share_panel(scene, page, quick, shape=shape)
+    share_panel(scene, page, drawn, shape=shape)
 
 link = state.link_to_write(s, expression.defaults, followed=opened is not None)
 if link is not None:

@@ -8,8 +8,8 @@ with a progress bar, after its turn in exports.queue.LINE, or had from another s
 import dataclasses
 import datetime
 import functools
-import hashlib
-import json
+import io
+import zipfile
 from dataclasses import dataclass
 
 import streamlit as st
@@ -77,10 +77,11 @@ class Shown:
     lesson: object = None  # a Lesson: the pass as one page that steps on its own; None where there is none
 
 
-def share_panel(scene, page, quick, shape='wide'):
+def share_panel(scene, page, drawn, shape='wide'):
     """The share panel for the frame `page` names (page.frame, END for the last) of `scene` (a view.scene.Scene): a
     link to the page at that frame, its QR code, and the exports, the frames numbered as the page's caption numbers
-    them (names.frame_numbers). `quick`: whether the page's layout was the quick one; `shape`: the shape the player
+    them (names.frame_numbers). `drawn`: what the player was sent (components/player's Run), whose layout, quick or
+    not, the exports use too, and which a lesson in one file holds; `shape`: the shape the player
     showed the frame in (state.shape_to_share), which the frame's files are drawn in."""
     trace, all_frames = scene.trace, list(scene.frames)
     count = scene.in_pass + tail_length(trace, scene.learning)  # as the caption counts
@@ -88,7 +89,7 @@ def share_panel(scene, page, quick, shape='wide'):
     asked = any(f.ask for f in all_frames)
     to_end = len(all_frames) == len(frames(trace, page.forward, page.leaves, ask=asked, wrt=scene.wrt))
     shown = Shown(
-        trace, all_frames, index=index, width=scene.width, quick=quick,
+        trace, all_frames, index=index, width=scene.width, quick=drawn.quick,
         stem=names.file_stem(scene.expression_key, scene.inputs), key=(*scene.key, count), count=count, to_end=to_end,
         shape=shape, mode=scene.mode, right=scene.right, batch=scene.batch,
         questions=None if asked or not to_end or scene.wrt >= 0  # forward mode asks no question
@@ -96,7 +97,9 @@ def share_panel(scene, page, quick, shape='wide'):
     )  # fmt: skip
     link = link_url(st.context.url or '', state.to_query(page))
     opening = clamp_frame(page.frame, count)  # learning's frames after the pass too
-    shown = dataclasses.replace(shown, lesson=lesson_of(scene, page, opening, students_links(link)[0][0].url))
+    to_page = {k: v for k, v in state.to_query(page).items() if k not in NOT_IN_LESSON_LINK}
+    to_page = students_links(link_url(st.context.url or '', to_page))[0][0].url
+    shown = dataclasses.replace(shown, lesson=lesson_of(drawn, scene, page, opening, to_page))
     allowance, waiting = session_allowance(), session_waiting()
     share_dialog(
         link,
@@ -142,7 +145,7 @@ def show_exports(shown, allowance, waiting):
             _download(column, shown, label=label, ext=ext, mime=mime, data=kept[kind])
             continue
         if column.button(f'Make the {label}', key=f'make_{ext}', width='stretch'):
-            make = functools.partial(make or zip_maker(shown), keep=shown.keep)
+            make = functools.partial(make or functools.partial(exports.pass_zip, stem=shown.stem), keep=shown.keep)
             if ext == 'gif':
                 make = functools.partial(make, seconds=shown.seconds)
             _make_pass(shown, (label, ext, mime), make=make, allowance=allowance, waiting=waiting, kept=kept)
@@ -150,27 +153,32 @@ def show_exports(shown, allowance, waiting):
             column.caption(f'Let go to keep newer files within {SESSION_FILE_BYTES // MB} MB: make it again.')
 
 
-def zip_maker(shown):
-    """exports.pass_zip for `shown`, with the lesson in one file beside the SVGs where there is one within
-    lesson.MOST_BYTES."""
+def with_lesson(zip_data, shown):
+    """The ZIP of the whole pass (as made for every session asking for its scenario: cache.made_file) with this
+    page's lesson in one file beside its SVGs, as {stem}.html, where it has one within lesson.MOST_BYTES: the lesson
+    is the page's own (its views, its opening frame, its link), so it is added when its download is clicked."""
     made = shown.lesson
     if made is None or MODE[shown.mode].asks or made.size() > lesson.MOST_BYTES:
-        return functools.partial(exports.pass_zip, stem=shown.stem)
-    return functools.partial(exports.pass_zip, stem=shown.stem, lesson=made.html)
+        return zip_data
+    out = io.BytesIO(zip_data)
+    with zipfile.ZipFile(out, 'a', zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(f'{shown.stem}.html', made.html())
+    return out.getvalue()
 
 
 LESSON_LABEL = 'Interactive page (HTML)'
-LESSON_MADE = 'lesson_made'  # session state: (what the last lesson was made of, as a hash, its bytes)
+NOT_IN_LESSON_LINK = ('class', 'present', 'table')  # a lesson's link to the page: a class is over, a projector's view
 NO_LESSON = (
     '{mode} checks each answer on the page, so it has no lesson in one file. Switch to *Watch backward()* for a '
     'page that steps through this pass on its own, with *Hide new grads* to keep the answers for the class.'
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class Lesson:
-    """The pass as one page that steps on its own (exports/lesson.py): `run`, what its player is sent
-    (components/player's lesson_run); the rest, lesson_html's. Made once, when its size is first asked for."""
+    """The pass as one page that steps on its own (exports/lesson.py): `run`, what its player is sent (components/
+    player's lesson_run, bytes); the rest, lesson_html's. Its size is said before it is made (size), and it is made
+    when its button is clicked (html)."""
 
     run: tuple
     title: str
@@ -179,34 +187,20 @@ class Lesson:
     code: tuple
 
     def size(self):
-        """Its bytes: a pass whose run alone is past lesson.MOST_BYTES is not made (its run's bytes are said)."""
-        run = lesson.size_of(*self.run)
-        if run > lesson.MOST_BYTES:
-            return run
-        try:
-            return len(self.html)
-        except lesson.LessonTooBig as refused:  # the player and the font took it past
-            return refused.size
+        """Its bytes, within a few kB over (lesson.size_of), without making it."""
+        return lesson.size_of(*self.run, title=self.title, code=self.code)
 
-    @functools.cached_property
     def html(self):
-        """Its bytes, kept for this session while it is the same lesson: the dialog runs again at each choice in it."""
-        key = hashlib.sha256(json.dumps([self.run, self.title, self.about, self.link, self.code]).encode()).hexdigest()
-        kept = st.session_state.get(LESSON_MADE)
-        if kept is not None and kept[0] == key:
-            return kept[1]
         made = datetime.date.today().isoformat()
-        page = lesson.lesson_html(
+        return lesson.lesson_html(
             *self.run, title=self.title, about=self.about, link=self.link, code=self.code, made=made
         ).encode()
-        st.session_state[LESSON_MADE] = (key, page)
-        return page
 
 
-def lesson_of(scene, page, index, link):
-    """The Lesson of `scene` at frame `index`, as `page` shows it, linking to the page at `link`; None where the
-    browser lays the graph out (lesson_run)."""
-    run = lesson_run(scene, page, index)
+def lesson_of(drawn, scene, page, index, link):
+    """The Lesson of `scene` as the player was sent it (`drawn`, a Run), at frame `index`, as `page` shows it,
+    linking to the page at `link`; None where the browser lays the graph out (lesson_run)."""
+    run = lesson_run(drawn, scene, page, index)
     if run is None:
         return None
     what = FORMS[scene.form].what  # the student's text for each op, as typed: its body, or its local_grads
@@ -222,13 +216,15 @@ def show_lesson(shown):
     if mode.asks:
         st.info(NO_LESSON.format(mode=mode.label), icon=':material/quiz:')
         return
+    if shown.lesson is None:  # the browser laid the graph out (show_exports says what the server needs)
+        return
     size = shown.lesson.size()
     if size > lesson.MOST_BYTES:
         st.warning(lesson.too_big(size), icon=':material/picture_as_pdf:')
         return
     st.download_button(
-        f'{LESSON_LABEL} ({lesson.size_words(size)})',
-        shown.lesson.html, f'{shown.stem}.html', 'text/html', on_click='ignore', icon=':material/download:',
+        f'{LESSON_LABEL} (about {lesson.size_words(size)})', shown.lesson.html, f'{shown.stem}.html', 'text/html',
+        on_click='ignore', icon=':material/download:',
         help='One HTML file with the player, the graph and every frame: it steps with no server and no network.',
     )  # fmt: skip
 
@@ -331,8 +327,9 @@ def _keep(kept, ext, data):
 
 
 def _download(place, shown, label, ext, mime, data):
+    served = functools.partial(with_lesson, data, shown) if ext == 'zip' else data  # its lesson added when clicked
     place.download_button(
-        f'{label} ({len(data) / MB:.1f} MB)', data, f'{shown.stem}.{ext}', mime, on_click='ignore', type='primary',
+        f'{label} ({len(data) / MB:.1f} MB)', served, f'{shown.stem}.{ext}', mime, on_click='ignore', type='primary',
         icon=':material/download:', width='stretch',
     )  # fmt: skip
 

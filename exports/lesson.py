@@ -1,8 +1,8 @@
 """A lesson in one file: the pass on screen as one HTML page that steps with no server, for an LMS page, a slide
 deck or a student offline. It holds the run the page's player is sent (its head, the graph laid out, the body of
 frames: components/player's lesson_run), the player's own script and style (components/player/lesson.js, the same
-modules as the page's player, and player.css), and the graph's font as a subset of the characters it uses. Pure:
-the share panel and the ZIP call it.
+modules as the page's player, and player.css), and the page's fonts: the graph's as a subset of the characters it
+shows, the words' Latin faces. Pure: the share panel calls it when its button is clicked, and the ZIP's download.
 
 It asks for nothing: its Content-Security-Policy is `default-src 'none'`, with only its own inline script and styles
 allowed, by their SHA-256 (a style the player's HTML carries, the legend's say, is allowed by its hash too), and its
@@ -13,12 +13,13 @@ import base64
 import hashlib
 import html
 import json
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from exports.picture import FONT_FILES, font_subset
-from view.palette import FAMILY
+from view.palette import FAMILY, SCREEN_FONT
 
 ROOT = Path(__file__).parent.parent
 PLAYER = ROOT / 'components' / 'player'
@@ -28,7 +29,7 @@ WORDS_FAMILY = 'Source Sans'
 WORDS = ROOT / 'static' / 'fonts' / 'source-sans-3'
 WORDS_FONTS = {weight: WORDS / f'source-sans-3-latin-{weight}-normal.woff2' for weight in ('400', '600', '700')}
 MB = 2**20
-MOST_BYTES = 10 * MB  # a lesson bigger than this (a long chain's) is not made: the PDF holds every frame in less
+MOST_BYTES = 10 * MB  # a lesson bigger than this is not offered (size_of): a page that opens slowly on a phone
 NAME = 'Backprop, step by step'
 # the lesson's own page around the player: the player's style is player.css, as on the page
 STYLE = """
@@ -44,23 +45,15 @@ header.lesson .views button[aria-pressed="true"] { background: #31333f; color: #
 body.present header.lesson p { display: none; }
 section.code h2 { font-size: 1.1rem; margin: 1.5rem 0 0.5rem; }
 section.code pre { background: #f4f5f7; padding: 0.75rem; border-radius: 0.4rem; white-space: pre-wrap;
-  overflow-wrap: anywhere; font-family: var(--screen-font, monospace); font-size: 0.9rem; }
+  overflow-wrap: anywhere; font-family: SCREEN_FONT; font-size: 0.9rem; }
 @media (max-width: 640px) { body { padding: 0.5rem 0.5rem 2rem; } header.lesson h1 { font-size: 1.1rem; } }
-"""
-
-
-class LessonTooBig(ValueError):
-    """The lesson would be bigger than MOST_BYTES: `size` its bytes."""
-
-    def __init__(self, size):
-        self.size = size
-        super().__init__(too_big(size))
+""".replace('SCREEN_FONT', SCREEN_FONT)  # the code in the graph's font, as the page's code boxes
 
 
 def too_big(size):
     return (
         f'This pass as one page would be {size_words(size)}, more than the {size_words(MOST_BYTES)} a page opens '
-        'quickly on a phone or in an LMS: the PDF below holds every frame, or choose a shorter chain.'
+        'quickly on a phone or in an LMS: choose a shorter chain, or make the PDF of a range of frames below.'
     )
 
 
@@ -70,15 +63,14 @@ def size_words(size):
 
 
 def lesson_html(head, graph, body, title, link=None, code=(), made=None, about=None):
-    """The lesson's HTML, as text. `head`, `graph`, `body`: the run the page's player is sent, each one JSON text
-    (components/player's lesson_run); `title`: the expression's title, as the page's heading writes it, and
-    `about`, what it teaches, or None; `link`: the page's link to
-    this scenario (where a visitor types a new formula or new code), or None; `code`: (name, text) of the student's
-    own code, shown under the player; `made`: the date it was made, said in its note. LessonTooBig past MOST_BYTES.
-    """
+    """The lesson's HTML, as text. `head`, `graph`, `body`: the run the page's player is sent, each JSON as bytes
+    (components/player's lesson_run); `title`: the expression's title, as the page's heading writes it, and `about`,
+    what it teaches, or None; `link`: the page's link to this scenario (where a visitor types a new formula or new
+    code), an http(s) address, or None; `code`: (heading, text) of the student's own code, shown under the player;
+    `made`: the date it was made, said in its note. How big it will be, size_of says before it is made."""
+    head, graph, body = (part.decode() for part in (head, graph, body))
     blocks = {'head': head, 'graph': graph, 'body': body}
-    fonts = _fonts({c for text in (*_strings(head, graph, body), title, *(t for _, t in code)) for c in text})
-    blocks['fonts'] = json.dumps(fonts)
+    blocks['fonts'] = json.dumps(_fonts(_characters(head, graph, body, title, *(t for _, t in code))))
     script = (PLAYER / 'lesson.js').read_text()
     style = STYLE + (PLAYER / 'player.css').read_text()
     styles = [style, *sorted(inline_styles(head, graph, body))]
@@ -91,21 +83,18 @@ def lesson_html(head, graph, body, title, link=None, code=(), made=None, about=N
     ])  # fmt: skip
     place = urlsplit(link or '')  # the page's address, its query (the whole scenario) in the link alone
     page = 'the page it was made on'
-    if link:
+    if place.scheme in ('http', 'https') and place.netloc:
         page = f'<a href="{html.escape(link)}">{html.escape(place.netloc + place.path)}</a>'
     note = (
         f'A lesson from {NAME}{f", made {made}" if made else ""}: it steps on its own, with no server. ← and → '
         f'step, Space plays. To type a new formula or your own code, open {page}.'
     )
-    code_html = ''.join(
-        f'<h3>{html.escape(name)}</h3><pre>{html.escape(text)}</pre>' if name else f'<pre>{html.escape(text)}</pre>'
-        for name, text in code
-    )
+    code_html = ''.join(f'<h3>{html.escape(name)}</h3><pre>{html.escape(text)}</pre>' for name, text in code)
     data = ''.join(
         f'<script type="application/json" id="lesson-{name}">{_in_script(text)}</script>\n'
         for name, text in blocks.items()
     )
-    text = f"""<!DOCTYPE html>
+    return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -126,16 +115,21 @@ def lesson_html(head, graph, body, title, link=None, code=(), made=None, about=N
 </body>
 </html>
 """
-    size = len(text.encode())
-    if size > MOST_BYTES:
-        raise LessonTooBig(size)
-    return text
 
 
-def size_of(head, graph, body):
-    """A lesson's bytes before it is made, without the player and the font: its run, each '<' written as six
-    characters (_in_script). Past MOST_BYTES, the lesson is not made."""
-    return sum(len(text.encode()) + 5 * text.count('<') for text in (head, graph, body))
+PAGE_AT_MOST = 8 * 1024  # bytes: the page around the blocks, its policy's hashes and its note, at their longest
+
+
+def size_of(head, graph, body, title='', code=()):
+    """A lesson's bytes before it is made, from its run's bytes (lesson_html's arguments), within PAGE_AT_MOST over:
+    the run as the file holds it (each '<' as six characters: _in_script), the player's script and style, and the
+    fonts the characters it shows take. Costs a count over the run and, at most, the fonts' subsets."""
+    run = sum(len(part) + 5 * part.count(b'<') for part in (head, graph, body))
+    player = sum(len((PLAYER / name).read_bytes()) for name in ('lesson.js', 'player.css')) + len(STYLE.encode())
+    texts = (part.decode('utf-8', 'replace') for part in (head, graph, body))
+    fonts = len(json.dumps(_fonts(_characters(*texts, title, *(t for _, t in code)))))
+    shown = sum(len(html.escape(t).encode()) for t in (title, title, *(t for pair in code for t in pair)))
+    return run + player + fonts + shown + PAGE_AT_MOST
 
 
 def _hash(text):
@@ -196,6 +190,15 @@ def _strings(*texts):
 
     for text in texts:
         yield from walk(json.loads(text))
+
+
+def _characters(*texts):
+    """The characters `texts` show, JSON's \\uXXXX escapes read as the characters they stand for."""
+    shown = set()
+    for text in texts:
+        shown.update(text)
+        shown.update(chr(int(code, 16)) for code in set(re.findall(r'\\u([0-9a-fA-F]{4})', text)))
+    return shown
 
 
 def _fonts(characters):

@@ -274,11 +274,11 @@ def pass_gif(
 
 def pass_zip(
     trace, frames, width, stem, quick=False, progress=None, allowance=None, waiting=lambda: True, count=None, keep=None,
-    mode='watch', right=None, lesson=None,
+    mode='watch', right=None,
 ):  # fmt: skip
     """A ZIP of one SVG per frame, named {stem}_f03.svg by the frame's number (frame_suffix, read against `count`), each
-    the page's picture (picture.page_svg), without the legend, as a frame's SVG is; and `lesson`, the pass as one
-    page that steps on its own (exports/lesson.py's HTML, bytes), as {stem}.html, where given."""
+    the page's picture (picture.page_svg), without the legend, as a frame's SVG is. The share panel adds the page's
+    lesson in one file to it when it is downloaded (components/export_panel.py's with_lesson)."""
     out = io.BytesIO()
     suffixes = frame_suffixes(frames, count)
     with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as archive:
@@ -296,8 +296,6 @@ def pass_zip(
         )
         for k, _, svg in drawn:
             archive.writestr(f'{stem}{suffixes[k]}.svg', picture.page_svg(svg, picture.expression(trace)))
-        if lesson is not None:
-            archive.writestr(f'{stem}.html', lesson)
     return out.getvalue()
 
 

@@ -92,8 +92,8 @@ def show_player(scene, page, room=None):
 
     The layout and the body come from cache.py's caches, the body kept by the scene's key; dot runs on the
     visitor's allowance, and when the graph cannot be laid out the page says why and stops. Returns (the frame whose
-    Share button was clicked in this run, as the browser sent it, or None; whether the layout is the quick one, which
-    the exports then use too).
+    Share button was clicked in this run, as the browser sent it, or None; what it was sent, a Run, whose layout,
+    quick or not, the exports then use too; what it said of a live class).
     """
     run = player_run(scene)
     goto = st.session_state.get(GOTO, NO_GOTO)
@@ -103,7 +103,7 @@ def show_player(scene, page, room=None):
         goto=goto, present=page.present, table=page.table, length=scene.length, stem=stem, room=room,
         contrast=page.contrast,
     )  # fmt: skip
-    return share_at, run.quick, said
+    return share_at, run, said
 
 
 @dataclass(frozen=True)
@@ -146,12 +146,12 @@ def player_run(scene):
     return Run(repr(key), body, repr(graph_key), encoded, 'svg' in graph, quick)
 
 
-def lesson_run(scene, page, frame):
-    """What a lesson's player is sent (exports/lesson.py), as three JSON texts (head, graph, body): the page's run
-    with the page's views (`page`, a state.PageState), opening at `frame` (an index into scene.frames), with no
-    session, class or font of the server's (the lesson carries its font). None where the browser lays the graph out:
-    a lesson has no server to lay it out, and its policy allows no worker."""
-    run = player_run(scene)
+def lesson_run(run, scene, page, frame):
+    """What a lesson's player is sent (exports/lesson.py), as three JSON texts in bytes (head, graph, body): the
+    page's `run` (a Run, as show_player drew it) with the page's views (`page`, a state.PageState), opening at
+    `frame` (an index of the whole pass, learning's steps after it included), with no session, class or font of the
+    server's (the lesson carries its fonts). None where the browser lays the graph out: a lesson has no server to
+    lay it out, and its policy allows no worker."""
     if not run.laid_out:
         return None
     head = _head(
@@ -159,7 +159,7 @@ def lesson_run(scene, page, frame):
         goto={'id': 1, 'frame': frame, 'open': True}, present=page.present, table=page.table, contrast=page.contrast,
         length=scene.length, stem=file_stem(scene.expression_key, scene.inputs), fonts='', session=None, room=None,
     )  # fmt: skip
-    return json.dumps(head), run.graph.decode(), run.body.decode()
+    return json.dumps(head).encode(), run.graph, run.body
 
 
 FITTED_UP_TO = 60  # values: a graph this small is laid out in every shape, for the screen to choose from

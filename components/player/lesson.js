@@ -1491,7 +1491,8 @@ onmessage = async ({ data }) => {
         if (!this.root.isConnected || e.defaultPrevented) return;
         const path = e.composedPath();
         const target = path[0];
-        if ((!path.includes(root) || target.closest?.(".ask")) && (!this.present || target.closest?.(TYPING))) return;
+        const everywhere = this.present || this.standalone;
+        if ((!path.includes(root) || target.closest?.(".ask")) && (!everywhere || target.closest?.(TYPING))) return;
         const pan = e.shiftKey && PAN[e.key];
         if (pan) {
           this.view.scrollBy(pan[0] * this.view.clientWidth * 0.6, pan[1] * this.view.clientHeight * 0.6);

@@ -188,12 +188,14 @@ export class Player {
     }, { passive: true, capture: true });
     this.overview.onclick = (e) => this.lookAt(e);
     document.fonts.ready.then(() => this.present && this.fitStage()); // the title's height, in its own font
-    // the player's own keys; in the presentation view the whole page's, except in a field or a menu
+    // the player's own keys; in the presentation view, and in a lesson in one file, whose page is the player, the
+    // whole page's, except in a field or a menu
     window.addEventListener('keydown', (e) => {
       if (!this.root.isConnected || e.defaultPrevented) return;
       const path = e.composedPath();
       const target = path[0]; // inside the shadow root too
-      if ((!path.includes(root) || target.closest?.('.ask')) && (!this.present || target.closest?.(TYPING))) return;
+      const everywhere = this.present || this.standalone;
+      if ((!path.includes(root) || target.closest?.('.ask')) && (!everywhere || target.closest?.(TYPING))) return;
       const pan = e.shiftKey && PAN[e.key];
       if (pan) { this.view.scrollBy(pan[0] * this.view.clientWidth * 0.6, pan[1] * this.view.clientHeight * 0.6); e.preventDefault(); return; }
       const to = keyFrame(e.key, this.cur, this.n);
