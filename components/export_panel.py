@@ -8,7 +8,9 @@ with a progress bar, after its turn in exports.queue.LINE, or had from another s
 import dataclasses
 import datetime
 import functools
+import hashlib
 import io
+import json
 import zipfile
 from dataclasses import dataclass
 
@@ -25,7 +27,7 @@ from engine.frames import clamp_frame, frames
 from exports import lesson
 from exports.plots import batch_pages
 from server import layout
-from server.cache import made_file, session_allowance
+from server.cache import kept_file, made_file, session_allowance
 from server.streamlit_private import session_waiting
 from view import names
 from view.learning import tail_length
@@ -191,10 +193,14 @@ class Lesson:
         return lesson.size_of(*self.run, title=self.title, code=self.code)
 
     def html(self):
+        """Its bytes, kept (cache.kept_file) by a digest of all it is made from, its date included."""
         made = datetime.date.today().isoformat()
-        return lesson.lesson_html(
+        digest = hashlib.sha256()
+        for part in (*self.run, json.dumps([self.title, self.about, self.link, self.code, made]).encode()):
+            digest.update(hashlib.sha256(part).digest())
+        return kept_file(('lesson', digest.hexdigest()), lambda: lesson.lesson_html(
             *self.run, title=self.title, about=self.about, link=self.link, code=self.code, made=made
-        ).encode()
+        ).encode())  # fmt: skip
 
 
 def lesson_of(drawn, scene, page, index, link):

@@ -35,14 +35,18 @@ NAME = 'Backprop, step by step'
 STYLE = """
 body { margin: 0 auto; padding: 0.75rem 1rem 2rem; max-width: 1400px; font-family: "Source Sans", sans-serif;
   color: #31333f; background: #fff; line-height: 1.5; }
-header.lesson h1 { font-size: 1.35rem; margin: 0 0 0.25rem; overflow-wrap: anywhere; }
-header.lesson p { margin: 0 0 0.5rem; font-size: 0.95rem; color: #4a4c57; }
+body.present { max-width: none; }
+header.lesson .top { display: flex; flex-wrap: wrap; align-items: center; gap: 0.25rem 1rem; margin: 0 0 0.25rem; }
+header.lesson h1 { font-size: 1.35rem; margin: 0; overflow-wrap: anywhere; flex: 1 1 20rem; }
+header.lesson details { margin: 0 0 0.5rem; font-size: 0.95rem; color: #4a4c57; }
+header.lesson summary { cursor: pointer; color: #0b5cad; }
+header.lesson details[open] summary { display: none; }
+header.lesson p { margin: 0 0 0.25rem; }
 header.lesson a, section.code a { color: #0b5cad; }
-header.lesson .views { display: flex; gap: 0.5rem; margin: 0 0 0.5rem; }
+header.lesson .views { display: flex; gap: 0.5rem; }
 header.lesson .views button { font: inherit; font-size: 0.9rem; padding: 0.2rem 0.7rem; border-radius: 0.5rem;
   border: 1px solid #767986; background: #fff; color: #31333f; cursor: pointer; }
 header.lesson .views button[aria-pressed="true"] { background: #31333f; color: #fff; border-color: #31333f; }
-body.present header.lesson p { display: none; }
 section.code h2 { font-size: 1.1rem; margin: 1.5rem 0 0.5rem; }
 section.code pre { background: #f4f5f7; padding: 0.75rem; border-radius: 0.4rem; white-space: pre-wrap;
   overflow-wrap: anywhere; font-family: SCREEN_FONT; font-size: 0.9rem; }
@@ -89,6 +93,7 @@ def lesson_html(head, graph, body, title, link=None, code=(), made=None, about=N
         f'A lesson from {NAME}{f", made {made}" if made else ""}: it steps on its own, with no server. ← and → '
         f'step, Space plays. To type a new formula or your own code, open {page}.'
     )
+    teaches = f'<p>{html.escape(about)}</p>' if about else ''
     code_html = ''.join(f'<h3>{html.escape(name)}</h3><pre>{html.escape(text)}</pre>' for name, text in code)
     data = ''.join(
         f'<script type="application/json" id="lesson-{name}">{_in_script(text)}</script>\n'
@@ -105,10 +110,11 @@ def lesson_html(head, graph, body, title, link=None, code=(), made=None, about=N
 <style>{style}</style>
 </head>
 <body>
-<header class="lesson"><h1>{html.escape(title)}</h1>{f'<p>{html.escape(about)}</p>' if about else ''}<p>{note}</p>
+<header class="lesson"><div class="top"><h1>{html.escape(title)}</h1>
 <div class="views" role="group" aria-label="Views">
 <button class="present" aria-pressed="false">Presentation view</button>
-<button class="contrast" aria-pressed="false">High contrast</button></div></header>
+<button class="contrast" aria-pressed="false">High contrast</button></div></div>
+<details class="about" open><summary>About this lesson</summary>{teaches}<p>{note}</p></details></header>
 <main><div class="player"></div></main>
 {f'<section class="code"><h2>The code it runs</h2>{code_html}</section>' if code else ''}
 {data}<script>{script}</script>

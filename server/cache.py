@@ -140,6 +140,22 @@ def made_file(key, make, waiting, show):
             _files_changed.notify_all()
 
 
+def kept_file(key, make):
+    """The file (bytes) `make()` makes, kept by `key`, the digest of everything it is made from, for every session
+    that asks for the same bytes (a lesson in one file: a visitor clicking its button again pays a digest, not a
+    build)."""
+    with _files_changed:
+        if key in _files:
+            return _files[key]
+    data = make()
+    with _files_changed:
+        try:
+            _files[key] = data
+        except ValueError:  # larger than the whole cache
+            pass
+    return data
+
+
 def session_allowance():
     """This visitor's layout.Allowance: the dot time they may start, for the page's layout and its exports alike."""
     return st.session_state.setdefault(ALLOWANCE, Allowance())

@@ -1693,6 +1693,7 @@ ${body}`);
   }
   var VIEWS = { present: "present", contrast: "contrast" };
   var switched = (head, view) => ({ ...head, [view]: !head[view] });
+  var roomy = ({ innerWidth, innerHeight }) => innerWidth > 640 && innerHeight > 600;
   function startLesson(doc) {
     const block = (name) => doc.getElementById(`lesson-${name}`).textContent;
     const fonts = JSON.parse(block("fonts"));
@@ -1705,6 +1706,8 @@ ${body}`);
       }
       doc.body.classList.toggle("present", !!player.head.present);
     };
+    const about = doc.querySelector("details.about");
+    if (about && (player.head.present || !roomy(doc.defaultView))) about.open = false;
     for (const [name, view] of Object.entries(VIEWS)) {
       const button = doc.querySelector(`.views .${name}`);
       if (button) button.onclick = () => {

@@ -6,6 +6,7 @@ import html
 import io
 import json
 import re
+import secrets
 import zipfile
 
 import pytest
@@ -144,3 +145,15 @@ def test_a_lesson_links_to_the_page_without_the_class_or_the_projectors_view(sou
     query = html.unescape(link).split('?', 1)[1]
     assert link.startswith('https://backprop.example.edu') and 'expr=reuse' in query and 'contrast=1' in query
     assert not re.search(r'(^|&)(present|table|class)=', query)
+
+
+@ON_DOT
+def test_a_lesson_asked_for_again_is_the_same_bytes_made_once(source, monkeypatch):
+    made, title = [], f'reuse: a·b {secrets.token_hex(4)}'  # a lesson no other test made
+    real = lesson.lesson_html
+    monkeypatch.setattr(lesson, 'lesson_html', lambda *a, **k: made.append(1) or real(*a, **k))
+    run = (b'{"layout": "x", "graph": "g"}', b'{"svg": "<svg></svg>"}', b'{"labels": []}')
+    one = export_panel.Lesson(run, title, None, 'https://example.edu/?expr=reuse', ())
+    other = export_panel.Lesson(run, title, None, 'https://example.edu/?expr=mlp', ())
+    assert one.html() == one.html() and len(made) == 1
+    assert b'expr=mlp' in other.html() and len(made) == 2  # anything it is made from another: another file

@@ -80,8 +80,8 @@ def test_the_whole_pass_is_made_with_progress_then_downloads_with_a_frame_per_pi
         slides = Presentation(io.BytesIO(data)).slides
         assert len(slides) == REUSE_FRAMES and slides[5].shapes.title.text.startswith('Frame 6 of 10')
     else:
-        names = zipfile.ZipFile(io.BytesIO(data)).namelist()
-        assert names == [f'reuse_a3_b-2_f{k:02d}.svg' for k in range(1, REUSE_FRAMES + 1)]
+        names = zipfile.ZipFile(io.BytesIO(data)).namelist()  # the frames, and the pass as one page that steps
+        assert names == [*(f'reuse_a3_b-2_f{k:02d}.svg' for k in range(1, REUSE_FRAMES + 1)), 'reuse_a3_b-2.html']
 
 
 def test_every_file_made_stays_downloadable_after_the_next_kind_is_made(share_panel):

@@ -134,6 +134,11 @@ def test_hidden_grads_stay_hidden_and_play_and_the_slider_step_the_lesson(browse
     context, page, asked, errors = open_offline(browser, path.as_uri(), {'viewport': VIEW})
     try:
         player = page.locator('.player')
+        # as its top says: ← and → step, Space plays, from the moment it opens, wherever the focus is
+        page.keyboard.press('Home')
+        expect(player).to_have_attribute('data-frame', '0')
+        page.keyboard.press('ArrowRight')
+        expect(player).to_have_attribute('data-frame', '1')
         assert frames_of(player, len(shown)) == shown
         player.locator('.slider').fill('3')
         expect(player).to_have_attribute('data-frame', '3')

@@ -23,6 +23,9 @@ export const VIEWS = { present: 'present', contrast: 'contrast' };
 // the head with one view switched, the frame kept: the same goto, which the player has obeyed already
 export const switched = (head, view) => ({ ...head, [view]: !head[view] });
 
+// a window with room for the lesson's words above the graph: not a phone's, nor a small iframe's
+export const roomy = ({ innerWidth, innerHeight }) => innerWidth > 640 && innerHeight > 600;
+
 export function startLesson(doc) {
   const block = (name) => doc.getElementById(`lesson-${name}`).textContent;
   const fonts = JSON.parse(block('fonts'));
@@ -33,8 +36,12 @@ export function startLesson(doc) {
     for (const [name, view] of Object.entries(VIEWS)) {
       doc.querySelector(`.views .${name}`)?.setAttribute('aria-pressed', String(!!player.head[view]));
     }
-    doc.body.classList.toggle('present', !!player.head.present); // the note gives the graph its room
+    doc.body.classList.toggle('present', !!player.head.present); // the page's whole width, for a projector
   };
+  // on a phone, in a small iframe (a slide, an LMS page) and on a projector, what the lesson is about folds into one
+  // line, which opens on a tap: the graph has the room
+  const about = doc.querySelector('details.about');
+  if (about && (player.head.present || !roomy(doc.defaultView))) about.open = false;
   for (const [name, view] of Object.entries(VIEWS)) {
     const button = doc.querySelector(`.views .${name}`);
     if (button) button.onclick = () => { player.head = switched(player.head, view); player.apply(player.head); show(); };

@@ -37,3 +37,10 @@ test('a view switched changes that field of the head alone and keeps its goto, s
   assert.deepEqual(lesson.switched(head, lesson.VIEWS.contrast), { ...head, contrast: false });
   assert.equal(lesson.switched(head, 'present').goto, head.goto);
 });
+
+test("what a lesson is about folds on a phone's and a small iframe's window, not on a laptop's", () => {
+  assert.equal(lesson.roomy({ innerWidth: 1280, innerHeight: 800 }), true);
+  for (const [innerWidth, innerHeight] of [[390, 844], [800, 450], [320, 240]]) {
+    assert.equal(lesson.roomy({ innerWidth, innerHeight }), false);
+  }
+});
