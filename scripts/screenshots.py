@@ -5,7 +5,7 @@ Starts `streamlit run main.py` on a free port (tests/support/serve.py, as the te
 to fit its window, as the window of a 1920x1080 projector; and the window of a phone and of a laptop (screen-*.png).
 One picture per teaching mode (mode-*.png): your own _backward, the = bug, the
 quiz (its first question answered in the page), the quiz in the presentation view, one step of learning, forward
-mode, and learning from a batch. And a
+mode, and learning from a batch. A lesson in one file, on a slide and on a phone (lesson-*.png). And a
 live class (class-*.png): a projector and three students in Chromium (two laptops, a phone), with 21 more students
 following over plain HTTP, asked a question, answering it, and the reveal.
 
@@ -13,11 +13,13 @@ following over plain HTTP, asked a question, answering it, and the reveal.
     python -m scripts.screenshots class         # a live class's alone
     python -m scripts.screenshots forward       # forward mode's alone
     python -m scripts.screenshots batch         # learning from a batch's alone
+    python -m scripts.screenshots lesson        # a lesson in one file, on a slide and on a phone
 """
 
 import asyncio
 import re
 import sys
+import tempfile
 import threading
 import urllib.parse
 from pathlib import Path
@@ -299,7 +301,43 @@ def batch_mode(browser, url):
     save(page, 'mode-batch.png')
 
 
-SHOTS = {'class': live_class, 'forward': forward_mode, 'batch': batch_mode}  # one alone: `... screenshots batch`
+def lesson_in_one_file(browser, url):
+    """A lesson in one file (Share → Interactive page (HTML)) of the MLP, shared at frame 45, as a slide shows it in
+    an iframe of 960x540 (docs/lesson-slide.png), and on a phone (docs/lesson-phone.png), opened from file://."""
+    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
+    page = context.new_page()
+    page.goto(f'{url}/?expr=mlp&step={MLP_FRAME}')
+    page.locator(GRAPH).wait_for()
+    page.locator('.player .share').click()
+    with page.expect_download() as info:
+        page.get_by_role('dialog').get_by_role('button', name=re.compile('Interactive page')).click()
+    with tempfile.TemporaryDirectory() as folder:
+        lesson = Path(folder) / 'mlp.html'
+        info.value.save_as(lesson)
+        context.close()
+        slide = Path(folder) / 'slide.html'
+        slide.write_text(
+            '<!DOCTYPE html><body style="margin: 32px 48px; font: 28px sans-serif; color: #31333f">'
+            '<h2 style="margin: 0 0 16px">Every weight gets its grad in one backward pass</h2>'
+            '<iframe src="mlp.html" width="960" height="540" title="The tiny MLP, step by step"></iframe></body>'
+        )  # fmt: skip
+        shown = browser.new_page(viewport={'width': 1280, 'height': 720})
+        shown.goto(slide.as_uri())
+        expect(shown.frame_locator('iframe').locator(GRAPH)).to_be_visible()
+        shown.wait_for_timeout(500)
+        shown.screenshot(path=DOCS / 'lesson-slide.png')
+        shown.close()
+        phone = browser.new_context(**PHONE)
+        shown = phone.new_page()
+        shown.goto(lesson.as_uri())
+        expect(shown.locator(GRAPH)).to_be_visible()
+        shown.wait_for_timeout(500)
+        shown.screenshot(path=DOCS / 'lesson-phone.png')
+        phone.close()
+    print('docs/lesson-slide.png, docs/lesson-phone.png')
+
+
+SHOTS = {'class': live_class, 'forward': forward_mode, 'batch': batch_mode, 'lesson': lesson_in_one_file}
 
 
 def main():
@@ -367,6 +405,7 @@ def main():
             code_mode(browser, url)
             forward_mode(browser, url)
             batch_mode(browser, url)
+            lesson_in_one_file(browser, url)
         finally:
             browser.close()
 
