@@ -13,6 +13,7 @@ from playwright.sync_api import expect
 from test_browser_demo import VIEW, wait_for_player
 from test_layout import tangled_formula
 
+from components.export_panel import LESSON_LABEL, PASS_FILES
 from server import layout
 from tests.support.serve import serve_app
 
@@ -125,8 +126,10 @@ def test_the_share_panel_saves_the_browsers_frame_as_a_standalone_svg_and_a_png_
     )
     page.locator('.player .share').click()
     dialog = page.get_by_role('dialog')
-    expect(dialog).to_contain_text('The whole pass (GIF, PDF, PowerPoint, ZIP of SVGs) needs Graphviz on this server')
+    kinds = ', '.join([label for label, *_ in PASS_FILES] + [LESSON_LABEL])  # a lesson in one file needs a layout
+    expect(dialog).to_contain_text(f'The whole pass ({kinds}) needs Graphviz on this server')
     expect(dialog.get_by_role('button', name=re.compile('^Make the'))).to_have_count(0)
+    expect(dialog.get_by_role('button', name=re.compile(re.escape(LESSON_LABEL)))).to_have_count(0)
 
     name, svg = download(page, dialog.get_by_role('button', name='SVG (vector)'))
     assert name == 'reuse_a3_b-2_f06.svg'  # step=5: frame 6 of 10
