@@ -97,9 +97,10 @@ def share_panel(scene, page, drawn, shape='wide'):
         questions=None if asked or not to_end or scene.wrt >= 0  # forward mode asks no question
         else frames(trace, page.forward, page.leaves, ask=True, hide=page.hide),
     )  # fmt: skip
-    link = link_url(st.context.url or '', state.to_query(page))
+    query = state.to_query(page)
+    link = link_url(st.context.url or '', query)
     opening = clamp_frame(page.frame, count)  # learning's frames after the pass too
-    to_page = {k: v for k, v in state.to_query(page).items() if k not in NOT_IN_LESSON_LINK}
+    to_page = {k: v for k, v in query.items() if k not in NOT_IN_LESSON_LINK}
     to_page = students_links(link_url(st.context.url or '', to_page))[0][0].url
     shown = dataclasses.replace(shown, lesson=lesson_of(drawn, scene, page, opening, to_page))
     allowance, waiting = session_allowance(), session_waiting()

@@ -132,6 +132,8 @@ def size_of(head, graph, body, title='', code=()):
     fonts the characters it shows take. Costs a count over the run and, at most, the fonts' subsets."""
     run = sum(len(part) + 5 * part.count(b'<') for part in (head, graph, body))
     player = sum(len((PLAYER / name).read_bytes()) for name in ('lesson.js', 'player.css')) + len(STYLE.encode())
+    if run + player > MOST_BYTES:  # past the limit already: its fonts, read off the whole run, need not be counted
+        return run + player
     texts = (part.decode('utf-8', 'replace') for part in (head, graph, body))
     fonts = len(json.dumps(_fonts(_characters(*texts, title, *(t for _, t in code)))))
     shown = sum(len(html.escape(t).encode()) for t in (title, title, *(t for pair in code for t in pair)))
